@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * tdmwin gate arithmetic: where a point in time falls in the plan's cycle,
+ * whether a frame of a given duration may start, and when the gate opens
+ * next.  Pure functions on integers, no locking and no allocation, shared by
+ * sch_tdmwin.c and the user-space unit test (userspace/tests/test_gate.c),
+ * which compiles this file with the shim below.
+ *
+ * Times are signed 64-bit nanoseconds on the qdisc's clock, as ktime_t.
+ * Every sum that could pass S64_MAX saturates to TDMWIN_TIME_MAX instead
+ * of wrapping, so a plan near the end of time never yields a time in the
+ * past (which would make the caller spin).
+ */
+#ifndef _TDMWIN_GATE_H
+#define _TDMWIN_GATE_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#include <linux/limits.h>
+#include <linux/math64.h>
+#define TDMWIN_TIME_MAX	S64_MAX
+static inline u64 tdmwin_div_rem(u64 a, u64 b, u64 *rem)
+{
+	return div64_u64_rem(a, b, rem);
+}
+#else
+#include <stdint.h>
+#include <stdbool.h>
+typedef uint64_t u64;
+typedef int64_t s64;
+typedef uint32_t u32;
+#define TDMWIN_TIME_MAX	INT64_MAX
+static inline u64 tdmwin_div_rem(u64 a, u64 b, u64 *rem)
+{
+	*rem = a % b;
+	return a / b;
+}
+#endif
+
+struct tdmwin_window {
+	u64	offset;		/* from the start of the cycle */
+	u64	length;
+};
+
+/* The part of a plan the arithmetic needs.  Windows are sorted by offset,
+ * do not overlap and lie inside [0, cycle); 1 <= nwin; base >= 0.
+ */
+struct tdmwin_sched {
+	s64	base;
+	u64	cycle;
+	u64	max_len;	/* longest window */
+	u32	nwin;
+	const struct tdmwin_window *win;
+};
+
+enum tdmwin_verdict {
+	TDMWIN_SEND,		/* the frame may start now */
+	TDMWIN_WAIT,		/* wait until .next */
+	TDMWIN_NEVER,		/* longer than every window: drop it */
+};
+
+struct tdmwin_gate_result {
+	enum tdmwin_verdict verdict;
+	/* TDMWIN_SEND: start of the window the frame leaves in.
+	 * TDMWIN_WAIT: earliest time the frame may start.
+	 */
+	s64	when;
+	/* TDMWIN_WAIT: true if now lies inside a window that the frame
+	 * does not fit into (a guard deferral), false if the gate is closed.
+	 */
+	bool	in_window;
+};
+
+static inline s64 tdmwin_add_sat(s64 t, u64 d)
+{
+	if (d > (u64)(TDMWIN_TIME_MAX - t))
+		return TDMWIN_TIME_MAX;
+	return t + (s64)d;
+}
+
+/* Index of the last window whose offset is <= pos (binary search), or -1. */
+static inline int tdmwin_window_at(const struct tdmwin_sched *s, u64 pos)
+{
+	int lo = 0, hi = (int)s->nwin - 1, found = -1;
+
+	while (lo <= hi) {
+		int mid = lo + (hi - lo) / 2;
+
+		if (s->win[mid].offset <= pos) {
+			found = mid;
+			lo = mid + 1;
+		} else {
+			hi = mid - 1;
+		}
+	}
+	return found;
+}
+
+/*
+ * First window at or after index @from in the cycle starting at @cstart
+ * (wrapping into the next cycle) whose length is at least @need, with
+ * 0 <= @from <= nwin.  The caller guarantees need <= s->max_len, so one lap
+ * over the windows always finds one.
+ */
+static inline s64 tdmwin_next_fit(const struct tdmwin_sched *s, s64 cstart,
+				  u32 from, u64 need)
+{
+	u32 i;
+
+	for (i = 0; i < s->nwin; i++) {
+		u32 idx = from + i;
+		s64 start = cstart;
+
+		if (idx >= s->nwin) {
+			idx -= s->nwin;
+			start = tdmwin_add_sat(cstart, s->cycle);
+		}
+		if (s->win[idx].length >= need)
+			return tdmwin_add_sat(start, s->win[idx].offset);
+	}
+	return TDMWIN_TIME_MAX;	/* unreachable when need <= max_len */
+}
+
+/*
+ * May a frame that occupies the wire for @need ns (wire time plus guard)
+ * start at @now?  The frame must end no later than the window's close.
+ */
+static inline struct tdmwin_gate_result
+tdmwin_gate(const struct tdmwin_sched *s, s64 now, u64 need)
+{
+	struct tdmwin_gate_result r = { .verdict = TDMWIN_WAIT };
+	u64 pos, k;
+	s64 cstart;
+	int i;
+
+	if (need > s->max_len) {
+		r.verdict = TDMWIN_NEVER;
+		return r;
+	}
+	if (now < s->base) {
+		r.when = tdmwin_next_fit(s, s->base, 0, need);
+		return r;
+	}
+	k = tdmwin_div_rem((u64)now - (u64)s->base, s->cycle, &pos);
+	/* base + k * cycle <= now, so this cannot overflow. */
+	cstart = now - (s64)pos;
+	(void)k;
+
+	i = tdmwin_window_at(s, pos);
+	if (i >= 0 && pos - s->win[i].offset < s->win[i].length) {
+		u64 end = s->win[i].offset + s->win[i].length;
+
+		if (need <= end - pos) {
+			r.verdict = TDMWIN_SEND;
+			r.when = cstart + (s64)s->win[i].offset;
+			return r;
+		}
+		r.in_window = true;
+	}
+	r.when = tdmwin_next_fit(s, cstart, (u32)(i + 1), need);
+	return r;
+}
+
+/* Wire time of @bytes of frame data at @ps_per_byte, rounded up. */
+static inline u64 tdmwin_wire_ns(u64 bytes, u64 ps_per_byte)
+{
+	return (bytes * ps_per_byte + 999) / 1000;
+}
+
+#endif /* _TDMWIN_GATE_H */

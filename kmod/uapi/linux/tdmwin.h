@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * tdmwin: time-division multiplexed transmit windows.
+ *
+ * This header is the only contract between sch_tdmwin.ko, the tc plugin
+ * (q_tdmwin.so) and tdmd.  It is included verbatim by all three.
+ *
+ * All times are in nanoseconds on the qdisc's clock (CLOCK_TAI by default).
+ */
+#ifndef _UAPI_LINUX_TDMWIN_H
+#define _UAPI_LINUX_TDMWIN_H
+
+#include <linux/types.h>
+
+#define TDMWIN_MAX_WINDOWS	64		/* windows per cycle */
+#define TDMWIN_MIN_CYCLE_NS	1000ULL		/* 1 us */
+#define TDMWIN_MAX_CYCLE_NS	10000000000ULL	/* 10 s */
+#define TDMWIN_MAX_GUARD_NS	1000000000U	/* 1 s */
+#define TDMWIN_MAX_LINK_SPEED	1600000U	/* Mbit/s (1.6 Tbit/s) */
+
+/* Bytes a frame occupies on the wire beyond skb->len:
+ * preamble + SFD (8), FCS (4), inter-frame gap (12).
+ */
+#define TDMWIN_WIRE_OVERHEAD	24
+/* Minimum frame without FCS (ETH_ZLEN); shorter frames are padded. */
+#define TDMWIN_MIN_FRAME	60
+
+/* Attributes of TCA_OPTIONS for kind "tdmwin". */
+enum {
+	TCA_TDMWIN_UNSPEC,
+	TCA_TDMWIN_PAD,
+	TCA_TDMWIN_CYCLE_TIME,		/* u64, ns */
+	TCA_TDMWIN_BASE_TIME,		/* s64, ns on the qdisc clock */
+	TCA_TDMWIN_WINDOWS,		/* nest of TCA_TDMWIN_WINDOW */
+	TCA_TDMWIN_GUARD,		/* u32, ns */
+	TCA_TDMWIN_LINK_SPEED,		/* u32, Mbit/s; 0 = from ethtool */
+	TCA_TDMWIN_CLOCKID,		/* s32, CLOCK_TAI by default; fixed */
+	TCA_TDMWIN_BYPASS_PRIOS,	/* u32, bit n = skb->priority n bypasses */
+	TCA_TDMWIN_BYPASS_PTP,		/* u8, 1 (default) = PTP bypasses */
+	TCA_TDMWIN_HOLD,		/* u8, 1 = hold (gate closed), 0 = release */
+	TCA_TDMWIN_PLAN_VERSION,	/* u32 */
+	TCA_TDMWIN_LIMIT,		/* u32, packets per child fifo */
+	TCA_TDMWIN_PENDING,		/* nest, dump only: the pending plan */
+	TCA_TDMWIN_EFF_LINK_SPEED,	/* u32, dump only: speed in use, Mbit/s */
+	__TCA_TDMWIN_MAX,
+};
+#define TCA_TDMWIN_MAX (__TCA_TDMWIN_MAX - 1)
+
+/* TCA_TDMWIN_WINDOWS holds one TCA_TDMWIN_WINDOW nest per window. */
+enum {
+	TCA_TDMWIN_WINDOWS_UNSPEC,
+	TCA_TDMWIN_WINDOW,		/* nest of TCA_TDMWIN_WIN_* */
+	__TCA_TDMWIN_WINDOWS_MAX,
+};
+#define TCA_TDMWIN_WINDOWS_MAX (__TCA_TDMWIN_WINDOWS_MAX - 1)
+
+enum {
+	TCA_TDMWIN_WIN_UNSPEC,
+	TCA_TDMWIN_WIN_PAD,
+	TCA_TDMWIN_WIN_OFFSET,		/* u64, ns from the start of the cycle */
+	TCA_TDMWIN_WIN_LENGTH,		/* u64, ns */
+	__TCA_TDMWIN_WIN_MAX,
+};
+#define TCA_TDMWIN_WIN_MAX (__TCA_TDMWIN_WIN_MAX - 1)
+
+/* Classes: 1 = gated traffic, 2 = bypass traffic. */
+#define TDMWIN_CLASS_GATED	1
+#define TDMWIN_CLASS_BYPASS	2
+
+/*
+ * Extended statistics (TCA_STATS_APP).  Fields are only ever appended; a
+ * reader must accept a shorter or longer struct and use what it knows.
+ */
+struct tc_tdmwin_xstats {
+	__u64	windows_opened;		/* windows in which gated traffic left */
+	__u64	window_packets;		/* gated packets sent inside windows */
+	__u64	window_bytes;
+	__u64	bypass_packets;		/* packets that skipped the gate */
+	__u64	bypass_bytes;
+	__u64	guard_deferrals;	/* head frame did not fit before close */
+	__u64	oversize_drops;		/* frame fits in no window of the plan */
+	__u64	hold_drops;		/* dropped at the limit while on hold */
+	__u64	open_latency_min;	/* ns, first dequeue - window start */
+	__u64	open_latency_max;
+	__u64	open_latency_sum;	/* mean = sum / count */
+	__u64	open_latency_count;
+	__u64	plan_switches;		/* pending plans that took over */
+	__s64	pending_base_time;	/* valid when pending != 0 */
+	__u32	plan_version;		/* of the active plan */
+	__u32	pending_version;	/* valid when pending != 0 */
+	__u32	pending;		/* 1 if a plan waits for its base time */
+	__u32	hold;			/* 1 if the gate is held closed */
+};
+
+#endif /* _UAPI_LINUX_TDMWIN_H */

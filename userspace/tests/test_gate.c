@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Exhaustive test of kmod/tdmwin_gate.h against a brute-force reference
+ * that enumerates window instances with 128-bit arithmetic.
+ *
+ * Covers: times before base, every position of small cycles (window edges
+ * included), frames that fit, fit exactly, do not fit or fit no window,
+ * plans near the 64-bit limits, and clock steps (arbitrary jumps of "now"
+ * forwards and backwards must give the same answer as a fresh evaluation
+ * and never a wake-up time in the past).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../kmod/uapi/linux/tdmwin.h"
+#include "../../kmod/tdmwin_gate.h"
+
+#define TDMWIN_GATE_TEST_MAXW TDMWIN_MAX_WINDOWS
+
+typedef __int128 i128;
+
+static unsigned long checks, failures;
+
+#define CHECK(cond, ...)						\
+	do {								\
+		checks++;						\
+		if (!(cond)) {						\
+			failures++;					\
+			if (failures <= 20) {				\
+				fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
+				fprintf(stderr, __VA_ARGS__);		\
+				fputc('\n', stderr);			\
+			}						\
+		}							\
+	} while (0)
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
+
+static uint64_t rnd(void)
+{
+	/* xorshift64*: deterministic, so a failure reproduces */
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return rng_state * 0x2545f4914f6cdd1dULL;
+}
+
+static uint64_t rnd_below(uint64_t n)
+{
+	return n ? rnd() % n : 0;
+}
+
+static struct tdmwin_gate_result ref_gate(const struct tdmwin_sched *s,
+					  s64 now, u64 need)
+{
+	struct tdmwin_gate_result r = { .verdict = TDMWIN_WAIT };
+	i128 c0, best = -1;
+	u32 w;
+
+	if (need > s->max_len) {
+		r.verdict = TDMWIN_NEVER;
+		return r;
+	}
+	c0 = now < s->base ? 0 : ((i128)now - s->base) / (i128)s->cycle;
+	for (i128 c = c0; c <= c0 + 2; c++) {
+		for (w = 0; w < s->nwin; w++) {
+			i128 ws = (i128)s->base + c * (i128)s->cycle +
+				  (i128)s->win[w].offset;
+			i128 we = ws + (i128)s->win[w].length;
+
+			if (ws <= now && now < we) {
+				r.in_window = true;
+				if ((i128)now + need <= we) {
+					r.verdict = TDMWIN_SEND;
+					r.when = (s64)ws;
+					r.in_window = false;
+					return r;
+				}
+			}
+			if (ws > now && s->win[w].length >= need &&
+			    (best < 0 || ws < best))
+				best = ws;
+		}
+	}
+	r.when = best > INT64_MAX ? INT64_MAX : (s64)best;
+	return r;
+}
+
+static void compare(const struct tdmwin_sched *s, s64 now, u64 need)
+{
+	struct tdmwin_gate_result a = tdmwin_gate(s, now, need);
+	struct tdmwin_gate_result b = ref_gate(s, now, need);
+
+	CHECK(a.verdict == b.verdict,
+	      "verdict %d want %d (base %" PRId64 " cycle %" PRIu64 " now %" PRId64 " need %" PRIu64 ")",
+	      a.verdict, b.verdict, s->base, s->cycle, now, need);
+	if (a.verdict != b.verdict || a.verdict == TDMWIN_NEVER)
+		return;
+	CHECK(a.when == b.when,
+	      "when %" PRId64 " want %" PRId64 " (verdict %d base %" PRId64 " cycle %" PRIu64 " now %" PRId64 " need %" PRIu64 ")",
+	      a.when, b.when, a.verdict, s->base, s->cycle, now, need);
+	if (a.verdict == TDMWIN_WAIT) {
+		CHECK(a.in_window == b.in_window, "in_window %d want %d (now %" PRId64 ")",
+		      a.in_window, b.in_window, now);
+		/* Never a wake-up in the past: that is how a qdisc spins. */
+		CHECK(a.when > now || a.when == INT64_MAX,
+		      "wake-up %" PRId64 " not after now %" PRId64, a.when, now);
+	} else {
+		CHECK(a.when <= now, "send window starts after now");
+	}
+}
+
+/* Random sorted, non-overlapping windows inside [0, cycle). */
+static u32 random_windows(struct tdmwin_window *w, u32 max, u64 cycle)
+{
+	u32 n = 0;
+	u64 pos = rnd_below(cycle / 4 + 1);
+
+	while (n < max && pos < cycle) {
+		u64 len = 1 + rnd_below((cycle - pos) / 2 + 1);
+
+		if (pos + len > cycle)
+			len = cycle - pos;
+		w[n].offset = pos;
+		w[n].length = len;
+		n++;
+		pos += len + rnd_below(cycle / 3 + 1);
+	}
+	return n;
+}
+
+static u64 max_len(const struct tdmwin_window *w, u32 n)
+{
+	u64 m = 0;
+
+	for (u32 i = 0; i < n; i++)
+		if (w[i].length > m)
+			m = w[i].length;
+	return m;
+}
+
+static void test_small_exhaustive(void)
+{
+	struct tdmwin_window w[TDMWIN_GATE_TEST_MAXW];
+
+	for (int plan = 0; plan < 400; plan++) {
+		u64 cycle = 1 + rnd_below(40);
+		u32 n = random_windows(w, 1 + rnd_below(6), cycle);
+		struct tdmwin_sched s = {
+			.base = (s64)rnd_below(100), .cycle = cycle,
+			.win = w, .nwin = n, .max_len = max_len(w, n),
+		};
+
+		if (!n)
+			continue;
+		for (s64 now = 0; now < s.base + 4 * (s64)cycle; now++)
+			for (u64 need = 0; need <= cycle + 1; need++)
+				compare(&s, now, need);
+	}
+}
+
+static void test_fixed_edges(void)
+{
+	/* The example: cycle 3300, windows [0,1000) and [2200,2700). */
+	static const struct tdmwin_window w[] = { { 0, 1000 }, { 2200, 500 } };
+	struct tdmwin_sched s = { .base = 1000000, .cycle = 3300, .win = w,
+				  .nwin = 2, .max_len = 1000 };
+	struct tdmwin_gate_result r;
+
+	r = tdmwin_gate(&s, 999999, 10);	/* before base: closed */
+	CHECK(r.verdict == TDMWIN_WAIT && r.when == 1000000, "before base");
+	r = tdmwin_gate(&s, 1000000, 1000);	/* exactly fills window 0 */
+	CHECK(r.verdict == TDMWIN_SEND && r.when == 1000000, "fills window");
+	r = tdmwin_gate(&s, 1000001, 1000);	/* one ns late: next cycle */
+	CHECK(r.verdict == TDMWIN_WAIT && r.in_window &&
+	      r.when == 1003300, "guard deferral to next cycle");
+	r = tdmwin_gate(&s, 1000700, 400);	/* fits window 1 later */
+	CHECK(r.verdict == TDMWIN_WAIT && r.when == 1002200, "defer to win 1");
+	r = tdmwin_gate(&s, 1000999, 1);	/* last ns of window 0 */
+	CHECK(r.verdict == TDMWIN_SEND, "last ns");
+	r = tdmwin_gate(&s, 1001000, 1);	/* window end is exclusive */
+	CHECK(r.verdict == TDMWIN_WAIT && !r.in_window && r.when == 1002200,
+	      "end exclusive");
+	r = tdmwin_gate(&s, 1002700, 1);	/* after the last window */
+	CHECK(r.verdict == TDMWIN_WAIT && r.when == 1003300, "wrap");
+	r = tdmwin_gate(&s, 1002300, 501);	/* too long for window 1 */
+	CHECK(r.verdict == TDMWIN_WAIT && r.when == 1003300, "skip short win");
+	r = tdmwin_gate(&s, 5, 1001);		/* longer than any window */
+	CHECK(r.verdict == TDMWIN_NEVER, "never");
+}
+
+static void test_limits(void)
+{
+	struct tdmwin_window w[TDMWIN_GATE_TEST_MAXW];
+	static const s64 bases[] = {
+		0, 1, INT64_MAX / 2, INT64_MAX - 10000000000LL,
+		INT64_MAX - 1000, INT64_MAX - 1,
+	};
+
+	for (unsigned int b = 0; b < sizeof(bases) / sizeof(bases[0]); b++) {
+		for (int plan = 0; plan < 200; plan++) {
+			u64 cycle = plan & 1 ? TDMWIN_MAX_CYCLE_NS :
+				    1000 + rnd_below(TDMWIN_MAX_CYCLE_NS);
+			u32 n = random_windows(w, 1 + rnd_below(TDMWIN_GATE_TEST_MAXW), cycle);
+			struct tdmwin_sched s = {
+				.base = bases[b], .cycle = cycle, .win = w,
+				.nwin = n, .max_len = max_len(w, n),
+			};
+
+			if (!n)
+				continue;
+			for (int t = 0; t < 300; t++) {
+				s64 now;
+				u64 need = rnd_below(s.max_len + 2);
+
+				switch (t % 4) {
+				case 0: /* anywhere at all */
+					now = (s64)(rnd() >> 1);
+					break;
+				case 1: /* near the end of time */
+					now = INT64_MAX - (s64)rnd_below(3 * cycle);
+					break;
+				case 2: /* on a window edge */
+					now = tdmwin_add_sat(s.base, rnd_below(4) * cycle +
+							     w[rnd_below(n)].offset);
+					now -= (s64)rnd_below(2);
+					break;
+				default: /* around base */
+					now = s.base - (s64)rnd_below(cycle);
+					if (now < 0)
+						now = 0;
+					break;
+				}
+				compare(&s, now, need);
+			}
+		}
+	}
+}
+
+static void test_clock_steps(void)
+{
+	static const struct tdmwin_window w[] = { { 100, 50 }, { 500, 200 } };
+	struct tdmwin_sched s = { .base = 1000000000LL, .cycle = 1000,
+				  .win = w, .nwin = 2, .max_len = 200 };
+	s64 now = s.base - 5000;
+
+	/* A walk that follows the gate like a qdisc would, with the clock
+	 * stepped by up to +/- many cycles at random.  Each step must give a
+	 * fresh answer (the gate keeps no history) and every wait must end.
+	 */
+	for (int i = 0; i < 200000; i++) {
+		u64 need = 1 + rnd_below(220);
+		struct tdmwin_gate_result r = tdmwin_gate(&s, now, need);
+
+		compare(&s, now, need);
+		if (r.verdict == TDMWIN_WAIT)
+			CHECK(r.when - now <= (s64)(2 * s.cycle) + (s.base > now ? s.base - now : 0),
+			      "wait longer than two cycles");
+		switch (rnd_below(10)) {
+		case 0:
+			now += (s64)rnd_below(1000000000ULL);	/* forward step */
+			break;
+		case 1:
+			now -= (s64)rnd_below(1000000000ULL);	/* backward step */
+			if (now < 0)
+				now = 0;
+			break;
+		default:
+			now = r.verdict == TDMWIN_WAIT ? r.when : now + (s64)need;
+			break;
+		}
+	}
+}
+
+static void test_wire_time(void)
+{
+	/* 1500 B payload frame at 10 Gbit/s: (1514 + 24) * 0.8 ns = 1230.4 */
+	CHECK(tdmwin_wire_ns(1538, 800) == 1231, "wire 10G rounds up");
+	CHECK(tdmwin_wire_ns(84, 8) == 1, "wire 1T");
+	CHECK(tdmwin_wire_ns(84, 80000) == 6720, "wire 100M");
+}
+
+int main(void)
+{
+	test_fixed_edges();
+	test_wire_time();
+	test_small_exhaustive();
+	test_limits();
+	test_clock_steps();
+	printf("test_gate: %lu checks, %lu failed\n", checks, failures);
+	return failures ? 1 : 0;
+}
