@@ -23,19 +23,10 @@ static inline u64 tdmwin_div_rem(u64 a, u64 b, u64 *rem)
 {
 	return div64_u64_rem(a, b, rem);
 }
-#else
-#include <stdint.h>
-#include <stdbool.h>
-typedef uint64_t u64;
-typedef int64_t s64;
-typedef uint32_t u32;
-#define TDMWIN_TIME_MAX	INT64_MAX
-static inline u64 tdmwin_div_rem(u64 a, u64 b, u64 *rem)
-{
-	*rem = a % b;
-	return a / b;
-}
 #endif
+/* Outside the kernel, the includer supplies u64, s64, u32, bool,
+ * TDMWIN_TIME_MAX and tdmwin_div_rem() (userspace/tests/kcompat.h).
+ */
 
 struct tdmwin_window {
 	u64	offset;		/* from the start of the cycle */

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kcompat.h"
 #include "../../kmod/uapi/linux/tdmwin.h"
 #include "../../kmod/tdmwin_gate.h"
 

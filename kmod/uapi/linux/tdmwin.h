@@ -44,6 +44,7 @@ enum {
 	TCA_TDMWIN_EFF_LINK_SPEED,	/* u32, dump only: speed in use, Mbit/s */
 	__TCA_TDMWIN_MAX,
 };
+
 #define TCA_TDMWIN_MAX (__TCA_TDMWIN_MAX - 1)
 
 /* TCA_TDMWIN_WINDOWS holds one TCA_TDMWIN_WINDOW nest per window. */
@@ -52,6 +53,7 @@ enum {
 	TCA_TDMWIN_WINDOW,		/* nest of TCA_TDMWIN_WIN_* */
 	__TCA_TDMWIN_WINDOWS_MAX,
 };
+
 #define TCA_TDMWIN_WINDOWS_MAX (__TCA_TDMWIN_WINDOWS_MAX - 1)
 
 enum {
@@ -61,6 +63,7 @@ enum {
 	TCA_TDMWIN_WIN_LENGTH,		/* u64, ns */
 	__TCA_TDMWIN_WIN_MAX,
 };
+
 #define TCA_TDMWIN_WIN_MAX (__TCA_TDMWIN_WIN_MAX - 1)
 
 /* Classes: 1 = gated traffic, 2 = bypass traffic. */

@@ -1,0 +1,1095 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * net/sched/sch_tdmwin.c	Time-division multiplexed transmit windows.
+ *
+ * Each node owns one or more windows of a repeating cycle; the gate is open
+ * only inside them.  A frame leaves only if it ends (wire time at link speed
+ * plus guard) before its window closes.  The gate state is computed from the
+ * absolute time on every dequeue (kmod/tdmwin_gate.h) and a qdisc watchdog
+ * on the plan's clock wakes the queue at the next opening, so clock steps
+ * neither stall nor spin the queue.
+ *
+ * Traffic is split into two classes: 1:1 is gated, 1:2 bypasses the gate
+ * (chosen skb priorities, and PTP so that ptp4l stays in sync).
+ *
+ * Plans (cycle, base time, windows, guard, version) are immutable and
+ * published with RCU.  A plan whose base time lies in the future waits as
+ * the pending plan and takes over at exactly that instant.  Plan pointers
+ * change only under the qdisc tree lock; readers outside it (dump) hold
+ * rcu_read_lock().
+ */
+
+#include <linux/errno.h>
+#include <linux/ethtool.h>
+#include <linux/if_ether.h>
+#include <linux/if_vlan.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/ptp_classify.h>
+#include <linux/rcupdate.h>
+#include <linux/skbuff.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/time64.h>
+#include <linux/timekeeping.h>
+#include <linux/types.h>
+#include <linux/udp.h>
+#include <net/ip.h>
+#include <net/netlink.h>
+#include <net/pkt_sched.h>
+#include <net/sch_generic.h>
+#ifdef TDMWIN_HAVE_NET_GSO_H
+#include <net/gso.h>	/* skb_gso_segment() since 6.5 */
+#endif
+
+#include "uapi/linux/tdmwin.h"
+#include "tdmwin_gate.h"
+
+#ifndef MODULE_ALIAS_NET_SCH
+#define MODULE_ALIAS_NET_SCH(id)	MODULE_ALIAS("net-sch-" id)
+#endif
+
+/* Longest sleep of the watchdog while packets wait.  The wake-up is armed
+ * on the plan's clock, so a forward step fires it at once; a backward step
+ * would push it out by the size of the step, and this cap bounds that.
+ */
+#define TDMWIN_MAX_SLEEP_NS	(10 * NSEC_PER_MSEC)
+
+/* Oversize head frames dropped per dequeue before yielding. */
+#define TDMWIN_DROP_BUDGET	16
+
+struct tdmwin_plan {
+	struct rcu_head		rcu;
+	struct tdmwin_sched	s;	/* s.win points at win[] */
+	u32			version;
+	u32			guard;	/* ns added to every frame's wire time */
+	struct tdmwin_window	win[];
+};
+
+struct tdmwin_sched_data {
+	struct tdmwin_plan __rcu *plan;		/* in force */
+	struct tdmwin_plan __rcu *pending;	/* takes over at its base */
+	struct Qdisc		*gated;		/* class 1:1 */
+	struct Qdisc		*bypass;	/* class 1:2 */
+	struct qdisc_watchdog	watchdog;
+
+	/* Configuration, changed under the tree lock. */
+	clockid_t		clockid;
+	u32			link_speed;	/* configured Mbit/s, 0: ethtool */
+	u32			eff_speed;	/* Mbit/s in use */
+	u32			ps_per_byte;	/* wire time of one byte */
+	u32			bypass_prios;	/* bit n: priority n bypasses */
+	u32			limit;
+	bool			bypass_ptp;
+	bool			hold;
+
+	/* Gate bookkeeping, under the qdisc lock. */
+	s64			last_window;	/* start of last window used */
+	s64			wait_open;	/* opening the queue waits for */
+	s64			deferred_to;	/* last guard deferral target */
+
+	struct tc_tdmwin_xstats	st;
+};
+
+static const struct nla_policy tdmwin_policy[TCA_TDMWIN_MAX + 1] = {
+	[TCA_TDMWIN_CYCLE_TIME]	 = { .type = NLA_U64 },
+	[TCA_TDMWIN_BASE_TIME]	 = { .type = NLA_S64 },
+	[TCA_TDMWIN_WINDOWS]	 = { .type = NLA_NESTED },
+	[TCA_TDMWIN_GUARD]	 = { .type = NLA_U32 },
+	[TCA_TDMWIN_LINK_SPEED]	 = { .type = NLA_U32 },
+	[TCA_TDMWIN_CLOCKID]	 = { .type = NLA_S32 },
+	[TCA_TDMWIN_BYPASS_PRIOS] = NLA_POLICY_MASK(NLA_U32, 0xffff),
+	[TCA_TDMWIN_BYPASS_PTP]	 = NLA_POLICY_MAX(NLA_U8, 1),
+	[TCA_TDMWIN_HOLD]	 = NLA_POLICY_MAX(NLA_U8, 1),
+	[TCA_TDMWIN_PLAN_VERSION] = { .type = NLA_U32 },
+	[TCA_TDMWIN_LIMIT]	 = { .type = NLA_U32 },
+	[TCA_TDMWIN_PENDING]	 = { .type = NLA_REJECT },
+	[TCA_TDMWIN_EFF_LINK_SPEED] = { .type = NLA_REJECT },
+};
+
+static const struct nla_policy tdmwin_win_policy[TCA_TDMWIN_WIN_MAX + 1] = {
+	[TCA_TDMWIN_WIN_OFFSET]	= { .type = NLA_U64 },
+	[TCA_TDMWIN_WIN_LENGTH]	= { .type = NLA_U64 },
+};
+
+/* ---- time and classification ------------------------------------------ */
+
+static s64 tdmwin_now(const struct tdmwin_sched_data *q)
+{
+	switch (q->clockid) {
+	case CLOCK_REALTIME:
+		return ktime_get_real();
+	case CLOCK_MONOTONIC:
+		return ktime_get();
+	case CLOCK_BOOTTIME:
+		return ktime_get_boottime();
+	default:
+		return ktime_get_clocktai();
+	}
+}
+
+static bool tdmwin_valid_clockid(s32 clockid)
+{
+	return clockid == CLOCK_TAI || clockid == CLOCK_REALTIME ||
+	       clockid == CLOCK_MONOTONIC || clockid == CLOCK_BOOTTIME;
+}
+
+/* PTP over Ethernet (0x88F7) or over UDP to the event or general port. */
+static bool tdmwin_is_ptp(struct sk_buff *skb)
+{
+	int off = skb_network_offset(skb);
+	struct udphdr _uh, *uh;
+
+	switch (skb_protocol(skb, true)) {
+	case htons(ETH_P_1588):
+		return true;
+	case htons(ETH_P_IP): {
+		struct iphdr _iph, *iph;
+
+		iph = skb_header_pointer(skb, off, sizeof(_iph), &_iph);
+		if (!iph || iph->protocol != IPPROTO_UDP || iph->ihl < 5 ||
+		    ip_is_fragment(iph))
+			return false;
+		off += iph->ihl * 4;
+		break;
+	}
+	case htons(ETH_P_IPV6): {
+		struct ipv6hdr _ip6h, *ip6h;
+
+		ip6h = skb_header_pointer(skb, off, sizeof(_ip6h), &_ip6h);
+		if (!ip6h || ip6h->nexthdr != IPPROTO_UDP)
+			return false;
+		off += sizeof(*ip6h);
+		break;
+	}
+	default:
+		return false;
+	}
+	uh = skb_header_pointer(skb, off, sizeof(_uh), &_uh);
+	return uh && (uh->dest == htons(PTP_EV_PORT) ||
+		      uh->dest == htons(PTP_GEN_PORT));
+}
+
+static bool tdmwin_is_bypass(const struct tdmwin_sched_data *q,
+			     struct sk_buff *skb)
+{
+	if (skb->priority < 16 && (q->bypass_prios & BIT(skb->priority)))
+		return true;
+	return q->bypass_ptp && tdmwin_is_ptp(skb);
+}
+
+/* Bytes on the wire, with padding, FCS, preamble and gap per segment. */
+static u64 tdmwin_wire_bytes(const struct sk_buff *skb)
+{
+	unsigned int segs = skb_is_gso(skb) ? skb_shinfo(skb)->gso_segs : 1;
+	unsigned int len = qdisc_pkt_len(skb);
+
+	if (!segs)
+		segs = 1;
+	if (len < segs * TDMWIN_MIN_FRAME)
+		len = segs * TDMWIN_MIN_FRAME;
+	return (u64)len + (u64)segs * TDMWIN_WIRE_OVERHEAD;
+}
+
+static u64 tdmwin_need_ns(const struct tdmwin_sched_data *q,
+			  const struct tdmwin_plan *plan,
+			  const struct sk_buff *skb)
+{
+	return tdmwin_wire_ns(tdmwin_wire_bytes(skb), q->ps_per_byte) +
+	       plan->guard;
+}
+
+/* ---- enqueue ----------------------------------------------------------- */
+
+static void tdmwin_count_drop(struct Qdisc *sch, struct Qdisc *child, int ret)
+{
+	struct tdmwin_sched_data *q = qdisc_priv(sch);
+
+	if (!net_xmit_drop_count(ret))
+		return;
+	qdisc_qstats_drop(sch);
+	if (child == q->gated && q->hold)
+		q->st.hold_drops++;
+}
+
+/* A GSO packet longer than every window: send its segments one by one. */
+static int tdmwin_segment(struct sk_buff *skb, struct Qdisc *sch,
+			  struct sk_buff **to_free)
+{
+	struct tdmwin_sched_data *q = qdisc_priv(sch);
+	netdev_features_t features = netif_skb_features(skb);
+	unsigned int len = 0, prev_len = qdisc_pkt_len(skb), seg_len;
+	struct sk_buff *segs, *nskb;
+	int ret, nb = 0;
+
+	segs = skb_gso_segment(skb, features & ~NETIF_F_GSO_MASK);
+	if (IS_ERR_OR_NULL(segs))
+		return qdisc_drop(skb, sch, to_free);
+
+	skb_list_walk_safe(segs, segs, nskb) {
+		skb_mark_not_on_list(segs);
+		seg_len = segs->len;
+		qdisc_skb_cb(segs)->pkt_len = seg_len;
+		ret = qdisc_enqueue(segs, q->gated, to_free);
+		if (ret != NET_XMIT_SUCCESS) {
+			tdmwin_count_drop(sch, q->gated, ret);
+		} else {
+			nb++;
+			len += seg_len;
+		}
+	}
+	sch->q.qlen += nb;
+	sch->qstats.backlog += len;
+	if (nb > 0) {
+		qdisc_tree_reduce_backlog(sch, 1 - nb, prev_len - len);
+		consume_skb(skb);
+		return NET_XMIT_SUCCESS;
+	}
+	kfree_skb(skb);
+	return NET_XMIT_DROP;
+}
+
+static int tdmwin_enqueue(struct sk_buff *skb, struct Qdisc *sch,
+			  struct sk_buff **to_free)
+{
+	struct tdmwin_sched_data *q = qdisc_priv(sch);
+	unsigned int len = qdisc_pkt_len(skb);
+	struct Qdisc *child = q->gated;
+	int ret;
+
+	if (tdmwin_is_bypass(q, skb)) {
+		child = q->bypass;
+	} else if (skb_is_gso(skb)) {
+		const struct tdmwin_plan *plan = rcu_dereference_bh(q->plan);
+
+		if (tdmwin_need_ns(q, plan, skb) > plan->s.max_len)
+			return tdmwin_segment(skb, sch, to_free);
+	}
+
+	ret = qdisc_enqueue(skb, child, to_free);
+	if (ret != NET_XMIT_SUCCESS) {
+		tdmwin_count_drop(sch, child, ret);
+		return ret;
+	}
+	sch->qstats.backlog += len;
+	sch->q.qlen++;
+	return NET_XMIT_SUCCESS;
+}
+
+/* ---- dequeue ----------------------------------------------------------- */
+
+static void tdmwin_reset_gate(struct tdmwin_sched_data *q)
+{
+	q->last_window = S64_MIN;
+	q->wait_open = S64_MIN;
+	q->deferred_to = S64_MIN;
+}
+
+/* Under the qdisc lock: let a pending plan whose base time came take over. */
+static struct tdmwin_plan *tdmwin_promote(struct tdmwin_sched_data *q,
+					  s64 now)
+{
+	struct tdmwin_plan *plan = rcu_dereference_bh(q->plan);
+	struct tdmwin_plan *next = rcu_dereference_bh(q->pending);
+
+	if (!next || now < next->s.base)
+		return plan;
+	rcu_assign_pointer(q->plan, next);
+	RCU_INIT_POINTER(q->pending, NULL);
+	kfree_rcu(plan, rcu);
+	q->st.plan_switches++;
+	tdmwin_reset_gate(q);
+	return next;
+}
+
+static struct sk_buff *tdmwin_account(struct Qdisc *sch, struct sk_buff *skb)
+{
+	qdisc_qstats_backlog_dec(sch, skb);
+	qdisc_bstats_update(sch, skb);
+	sch->q.qlen--;
+	return skb;
+}
+
+static void tdmwin_count_window(struct tdmwin_sched_data *q, s64 start,
+				s64 now, const struct sk_buff *skb)
+{
+	q->st.window_packets++;
+	q->st.window_bytes += qdisc_pkt_len(skb);
+	if (start == q->last_window)
+		return;
+	q->last_window = start;
+	q->st.windows_opened++;
+	if (q->wait_open == start) {
+		u64 lat = now - start;
+
+		if (!q->st.open_latency_count || lat < q->st.open_latency_min)
+			q->st.open_latency_min = lat;
+		if (lat > q->st.open_latency_max)
+			q->st.open_latency_max = lat;
+		q->st.open_latency_sum += lat;
+		q->st.open_latency_count++;
+	}
+}
+
+/* Drop the head of the gated queue: it fits in no window of the plan. */
+static void tdmwin_drop_head(struct Qdisc *sch, struct tdmwin_sched_data *q)
+{
+	struct sk_buff *skb = qdisc_dequeue_peeked(q->gated);
+	unsigned int len;
+
+	if (!skb)
+		return;
+	len = qdisc_pkt_len(skb);
+	sch->q.qlen--;
+	sch->qstats.backlog -= len;
+	qdisc_tree_reduce_backlog(sch, 1, len);
+	qdisc_qstats_drop(sch);
+	q->st.oversize_drops++;
+	kfree_skb(skb);
+}
+
+static void tdmwin_sleep(struct tdmwin_sched_data *q,
+			 const struct tdmwin_plan *next, s64 now, s64 open)
+{
+	s64 wake = open;
+
+	if (next && next->s.base < wake)
+		wake = next->s.base;
+	if (wake - now > TDMWIN_MAX_SLEEP_NS)
+		wake = now + TDMWIN_MAX_SLEEP_NS;
+	q->wait_open = open;
+	qdisc_watchdog_schedule_ns(&q->watchdog, wake);
+}
+
+static struct sk_buff *tdmwin_dequeue_gated(struct Qdisc *sch,
+					    struct tdmwin_sched_data *q)
+{
+	const struct tdmwin_plan *plan, *next;
+	struct tdmwin_gate_result r;
+	struct sk_buff *skb;
+	int budget;
+	s64 now;
+	u64 need;
+
+	if (q->hold)
+		return NULL;	/* release kicks the queue */
+
+	now = tdmwin_now(q);
+	plan = tdmwin_promote(q, now);
+	next = rcu_dereference_bh(q->pending);
+
+	for (budget = 0; budget < TDMWIN_DROP_BUDGET; budget++) {
+		skb = q->gated->ops->peek(q->gated);
+		if (!skb)
+			return NULL;
+
+		need = tdmwin_need_ns(q, plan, skb);
+		r = tdmwin_gate(&plan->s, now, need);
+		/* The frame must also end before a pending plan takes over. */
+		if (r.verdict == TDMWIN_SEND && next &&
+		    now + (s64)need > next->s.base) {
+			r.verdict = TDMWIN_WAIT;
+			r.in_window = true;
+			r.when = next->s.base;
+		}
+
+		switch (r.verdict) {
+		case TDMWIN_SEND:
+			skb = qdisc_dequeue_peeked(q->gated);
+			if (unlikely(!skb))
+				return NULL;
+			tdmwin_count_window(q, r.when, now, skb);
+			return tdmwin_account(sch, skb);
+		case TDMWIN_NEVER:
+			tdmwin_drop_head(sch, q);
+			continue;
+		case TDMWIN_WAIT:
+			if (r.in_window && q->deferred_to != r.when) {
+				q->deferred_to = r.when;
+				q->st.guard_deferrals++;
+			}
+			tdmwin_sleep(q, next, now, r.when);
+			return NULL;
+		}
+	}
+	/* Many oversize frames in a row: come back soon for the rest. */
+	qdisc_watchdog_schedule_ns(&q->watchdog, now);
+	return NULL;
+}
+
+static struct sk_buff *tdmwin_dequeue(struct Qdisc *sch)
+{
+	struct tdmwin_sched_data *q = qdisc_priv(sch);
+	struct sk_buff *skb;
+
+	skb = qdisc_dequeue_peeked(q->bypass);
+	if (skb) {
+		q->st.bypass_packets++;
+		q->st.bypass_bytes += qdisc_pkt_len(skb);
+		return tdmwin_account(sch, skb);
+	}
+	return tdmwin_dequeue_gated(sch, q);
+}
+
+static void tdmwin_reset(struct Qdisc *sch)
+{
+	struct tdmwin_sched_data *q = qdisc_priv(sch);
+
+	qdisc_reset(q->gated);
+	qdisc_reset(q->bypass);
+	sch->q.qlen = 0;
+	sch->qstats.backlog = 0;
+	qdisc_watchdog_cancel(&q->watchdog);
+	tdmwin_reset_gate(q);
+}
+
+/* ---- configuration ----------------------------------------------------- */
+
+/* What a netlink request asks for, parsed and validated before anything
+ * changes.  The new plan is built in full and only published on success.
+ */
+struct tdmwin_request {
+	struct nlattr		*tb[TCA_TDMWIN_MAX + 1];
+	struct tdmwin_plan	*plan;		/* new plan, or NULL */
+	clockid_t		clockid;
+	u32			link_speed;
+	u32			eff_speed;
+	u32			ps_per_byte;
+	u32			limit;
+};
+
+static int tdmwin_cmp_window(const void *a, const void *b)
+{
+	const struct tdmwin_window *x = a, *y = b;
+
+	if (x->offset == y->offset)
+		return 0;
+	return x->offset < y->offset ? -1 : 1;
+}
+
+static bool tdmwin_has_plan_attrs(struct nlattr **tb)
+{
+	return tb[TCA_TDMWIN_CYCLE_TIME] || tb[TCA_TDMWIN_BASE_TIME] ||
+	       tb[TCA_TDMWIN_WINDOWS] || tb[TCA_TDMWIN_GUARD] ||
+	       tb[TCA_TDMWIN_PLAN_VERSION];
+}
+
+static int tdmwin_parse_windows(struct nlattr *list, struct tdmwin_window *win,
+				u32 *nwin, struct netlink_ext_ack *extack)
+{
+	struct nlattr *wtb[TCA_TDMWIN_WIN_MAX + 1];
+	struct nlattr *w;
+	int rem, err;
+	u32 n = 0;
+
+	nla_for_each_nested(w, list, rem) {
+		if (nla_type(w) != TCA_TDMWIN_WINDOW) {
+			NL_SET_ERR_MSG_ATTR(extack, w,
+					    "Unexpected attribute in the window list");
+			return -EINVAL;
+		}
+		if (n == TDMWIN_MAX_WINDOWS) {
+			NL_SET_ERR_MSG_ATTR(extack, w,
+					    "Too many windows: at most 64 per cycle");
+			return -EINVAL;
+		}
+		err = nla_parse_nested(wtb, TCA_TDMWIN_WIN_MAX, w,
+				       tdmwin_win_policy, extack);
+		if (err < 0)
+			return err;
+		if (!wtb[TCA_TDMWIN_WIN_OFFSET] || !wtb[TCA_TDMWIN_WIN_LENGTH]) {
+			NL_SET_ERR_MSG_ATTR(extack, w,
+					    "A window needs an offset and a length");
+			return -EINVAL;
+		}
+		win[n].offset = nla_get_u64(wtb[TCA_TDMWIN_WIN_OFFSET]);
+		win[n].length = nla_get_u64(wtb[TCA_TDMWIN_WIN_LENGTH]);
+		n++;
+	}
+	if (!n) {
+		NL_SET_ERR_MSG_ATTR(extack, list, "At least one window is required");
+		return -EINVAL;
+	}
+	*nwin = n;
+	return 0;
+}
+
+/* Check a complete plan against the link speed in use. */
+static int tdmwin_check_plan(const struct tdmwin_plan *p, u32 ps_per_byte,
+			     struct netlink_ext_ack *extack)
+{
+	u64 min_len = tdmwin_wire_ns(TDMWIN_MIN_FRAME + TDMWIN_WIRE_OVERHEAD,
+				     ps_per_byte) + p->guard;
+	u32 i;
+
+	if (p->s.cycle < TDMWIN_MIN_CYCLE_NS) {
+		NL_SET_ERR_MSG(extack, "Cycle time must be at least 1 us");
+		return -EINVAL;
+	}
+	if (p->s.cycle > TDMWIN_MAX_CYCLE_NS) {
+		NL_SET_ERR_MSG(extack, "Cycle time must be at most 10 s");
+		return -EINVAL;
+	}
+	if (p->s.base < 0) {
+		NL_SET_ERR_MSG(extack, "Base time must not be negative");
+		return -EINVAL;
+	}
+	for (i = 0; i < p->s.nwin; i++) {
+		const struct tdmwin_window *w = &p->win[i];
+
+		if (w->offset >= p->s.cycle ||
+		    w->length > p->s.cycle - w->offset) {
+			NL_SET_ERR_MSG(extack, "Window lies outside the cycle");
+			return -EINVAL;
+		}
+		if (w->length < min_len) {
+			NL_SET_ERR_MSG(extack,
+				       "Window shorter than one minimum frame plus guard at this link speed");
+			return -EINVAL;
+		}
+		if (i && w->offset < p->win[i - 1].offset + p->win[i - 1].length) {
+			NL_SET_ERR_MSG(extack, "Windows overlap");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* Build the new plan: attributes given override the latest plan's. */
+static int tdmwin_build_plan(struct tdmwin_request *req,
+			     const struct tdmwin_plan *prev,
+			     struct netlink_ext_ack *extack)
+{
+	struct nlattr **tb = req->tb;
+	struct tdmwin_plan *p;
+	u32 nwin = prev ? prev->s.nwin : 0;
+	int err;
+
+	if (!prev && !tb[TCA_TDMWIN_CYCLE_TIME]) {
+		NL_SET_ERR_MSG(extack, "Missing cycle-time");
+		return -EINVAL;
+	}
+	if (!prev && !tb[TCA_TDMWIN_WINDOWS]) {
+		NL_SET_ERR_MSG(extack, "Missing windows: at least one is required");
+		return -EINVAL;
+	}
+
+	p = kzalloc(struct_size(p, win, TDMWIN_MAX_WINDOWS), GFP_KERNEL);
+	if (!p)
+		return -ENOMEM;
+
+	if (prev) {
+		p->s = prev->s;
+		p->version = prev->version + 1;
+		p->guard = prev->guard;
+		memcpy(p->win, prev->win, nwin * sizeof(p->win[0]));
+	} else {
+		p->version = 1;
+	}
+	if (tb[TCA_TDMWIN_CYCLE_TIME])
+		p->s.cycle = nla_get_u64(tb[TCA_TDMWIN_CYCLE_TIME]);
+	if (tb[TCA_TDMWIN_BASE_TIME])
+		p->s.base = nla_get_s64(tb[TCA_TDMWIN_BASE_TIME]);
+	if (tb[TCA_TDMWIN_GUARD])
+		p->guard = nla_get_u32(tb[TCA_TDMWIN_GUARD]);
+	if (tb[TCA_TDMWIN_PLAN_VERSION])
+		p->version = nla_get_u32(tb[TCA_TDMWIN_PLAN_VERSION]);
+	if (tb[TCA_TDMWIN_WINDOWS]) {
+		err = tdmwin_parse_windows(tb[TCA_TDMWIN_WINDOWS], p->win,
+					   &nwin, extack);
+		if (err)
+			goto err_free;
+	}
+	if (p->guard > TDMWIN_MAX_GUARD_NS) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_TDMWIN_GUARD],
+				    "Guard must be at most 1 s");
+		err = -EINVAL;
+		goto err_free;
+	}
+	sort(p->win, nwin, sizeof(p->win[0]), tdmwin_cmp_window, NULL);
+	p->s.nwin = nwin;
+	p->s.win = p->win;
+	p->s.max_len = 0;
+	for (; nwin; nwin--)
+		p->s.max_len = max(p->s.max_len, p->win[nwin - 1].length);
+
+	err = tdmwin_check_plan(p, req->ps_per_byte, extack);
+	if (err)
+		goto err_free;
+	req->plan = p;
+	return 0;
+
+err_free:
+	kfree(p);
+	return err;
+}
+
+static int tdmwin_link_speed(struct Qdisc *sch, struct tdmwin_request *req,
+			     struct netlink_ext_ack *extack)
+{
+	struct ethtool_link_ksettings ks;
+	struct net_device *dev = qdisc_dev(sch);
+
+	if (req->link_speed > TDMWIN_MAX_LINK_SPEED) {
+		NL_SET_ERR_MSG_ATTR(extack, req->tb[TCA_TDMWIN_LINK_SPEED],
+				    "Link speed above 1600000 Mbit/s");
+		return -EINVAL;
+	}
+	req->eff_speed = req->link_speed;
+	if (!req->eff_speed &&
+	    !__ethtool_get_link_ksettings(dev, &ks) &&
+	    ks.base.speed != SPEED_UNKNOWN && ks.base.speed)
+		req->eff_speed = ks.base.speed;
+	if (!req->eff_speed) {
+		NL_SET_ERR_MSG(extack,
+			       "Link speed of the device is unknown: give link-speed in Mbit/s");
+		return -EINVAL;
+	}
+	req->ps_per_byte = DIV_ROUND_UP(8 * 1000 * 1000, req->eff_speed);
+	return 0;
+}
+
+/* Parse and validate everything; change nothing. */
+static int tdmwin_parse(struct Qdisc *sch, struct nlattr *opt,
+			struct tdmwin_request *req, bool init,
+			struct netlink_ext_ack *extack)
+{
+	struct tdmwin_sched_data *q = qdisc_priv(sch);
+	struct nlattr **tb = req->tb;
+	const struct tdmwin_plan *prev;
+	int err;
+
+	if (!opt) {
+		NL_SET_ERR_MSG(extack, "Missing options: cycle-time and windows are required");
+		return -EINVAL;
+	}
+	err = nla_parse_nested(tb, TCA_TDMWIN_MAX, opt, tdmwin_policy, extack);
+	if (err < 0)
+		return err;
+
+	req->clockid = init ? CLOCK_TAI : q->clockid;
+	if (tb[TCA_TDMWIN_CLOCKID]) {
+		s32 clockid = nla_get_s32(tb[TCA_TDMWIN_CLOCKID]);
+
+		if (!tdmwin_valid_clockid(clockid)) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[TCA_TDMWIN_CLOCKID],
+					    "Unknown clockid: use CLOCK_TAI, CLOCK_REALTIME, CLOCK_MONOTONIC or CLOCK_BOOTTIME");
+			return -EINVAL;
+		}
+		if (!init && clockid != q->clockid) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[TCA_TDMWIN_CLOCKID],
+					    "The clockid cannot be changed: delete and add the qdisc");
+			return -EBUSY;
+		}
+		req->clockid = clockid;
+	}
+
+	req->link_speed = init ? 0 : q->link_speed;
+	if (tb[TCA_TDMWIN_LINK_SPEED])
+		req->link_speed = nla_get_u32(tb[TCA_TDMWIN_LINK_SPEED]);
+	err = tdmwin_link_speed(sch, req, extack);
+	if (err)
+		return err;
+
+	req->limit = init ? max_t(u32, qdisc_dev(sch)->tx_queue_len, 1) :
+			    q->limit;
+	if (tb[TCA_TDMWIN_LIMIT]) {
+		req->limit = nla_get_u32(tb[TCA_TDMWIN_LIMIT]);
+		if (!req->limit) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[TCA_TDMWIN_LIMIT],
+					    "Limit must be at least one packet");
+			return -EINVAL;
+		}
+	}
+
+	/* The latest plan: the pending one if any, else the active one. */
+	prev = NULL;
+	if (!init) {
+		prev = rtnl_dereference(q->pending);
+		if (!prev)
+			prev = rtnl_dereference(q->plan);
+	}
+	if (init || tdmwin_has_plan_attrs(tb))
+		return tdmwin_build_plan(req, prev, extack);
+
+	/* No new plan, but a new link speed must still suit the plans. */
+	if (tb[TCA_TDMWIN_LINK_SPEED]) {
+		err = tdmwin_check_plan(rtnl_dereference(q->plan),
+					req->ps_per_byte, extack);
+		if (!err && prev != rtnl_dereference(q->plan))
+			err = tdmwin_check_plan(prev, req->ps_per_byte, extack);
+	}
+	return err;
+}
+
+static struct Qdisc *tdmwin_create_child(struct Qdisc *sch, u32 minor,
+					 u32 limit,
+					 struct netlink_ext_ack *extack)
+{
+	struct Qdisc *child;
+	int err;
+
+	child = qdisc_create_dflt(sch->dev_queue, &pfifo_qdisc_ops,
+				  TC_H_MAKE(sch->handle, minor), extack);
+	if (!child)
+		return NULL;
+	err = fifo_set_limit(child, limit);
+	if (err) {
+		qdisc_put(child);
+		return NULL;
+	}
+	return child;
+}
+
+/* Apply a validated request.  Called under RTNL. */
+static void tdmwin_commit(struct Qdisc *sch, struct tdmwin_request *req)
+{
+	struct tdmwin_sched_data *q = qdisc_priv(sch);
+	struct nlattr **tb = req->tb;
+	struct tdmwin_plan *old_plan = NULL, *old_pending = NULL;
+	bool kick = false;
+
+	sch_tree_lock(sch);
+	q->link_speed = req->link_speed;
+	q->eff_speed = req->eff_speed;
+	q->ps_per_byte = req->ps_per_byte;
+	q->limit = req->limit;
+	if (tb[TCA_TDMWIN_BYPASS_PRIOS])
+		q->bypass_prios = nla_get_u32(tb[TCA_TDMWIN_BYPASS_PRIOS]);
+	if (tb[TCA_TDMWIN_BYPASS_PTP])
+		q->bypass_ptp = nla_get_u8(tb[TCA_TDMWIN_BYPASS_PTP]);
+	if (tb[TCA_TDMWIN_HOLD]) {
+		bool hold = nla_get_u8(tb[TCA_TDMWIN_HOLD]);
+
+		kick |= q->hold && !hold;
+		q->hold = hold;
+	}
+
+	if (req->plan) {
+		struct tdmwin_plan *cur;
+
+		cur = rcu_dereference_protected(q->plan, lockdep_rtnl_is_held());
+
+		old_pending = rcu_dereference_protected(q->pending,
+							lockdep_rtnl_is_held());
+		if (cur && req->plan->s.base > tdmwin_now(q)) {
+			/* Takes over at its base time; replaces a pending one. */
+			rcu_assign_pointer(q->pending, req->plan);
+		} else {
+			old_plan = cur;
+			rcu_assign_pointer(q->plan, req->plan);
+			RCU_INIT_POINTER(q->pending, NULL);
+			tdmwin_reset_gate(q);
+		}
+		req->plan = NULL;
+		kick = true;
+	}
+	sch_tree_unlock(sch);
+
+	if (old_plan)
+		kfree_rcu(old_plan, rcu);
+	if (old_pending)
+		kfree_rcu(old_pending, rcu);
+	if (kick) {
+		/* Re-evaluate the gate now rather than at the old wake-up. */
+		qdisc_watchdog_cancel(&q->watchdog);
+		if (sch->q.qlen)
+			__netif_schedule(qdisc_root(sch));
+	}
+}
+
+static int tdmwin_change(struct Qdisc *sch, struct nlattr *opt,
+			 struct netlink_ext_ack *extack)
+{
+	struct tdmwin_sched_data *q = qdisc_priv(sch);
+	struct tdmwin_request req = {};
+	int err;
+
+	err = tdmwin_parse(sch, opt, &req, false, extack);
+	if (err)
+		goto out;
+	if (req.limit != q->limit) {
+		/* Only default fifo children follow the limit. */
+		err = fifo_set_limit(q->gated, req.limit);
+		if (!err)
+			err = fifo_set_limit(q->bypass, req.limit);
+		if (err) {
+			NL_SET_ERR_MSG(extack, "Could not set the limit of the child fifo");
+			goto out;
+		}
+	}
+	tdmwin_commit(sch, &req);
+out:
+	kfree(req.plan);
+	return err;
+}
+
+static int tdmwin_init(struct Qdisc *sch, struct nlattr *opt,
+		       struct netlink_ext_ack *extack)
+{
+	struct tdmwin_sched_data *q = qdisc_priv(sch);
+	struct tdmwin_request req = {};
+	int err;
+
+	/* destroy() runs after a failed init: make it safe first. */
+	q->gated = &noop_qdisc;
+	q->bypass = &noop_qdisc;
+	q->clockid = CLOCK_TAI;
+	q->bypass_ptp = true;
+	tdmwin_reset_gate(q);
+	qdisc_watchdog_init_clockid(&q->watchdog, sch, CLOCK_TAI);
+
+	err = tdmwin_parse(sch, opt, &req, true, extack);
+	if (err)
+		goto out;
+
+	q->gated = tdmwin_create_child(sch, TDMWIN_CLASS_GATED, req.limit,
+				       extack);
+	q->bypass = tdmwin_create_child(sch, TDMWIN_CLASS_BYPASS, req.limit,
+					extack);
+	if (!q->gated || !q->bypass) {
+		NL_SET_ERR_MSG(extack, "Could not create the child fifos");
+		err = -ENOMEM;
+		q->gated = q->gated ?: &noop_qdisc;
+		q->bypass = q->bypass ?: &noop_qdisc;
+		goto out;
+	}
+	qdisc_hash_add(q->gated, true);
+	qdisc_hash_add(q->bypass, true);
+
+	q->clockid = req.clockid;
+	qdisc_watchdog_init_clockid(&q->watchdog, sch, q->clockid);
+	tdmwin_commit(sch, &req);
+out:
+	kfree(req.plan);
+	return err;
+}
+
+static void tdmwin_destroy(struct Qdisc *sch)
+{
+	struct tdmwin_sched_data *q = qdisc_priv(sch);
+	struct tdmwin_plan *p;
+
+	qdisc_watchdog_cancel(&q->watchdog);
+	qdisc_put(q->gated);
+	qdisc_put(q->bypass);
+	p = rcu_dereference_protected(q->plan, 1);
+	if (p)
+		kfree_rcu(p, rcu);
+	p = rcu_dereference_protected(q->pending, 1);
+	if (p)
+		kfree_rcu(p, rcu);
+}
+
+/* ---- dump -------------------------------------------------------------- */
+
+static int tdmwin_dump_plan(struct sk_buff *skb, const struct tdmwin_plan *p)
+{
+	struct nlattr *list, *w;
+	u32 i;
+
+	if (nla_put_u64_64bit(skb, TCA_TDMWIN_CYCLE_TIME, p->s.cycle,
+			      TCA_TDMWIN_PAD) ||
+	    nla_put_s64(skb, TCA_TDMWIN_BASE_TIME, p->s.base, TCA_TDMWIN_PAD) ||
+	    nla_put_u32(skb, TCA_TDMWIN_GUARD, p->guard) ||
+	    nla_put_u32(skb, TCA_TDMWIN_PLAN_VERSION, p->version))
+		return -EMSGSIZE;
+
+	list = nla_nest_start(skb, TCA_TDMWIN_WINDOWS);
+	if (!list)
+		return -EMSGSIZE;
+	for (i = 0; i < p->s.nwin; i++) {
+		w = nla_nest_start(skb, TCA_TDMWIN_WINDOW);
+		if (!w ||
+		    nla_put_u64_64bit(skb, TCA_TDMWIN_WIN_OFFSET,
+				      p->win[i].offset, TCA_TDMWIN_WIN_PAD) ||
+		    nla_put_u64_64bit(skb, TCA_TDMWIN_WIN_LENGTH,
+				      p->win[i].length, TCA_TDMWIN_WIN_PAD))
+			return -EMSGSIZE;
+		nla_nest_end(skb, w);
+	}
+	nla_nest_end(skb, list);
+	return 0;
+}
+
+/* Let a due pending plan take over, so that dumps show what is in force. */
+static void tdmwin_catch_up(struct Qdisc *sch)
+{
+	struct tdmwin_sched_data *q = qdisc_priv(sch);
+
+	sch_tree_lock(sch);
+	rcu_read_lock_bh();
+	tdmwin_promote(q, tdmwin_now(q));
+	rcu_read_unlock_bh();
+	sch_tree_unlock(sch);
+}
+
+static int tdmwin_dump(struct Qdisc *sch, struct sk_buff *skb)
+{
+	struct tdmwin_sched_data *q = qdisc_priv(sch);
+	const struct tdmwin_plan *plan, *pending;
+	struct nlattr *nest, *pnest;
+
+	tdmwin_catch_up(sch);
+
+	nest = nla_nest_start_noflag(skb, TCA_OPTIONS);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_s32(skb, TCA_TDMWIN_CLOCKID, q->clockid) ||
+	    nla_put_u32(skb, TCA_TDMWIN_LINK_SPEED, q->link_speed) ||
+	    nla_put_u32(skb, TCA_TDMWIN_EFF_LINK_SPEED, q->eff_speed) ||
+	    nla_put_u32(skb, TCA_TDMWIN_BYPASS_PRIOS, q->bypass_prios) ||
+	    nla_put_u8(skb, TCA_TDMWIN_BYPASS_PTP, q->bypass_ptp) ||
+	    nla_put_u8(skb, TCA_TDMWIN_HOLD, q->hold) ||
+	    nla_put_u32(skb, TCA_TDMWIN_LIMIT, q->limit))
+		goto nla_put_failure;
+
+	rcu_read_lock();
+	plan = rcu_dereference(q->plan);
+	pending = rcu_dereference(q->pending);
+	if (tdmwin_dump_plan(skb, plan))
+		goto nla_put_failure_rcu;
+	if (pending) {
+		pnest = nla_nest_start(skb, TCA_TDMWIN_PENDING);
+		if (!pnest || tdmwin_dump_plan(skb, pending))
+			goto nla_put_failure_rcu;
+		nla_nest_end(skb, pnest);
+	}
+	rcu_read_unlock();
+	return nla_nest_end(skb, nest);
+
+nla_put_failure_rcu:
+	rcu_read_unlock();
+nla_put_failure:
+	nla_nest_cancel(skb, nest);
+	return -EMSGSIZE;
+}
+
+static int tdmwin_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
+{
+	struct tdmwin_sched_data *q = qdisc_priv(sch);
+	const struct tdmwin_plan *pending;
+	struct tc_tdmwin_xstats st;
+
+	sch_tree_lock(sch);
+	rcu_read_lock_bh();
+	st = q->st;
+	st.plan_version = tdmwin_promote(q, tdmwin_now(q))->version;
+	pending = rcu_dereference_bh(q->pending);
+	if (pending) {
+		st.pending = 1;
+		st.pending_version = pending->version;
+		st.pending_base_time = pending->s.base;
+	}
+	st.hold = q->hold;
+	rcu_read_unlock_bh();
+	sch_tree_unlock(sch);
+
+	return gnet_stats_copy_app(d, &st, sizeof(st));
+}
+
+/* ---- classes: 1:1 gated, 1:2 bypass ------------------------------------ */
+
+static struct Qdisc **tdmwin_slot(struct Qdisc *sch, unsigned long cl)
+{
+	struct tdmwin_sched_data *q = qdisc_priv(sch);
+
+	return cl == TDMWIN_CLASS_BYPASS ? &q->bypass : &q->gated;
+}
+
+static int tdmwin_graft(struct Qdisc *sch, unsigned long cl, struct Qdisc *new,
+			struct Qdisc **old, struct netlink_ext_ack *extack)
+{
+	if (!new)
+		new = &noop_qdisc;
+	*old = qdisc_replace(sch, new, tdmwin_slot(sch, cl));
+	return 0;
+}
+
+static struct Qdisc *tdmwin_leaf(struct Qdisc *sch, unsigned long cl)
+{
+	return *tdmwin_slot(sch, cl);
+}
+
+static unsigned long tdmwin_find(struct Qdisc *sch, u32 classid)
+{
+	u32 minor = TC_H_MIN(classid);
+
+	if (minor == TDMWIN_CLASS_GATED || minor == TDMWIN_CLASS_BYPASS)
+		return minor;
+	return 0;
+}
+
+static void tdmwin_walk(struct Qdisc *sch, struct qdisc_walker *walker)
+{
+	unsigned long cl;
+
+	if (walker->stop)
+		return;
+	for (cl = TDMWIN_CLASS_GATED; cl <= TDMWIN_CLASS_BYPASS; cl++)
+		if (!tc_qdisc_stats_dump(sch, cl, walker))
+			break;
+}
+
+static int tdmwin_dump_class(struct Qdisc *sch, unsigned long cl,
+			     struct sk_buff *skb, struct tcmsg *tcm)
+{
+	tcm->tcm_handle |= TC_H_MIN(cl);
+	tcm->tcm_info = (*tdmwin_slot(sch, cl))->handle;
+	return 0;
+}
+
+static int tdmwin_dump_class_stats(struct Qdisc *sch, unsigned long cl,
+				   struct gnet_dump *d)
+{
+	struct Qdisc *child = *tdmwin_slot(sch, cl);
+
+	if (gnet_stats_copy_basic(d, child->cpu_bstats, &child->bstats,
+				  true) < 0 ||
+	    qdisc_qstats_copy(d, child) < 0)
+		return -1;
+	return 0;
+}
+
+static const struct Qdisc_class_ops tdmwin_class_ops = {
+	.graft		= tdmwin_graft,
+	.leaf		= tdmwin_leaf,
+	.find		= tdmwin_find,
+	.walk		= tdmwin_walk,
+	.dump		= tdmwin_dump_class,
+	.dump_stats	= tdmwin_dump_class_stats,
+};
+
+static struct Qdisc_ops tdmwin_qdisc_ops __read_mostly = {
+	.id		= "tdmwin",
+	.priv_size	= sizeof(struct tdmwin_sched_data),
+	.cl_ops		= &tdmwin_class_ops,
+	.enqueue	= tdmwin_enqueue,
+	.dequeue	= tdmwin_dequeue,
+	.peek		= qdisc_peek_dequeued,
+	.init		= tdmwin_init,
+	.change		= tdmwin_change,
+	.reset		= tdmwin_reset,
+	.destroy	= tdmwin_destroy,
+	.dump		= tdmwin_dump,
+	.dump_stats	= tdmwin_dump_stats,
+	.owner		= THIS_MODULE,
+};
+
+static int __init tdmwin_module_init(void)
+{
+	return register_qdisc(&tdmwin_qdisc_ops);
+}
+
+static void __exit tdmwin_module_exit(void)
+{
+	unregister_qdisc(&tdmwin_qdisc_ops);
+}
+
+module_init(tdmwin_module_init);
+module_exit(tdmwin_module_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Time-division multiplexed transmit windows qdisc");
+MODULE_ALIAS_NET_SCH("tdmwin");
