@@ -283,13 +283,30 @@ static void test_wire_time(void)
 	CHECK(tdmwin_wire_ns(84, 80000) == 6720, "wire 100M");
 }
 
+static const struct {
+	const char *name;
+	void (*fn)(void);
+} tests[] = {
+	{ "gate: fixed edges", test_fixed_edges },
+	{ "gate: wire time", test_wire_time },
+	{ "gate: small plans, every instant and size", test_small_exhaustive },
+	{ "gate: plans near the 64-bit limits", test_limits },
+	{ "gate: clock steps", test_clock_steps },
+};
+
 int main(void)
 {
-	test_fixed_edges();
-	test_wire_time();
-	test_small_exhaustive();
-	test_limits();
-	test_clock_steps();
-	printf("test_gate: %lu checks, %lu failed\n", checks, failures);
-	return failures ? 1 : 0;
+	unsigned int n = sizeof(tests) / sizeof(tests[0]), passed = 0;
+
+	printf("TAP version 13\n1..%u\n", n);
+	for (unsigned int i = 0; i < n; i++) {
+		unsigned long before = failures, c = checks;
+
+		tests[i].fn();
+		printf("%sok %u %s # %lu checks\n", failures == before ? "" : "not ",
+		       i + 1, tests[i].name, checks - c);
+		passed += failures == before;
+	}
+	printf("test_gate: %u passed, %u failed\n", passed, n - passed);
+	return passed == n ? 0 : 1;
 }

@@ -1,0 +1,106 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# tdmwin: time-division multiplexed transmit windows for Ethernet on Linux.
+#
+#   make                 plugin, tools, and modules for KDIR (the running
+#                        kernel's headers by default, skipped if absent)
+#   make install         install them (DESTDIR, KDIR honoured)
+#   make check           unit tests, lint, and the selftests on Debian's 6.1
+#                        and 6.12 kernels in QEMU guests (sets up what is
+#                        missing: packages, virtme-ng, kernels)
+#   make demo            the virtual testbed demo in a guest
+#   make bench           benchmarks in a guest (ratios, not pass/fail)
+#   make lint            checkpatch, sparse and W=1 on both kernels, plugin ABI
+#   make unit            user-space unit tests under ASan/UBSan
+
+TOP	:= $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
+BUILD	:= $(TOP)/build
+KVER	?= $(shell uname -r)
+KDIR	?= /lib/modules/$(KVER)/build
+TESTBED	:= $(TOP)/tools/testbed
+KERNELS	?= 6.1 6.12
+DESTDIR	?=
+
+CC	?= cc
+UCFLAGS	:= -std=c11 -O1 -g -Wall -Wextra -Werror -fno-omit-frame-pointer \
+	   -fsanitize=address,undefined -fno-sanitize-recover=all
+
+.PHONY: all modules modules-testbed plugin install uninstall unit lint \
+	check setup demo bench clean help
+
+all: plugin modules
+
+help:
+	@sed -n '3,16p' $(TOP)/Makefile
+
+plugin:
+	$(MAKE) -C $(TOP)/tc-plugin O=$(BUILD)/tc
+
+# Modules for one kernel tree: a private copy of kmod/ per kernel keeps the
+# two testbed kernels' objects apart.
+modules:
+	@if [ -d "$(KDIR)" ]; then \
+		$(MAKE) -f $(TOP)/Makefile kmod-build KDIR=$(KDIR) \
+			KOUT=$(BUILD)/kmod/$$($(TOP)/tools/kernelrelease $(KDIR)); \
+	else \
+		echo "modules: no kernel headers at $(KDIR); skipped" \
+		     "(set KDIR=..., or 'make modules-testbed' for the guest kernels)"; \
+	fi
+
+kmod-build:
+	@mkdir -p $(KOUT)
+	@cp -a $(TOP)/kmod/. $(KOUT)/
+	$(MAKE) -C $(KDIR) M=$(KOUT) W=$(W) C=$(C) modules
+
+modules-testbed: setup
+	@for k in $(KERNELS); do \
+		kdir=$$($(TESTBED)/kinfo $$k KDIR) || exit 1; \
+		kver=$$($(TESTBED)/kinfo $$k KVER) || exit 1; \
+		$(MAKE) -f $(TOP)/Makefile kmod-build KDIR=$$kdir \
+			KOUT=$(BUILD)/kmod/$$kver || exit 1; \
+		$(TESTBED)/install-module $$k $(BUILD)/kmod/$$kver/*.ko || exit 1; \
+	done
+
+setup:
+	@$(TESTBED)/setup
+
+install:
+	@if [ -d "$(KDIR)" ]; then \
+		kver=$$($(TOP)/tools/kernelrelease $(KDIR)); \
+		$(MAKE) -C $(KDIR) M=$(BUILD)/kmod/$$kver \
+			INSTALL_MOD_PATH=$(DESTDIR) INSTALL_MOD_DIR=extra \
+			modules_install && \
+		{ [ -n "$(DESTDIR)" ] || depmod -a $$kver; }; \
+	else \
+		echo "install: no kernel headers at $(KDIR); modules not installed"; \
+	fi
+	$(MAKE) -C $(TOP)/tc-plugin O=$(BUILD)/tc install DESTDIR=$(DESTDIR)
+
+uninstall:
+	rm -f $(DESTDIR)/lib/modules/$(KVER)/extra/sch_tdmwin.ko
+	-[ -n "$(DESTDIR)" ] || depmod -a $(KVER)
+	$(MAKE) -C $(TOP)/tc-plugin O=$(BUILD)/tc uninstall DESTDIR=$(DESTDIR)
+
+unit: $(BUILD)/test_gate
+	$(BUILD)/test_gate
+
+$(BUILD)/test_gate: userspace/tests/test_gate.c userspace/tests/kcompat.h \
+		    kmod/tdmwin_gate.h kmod/uapi/linux/tdmwin.h
+	@mkdir -p $(BUILD)
+	$(CC) $(UCFLAGS) -o $@ $<
+
+lint: setup
+	$(TOP)/tools/lint
+
+check: setup
+	$(TOP)/tools/check
+
+demo: setup plugin modules-testbed
+	$(TOP)/tools/demo $(DEMO_ARGS)
+
+bench: setup plugin modules-testbed
+	$(TOP)/tools/bench $(BENCH_ARGS)
+
+clean:
+	rm -rf $(BUILD)
+	$(MAKE) -C $(TOP)/tc-plugin O=$(BUILD)/tc clean
