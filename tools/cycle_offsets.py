@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Where in the cycle did packets leave?  Reads a pcap with nanosecond
+timestamps (tcpdump --time-stamp-precision=nano), folds each packet's time
+into the plan's cycle and compares the offsets with the configured windows.
+
+  cycle_offsets.py FILE --base NS --cycle NS --window OFF:LEN [--window ...]
+                   [--clock-shift NS] [--tolerance NS] [--bins N] [--json]
+
+--clock-shift is added to every pcap timestamp (the pcap is stamped with
+CLOCK_REALTIME; pass TAI - REALTIME when the plan is on CLOCK_TAI).
+Exit status: 0 if every packet lies inside a window widened by the
+tolerance, 1 otherwise, 2 on bad input.
+"""
+import argparse
+import json
+import struct
+import sys
+
+PCAP_NSEC = 0xA1B23C4D
+PCAP_USEC = 0xA1B2C3D4
+
+
+def read_pcap(path):
+    """Yield (timestamp ns, original length) of every record."""
+    with open(path, "rb") as f:
+        hdr = f.read(24)
+        if len(hdr) < 24:
+            raise ValueError(f"{path}: not a pcap file (short header)")
+        for endian in ("<", ">"):
+            (magic,) = struct.unpack(endian + "I", hdr[:4])
+            if magic in (PCAP_NSEC, PCAP_USEC):
+                break
+        else:
+            raise ValueError(f"{path}: not a pcap file (magic {hdr[:4].hex()})")
+        scale = 1 if magic == PCAP_NSEC else 1000
+        rec = struct.Struct(endian + "IIII")
+        while True:
+            h = f.read(16)
+            if len(h) < 16:
+                return
+            sec, frac, incl, orig = rec.unpack(h)
+            f.seek(incl, 1)
+            yield sec * 1_000_000_000 + frac * scale, orig
+
+
+def parse_window(text):
+    try:
+        off, length = (int(x) for x in text.split(":"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"window '{text}': want OFFSET:LENGTH in ns")
+    if off < 0 or length <= 0:
+        raise argparse.ArgumentTypeError(f"window '{text}': negative offset or empty")
+    return off, length
+
+
+def analyse(times, base, cycle, windows, tol):
+    """Fold times into the cycle; count packets inside widened windows."""
+    offsets, outside = [], []
+    for t in times:
+        if t < base - tol:
+            outside.append(t)
+            continue
+        off = (t - base) % cycle
+        offsets.append(off)
+        ok = False
+        for w_off, w_len in windows:
+            # distance into the window, wrapping around the cycle edge
+            d = (off - w_off) % cycle
+            if d < w_len + tol or d >= cycle - tol:
+                ok = True
+                break
+        if not ok:
+            outside.append(t)
+    return offsets, outside
+
+
+def histogram(offsets, cycle, windows, bins, width=50):
+    counts = [0] * bins
+    for off in offsets:
+        counts[min(off * bins // cycle, bins - 1)] += 1
+    peak = max(counts) or 1
+    lines = []
+    for i, c in enumerate(counts):
+        lo = i * cycle // bins
+        hi = (i + 1) * cycle // bins
+        inwin = any(lo < w + l and hi > w for w, l in windows)
+        bar = "#" * (c * width // peak) if c else ""
+        lines.append(f"{lo / 1000:9.1f}us {'W' if inwin else ' '} {c:7d} {bar}")
+    return lines
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("pcap")
+    ap.add_argument("--base", type=int, required=True)
+    ap.add_argument("--cycle", type=int, required=True)
+    ap.add_argument("--window", type=parse_window, action="append", required=True)
+    ap.add_argument("--clock-shift", type=int, default=0)
+    ap.add_argument("--tolerance", type=int, default=0)
+    ap.add_argument("--min-size", type=int, default=0,
+                    help="ignore packets shorter than this (ARP, acks)")
+    ap.add_argument("--bins", type=int, default=33)
+    ap.add_argument("--json", action="store_true")
+    a = ap.parse_args()
+    if a.cycle <= 0:
+        ap.error("--cycle must be positive")
+    try:
+        times = [t + a.clock_shift for t, n in read_pcap(a.pcap) if n >= a.min_size]
+    except (OSError, ValueError) as e:
+        print(f"cycle_offsets: {e}", file=sys.stderr)
+        return 2
+    offsets, outside = analyse(times, a.base, a.cycle, a.window, a.tolerance)
+    res = {"packets": len(times), "outside": len(outside),
+           "tolerance_ns": a.tolerance}
+    if a.json:
+        print(json.dumps(res))
+    else:
+        print(f"{len(times)} packets, {len(outside)} outside the windows "
+              f"(tolerance {a.tolerance / 1000:.0f} us); W = bin overlaps a window")
+        for line in histogram(offsets, a.cycle, a.window, a.bins):
+            print(line)
+    return 1 if outside or not times else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
