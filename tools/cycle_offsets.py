@@ -75,6 +75,28 @@ def analyse(times, base, cycle, windows, tol):
     return offsets, outside
 
 
+def open_latency(times, base, cycle, windows, tol):
+    """First packet of each window instance minus the window's start."""
+    first = {}
+    for t in times:
+        if t < base:
+            continue
+        k, off = divmod(t - base, cycle)
+        for i, (w_off, w_len) in enumerate(windows):
+            if w_off <= off < w_off + w_len + tol:
+                key = (k, i)
+                if key not in first:
+                    first[key] = off - w_off
+                break
+    lat = sorted(first.values())
+    if not lat:
+        return {"windows": 0}
+    pick = lambda q: lat[min(len(lat) - 1, int(q * len(lat)))]
+    return {"windows": len(lat), "min_ns": lat[0], "median_ns": pick(0.5),
+            "p99_ns": pick(0.99), "max_ns": lat[-1],
+            "mean_ns": sum(lat) // len(lat)}
+
+
 def histogram(offsets, cycle, windows, bins, width=50):
     counts = [0] * bins
     for off in offsets:
@@ -112,7 +134,9 @@ def main():
         return 2
     offsets, outside = analyse(times, a.base, a.cycle, a.window, a.tolerance)
     res = {"packets": len(times), "outside": len(outside),
-           "tolerance_ns": a.tolerance}
+           "tolerance_ns": a.tolerance,
+           "open_latency": open_latency(times, a.base, a.cycle, a.window,
+                                        a.tolerance)}
     if a.json:
         print(json.dumps(res))
     else:
@@ -120,6 +144,11 @@ def main():
               f"(tolerance {a.tolerance / 1000:.0f} us); W = bin overlaps a window")
         for line in histogram(offsets, a.cycle, a.window, a.bins):
             print(line)
+        lat = res["open_latency"]
+        if lat["windows"]:
+            print(f"first packet after a window opened, over {lat['windows']} windows: "
+                  f"min {lat['min_ns'] / 1000:.1f} us, median {lat['median_ns'] / 1000:.1f} us, "
+                  f"p99 {lat['p99_ns'] / 1000:.1f} us, max {lat['max_ns'] / 1000:.1f} us")
     return 1 if outside or not times else 0
 
 

@@ -1,0 +1,417 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Shared helpers for the tdmwin selftests.  Source it from a test:
+#
+#   . "$(dirname "$0")/lib.sh"
+#
+# Gives: namespaces with unique names and a cleanup trap, a veth pair
+# between two of them (198.18.0.0/15 addresses, static neighbours so that no
+# ARP goes through a gate), a tc wrapper using the tree's plugin, one-call
+# snapshots of `tc -j -s` output into an associative array, background
+# receivers and captures, and ktap-like sub-results:
+#
+#   ok N - description / not ok N - description / ok N - description # SKIP
+#
+# ending with the plan "1..N" and a summary.  A test exits 0 (all passed),
+# 1 (something failed) or 4 (skipped as a whole, see tdm_skip_all).
+
+# kselftest exit codes
+ksft_pass=0
+ksft_fail=1
+ksft_skip=4
+
+TDM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+TDM_ROOT=$(cd "$TDM_DIR/.." && pwd)
+TDM_TC_LIB=${TDM_TC_LIB:-$TDM_ROOT/build/tc}
+# Debian's python3; a pyenv shim on the host may not work in the guest.
+if [ -x /usr/bin/python3 ]; then TDM_PY=/usr/bin/python3; else TDM_PY=python3; fi
+TDM_UTIL=$TDM_DIR/tdmwin_util.py
+
+# Addresses: the benchmarking range only.
+TDM_IP_A=198.18.0.1
+TDM_IP_B=198.18.0.2
+TDM_IP6_A=2001:db8:7d3::1
+TDM_IP6_B=2001:db8:7d3::2
+
+TDM_N=0
+TDM_FAILS=0
+TDM_SKIPS=0
+NS_LIST=()
+TDM_BG_PIDS=()
+TDM_CLOCK_SAVED=
+TDM_TMP=$(mktemp -d "${TMPDIR:-/tmp}/tdmwin-st.XXXXXX")
+
+# ---- results --------------------------------------------------------------
+
+tdm_log() { echo "# $*"; }
+
+tdm_ok() {
+	TDM_N=$((TDM_N + 1))
+	echo "ok $TDM_N - $*"
+}
+
+tdm_fail() {
+	TDM_N=$((TDM_N + 1))
+	TDM_FAILS=$((TDM_FAILS + 1))
+	echo "not ok $TDM_N - $*"
+}
+
+tdm_skip() {
+	TDM_N=$((TDM_N + 1))
+	TDM_SKIPS=$((TDM_SKIPS + 1))
+	echo "ok $TDM_N - $1 # SKIP $2"
+}
+
+# check DESC CMD...: passes if CMD succeeds; its output is shown on failure.
+check() {
+	local desc=$1 out rc
+	shift
+	out=$("$@" 2>&1)
+	rc=$?
+	if [ $rc -eq 0 ]; then
+		tdm_ok "$desc"
+	else
+		tdm_fail "$desc"
+		tdm_log "  command: $*"
+		[ -n "$out" ] && printf '%s\n' "$out" | sed 's/^/#   /' | head -n 20
+	fi
+	return $rc
+}
+
+# check_fails DESC CMD...: passes if CMD fails.
+check_fails() {
+	local desc=$1 out rc
+	shift
+	out=$("$@" 2>&1)
+	rc=$?
+	if [ $rc -ne 0 ]; then
+		tdm_ok "$desc"
+		return 0
+	fi
+	tdm_fail "$desc (succeeded unexpectedly)"
+	tdm_log "  command: $*"
+	return 1
+}
+
+# check_eq DESC GOT WANT
+check_eq() {
+	if [ "$2" = "$3" ]; then
+		tdm_ok "$1"
+		return 0
+	fi
+	tdm_fail "$1: got '$2', want '$3'"
+	return 1
+}
+
+# check_num DESC GOT OP WANT (OP: -eq -ne -gt -ge -lt -le)
+check_num() {
+	local desc=$1 got=$2 op=$3 want=$4
+	if [[ "$got" =~ ^-?[0-9]+$ ]] && [ "$got" "$op" "$want" ]; then
+		tdm_ok "$desc"
+		return 0
+	fi
+	tdm_fail "$desc: got '$got', want $op $want"
+	return 1
+}
+
+# check_match DESC TEXT ERE: TEXT matches ERE (case-insensitive).
+check_match() {
+	if grep -qiE -- "$3" <<<"$2"; then
+		tdm_ok "$1"
+		return 0
+	fi
+	tdm_fail "$1: '$2' does not match /$3/"
+	return 1
+}
+
+tdm_exit() {
+	echo "1..$TDM_N"
+	echo "# $((TDM_N - TDM_FAILS - TDM_SKIPS)) passed, $TDM_FAILS failed, $TDM_SKIPS skipped"
+	[ "$TDM_FAILS" -eq 0 ] && exit $ksft_pass
+	exit $ksft_fail
+}
+
+# The whole test cannot run here.
+tdm_skip_all() {
+	echo "SKIP: $*"
+	exit $ksft_skip
+}
+
+# ---- environment ----------------------------------------------------------
+
+tdm_require() {
+	[ "$(id -u)" -eq 0 ] || tdm_skip_all "needs root"
+	local c
+	for c in ip tc "$TDM_PY" "$@"; do
+		command -v "$c" >/dev/null 2>&1 || tdm_skip_all "$c not installed"
+	done
+	[ -f "$TDM_TC_LIB/q_tdmwin.so" ] ||
+		tdm_skip_all "tc plugin $TDM_TC_LIB/q_tdmwin.so not built (make plugin)"
+	# The qdisc must be loaded or loadable (run.sh loads it).
+	[ -d /sys/module/sch_tdmwin ] || modprobe -q sch_tdmwin 2>/dev/null ||
+		tdm_skip_all "module sch_tdmwin not loaded (use run.sh)"
+}
+
+tdm_tc() {
+	TC_LIB_DIR=$TDM_TC_LIB tc "$@"
+}
+
+py() {
+	"$TDM_PY" "$TDM_UTIL" "$@"
+}
+
+# nsx NS CMD...: run in a namespace
+nsx() {
+	local ns=$1
+	shift
+	ip netns exec "$ns" "$@"
+}
+
+# setup_ns VAR...: create namespaces with unique names, store them in VARs.
+setup_ns() {
+	local var ns
+	for var in "$@"; do
+		ns="tdm-${var,,}-$$-$RANDOM"
+		ip netns add "$ns" || return 1
+		ip -n "$ns" link set lo up
+		# No IPv6 unless a test asks: no RS/MLD/DAD frames in the gate.
+		nsx "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
+		nsx "$ns" sysctl -qw net.ipv6.conf.default.disable_ipv6=1
+		NS_LIST+=("$ns")
+		printf -v "$var" '%s' "$ns"
+	done
+}
+
+cleanup_all_ns() {
+	local ns
+	for ns in "${NS_LIST[@]}"; do
+		ip netns del "$ns" 2>/dev/null
+	done
+	NS_LIST=()
+}
+
+tdm_cleanup() {
+	local pid
+	for pid in "${TDM_BG_PIDS[@]}"; do
+		kill "$pid" 2>/dev/null
+	done
+	for pid in "${TDM_BG_PIDS[@]}"; do
+		wait "$pid" 2>/dev/null
+	done
+	TDM_BG_PIDS=()
+	[ -n "$TDM_CLOCK_SAVED" ] && py clock restore "$TDM_CLOCK_SAVED"
+	cleanup_all_ns
+	rm -rf "$TDM_TMP"
+}
+trap tdm_cleanup EXIT
+
+# tdm_veth NS_A NS_B [NUMTXQ]: veth pair tdmA (in NS_A, 198.18.0.1/24) and
+# tdmB (in NS_B, 198.18.0.2/24), up, with static neighbours.  Sets
+# TDM_MAC_A, TDM_MAC_B.
+tdm_veth() {
+	local a=$1 b=$2 nq=${3:-1}
+	ip link add tdmA netns "$a" numtxqueues "$nq" numrxqueues "$nq" type veth \
+		peer name tdmB netns "$b" numtxqueues "$nq" numrxqueues "$nq" ||
+		return 1
+	ip -n "$a" addr add "$TDM_IP_A/24" dev tdmA
+	ip -n "$b" addr add "$TDM_IP_B/24" dev tdmB
+	ip -n "$a" link set tdmA up
+	ip -n "$b" link set tdmB up
+	TDM_MAC_A=$(ip netns exec "$a" cat /sys/class/net/tdmA/address)
+	TDM_MAC_B=$(ip netns exec "$b" cat /sys/class/net/tdmB/address)
+	ip -n "$a" neigh replace "$TDM_IP_B" lladdr "$TDM_MAC_B" dev tdmA nud permanent
+	ip -n "$b" neigh replace "$TDM_IP_A" lladdr "$TDM_MAC_A" dev tdmB nud permanent
+}
+
+# tdm_veth_ipv6: IPv6 on the pair made by tdm_veth (no DAD, static neighbours).
+tdm_veth_ipv6() {
+	local a=$1 b=$2
+	nsx "$a" sysctl -qw net.ipv6.conf.tdmA.disable_ipv6=0
+	nsx "$b" sysctl -qw net.ipv6.conf.tdmB.disable_ipv6=0
+	ip -n "$a" addr add "$TDM_IP6_A/64" dev tdmA nodad
+	ip -n "$b" addr add "$TDM_IP6_B/64" dev tdmB nodad
+	ip -n "$a" neigh replace "$TDM_IP6_B" lladdr "$TDM_MAC_B" dev tdmA nud permanent
+	ip -n "$b" neigh replace "$TDM_IP6_A" lladdr "$TDM_MAC_A" dev tdmB nud permanent
+}
+
+# ---- tc state -------------------------------------------------------------
+
+# tdm_snap ARRAY NS DEV [flat options...]: fill the associative array ARRAY
+# with the flattened `tc -j -s qdisc show` object of the tdmwin qdisc
+# (default selector: kind tdmwin, first one).  Keys look like
+# options.cycle_time, options.windows.0.offset, x.window_packets (xstats,
+# wherever tc put them), qlen, backlog, drops; count = number matched.
+tdm_snap() {
+	local -n _arr=$1
+	local ns=$2 dev=$3 line
+	shift 3
+	_arr=()
+	while IFS= read -r line; do
+		_arr["${line%%=*}"]=${line#*=}
+	done < <(tdm_tc -n "$ns" -j -s qdisc show dev "$dev" |
+		 py flat --kind tdmwin "$@")
+}
+
+# Same for `tc -j -s class show`, selecting a class by handle (e.g. 1:1).
+tdm_snap_class() {
+	local -n _carr=$1
+	local ns=$2 dev=$3 handle=$4 line
+	_carr=()
+	while IFS= read -r line; do
+		_carr["${line%%=*}"]=${line#*=}
+	done < <(tdm_tc -n "$ns" -j -s class show dev "$dev" |
+		 py flat --handle "$handle")
+}
+
+# tdm_opts_sig NS DEV [flat options]: the options of the qdisc as one string
+# (for "unchanged" comparisons).
+tdm_opts_sig() {
+	local ns=$1 dev=$2
+	shift 2
+	tdm_tc -n "$ns" -j qdisc show dev "$dev" |
+		py flat --kind tdmwin "$@" | grep -E '^(count|options\.)'
+}
+
+# ---- traffic --------------------------------------------------------------
+
+# tdm_recv_start NAME NS ARGS...: UDP receiver in the background; results go
+# to $TDM_TMP/NAME.out when stopped with tdm_recv_stop NAME.
+tdm_recv_start() {
+	local name=$1 ns=$2 i
+	shift 2
+	rm -f "$TDM_TMP/$name.ready" "$TDM_TMP/$name.out"
+	nsx "$ns" "$TDM_PY" "$TDM_UTIL" recv --ready "$TDM_TMP/$name.ready" \
+		--out "$TDM_TMP/$name.out" "$@" &
+	eval "TDM_PID_$name=$!"
+	TDM_BG_PIDS+=($!)
+	for i in $(seq 100); do
+		[ -f "$TDM_TMP/$name.ready" ] && return 0
+		sleep 0.1
+	done
+	echo "receiver $name did not start" >&2
+	return 1
+}
+
+# tdm_recv_stop NAME ARRAY: stop the receiver, load its counts into ARRAY
+# (keys like udp5001.n, udp5001.lost, udp5001.reorder, ptp_eth.n).
+tdm_recv_stop() {
+	local name=$1 pidvar="TDM_PID_$1" line
+	local -n _rarr=$2
+	kill -INT "${!pidvar}" 2>/dev/null
+	wait "${!pidvar}" 2>/dev/null
+	_rarr=()
+	[ -f "$TDM_TMP/$name.out" ] || return 1
+	while IFS= read -r line; do
+		_rarr["${line%%=*}"]=${line#*=}
+	done <"$TDM_TMP/$name.out"
+}
+
+# tdm_cap_start NAME NS DEV FILTER: tcpdump with ns timestamps to
+# $TDM_TMP/NAME.pcap, returns when it listens.
+tdm_cap_start() {
+	local name=$1 ns=$2 dev=$3 filter=$4 i
+	rm -f "$TDM_TMP/$name.pcap"
+	nsx "$ns" tcpdump -i "$dev" -n -U -Z root --time-stamp-precision=nano \
+		-w "$TDM_TMP/$name.pcap" "$filter" 2>"$TDM_TMP/$name.tcpdump" &
+	eval "TDM_CAP_$name=$!"
+	TDM_BG_PIDS+=($!)
+	for i in $(seq 100); do
+		grep -q "listening on" "$TDM_TMP/$name.tcpdump" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	echo "tcpdump $name did not start:" >&2
+	cat "$TDM_TMP/$name.tcpdump" >&2
+	return 1
+}
+
+tdm_cap_stop() {
+	local pidvar="TDM_CAP_$1"
+	sleep 0.2
+	kill -INT "${!pidvar}" 2>/dev/null
+	wait "${!pidvar}" 2>/dev/null
+	grep -E 'captured|dropped' "$TDM_TMP/$1.tcpdump" | sed 's/^/#   tcpdump: /'
+}
+
+# tdm_kv ARRAY TEXT: load key=value lines (from TEXT) into ARRAY.
+tdm_kv() {
+	local -n _kv=$1
+	local line
+	_kv=()
+	while IFS= read -r line; do
+		case $line in
+		\#*) echo "$line" ;;
+		*=*) _kv["${line%%=*}"]=${line#*=} ;;
+		esac
+	done <<<"$2"
+}
+
+# Nanoseconds on a clock (CLOCK_REALTIME by default).
+tdm_now() {
+	py clock now "${1:-CLOCK_REALTIME}"
+}
+
+# tdm_wait_for SECONDS CMD...: poll CMD every 0.1 s until it succeeds.
+tdm_wait_for() {
+	local secs=$1 i
+	shift
+	for i in $(seq $((secs * 10))); do
+		"$@" && return 0
+		sleep 0.1
+	done
+	"$@"
+}
+
+# Save the clocks now; tdm_cleanup restores them.
+tdm_clock_save() {
+	TDM_CLOCK_SAVED=$TDM_TMP/clock.saved
+	py clock save "$TDM_CLOCK_SAVED"
+}
+
+# ---- value normalisation (tc's JSON may spell these differently) ----------
+
+# tdm_bool VALUE: 1 or 0
+tdm_bool() {
+	case ${1,,} in
+	true | 1 | on | yes) echo 1 ;;
+	false | 0 | off | no | "" | null) echo 0 ;;
+	*) echo "?$1" ;;
+	esac
+}
+
+# tdm_clk VALUE: TAI, REALTIME, MONOTONIC or BOOTTIME
+tdm_clk() {
+	local c=${1^^}
+	case $c in
+	0) c=REALTIME ;;
+	1) c=MONOTONIC ;;
+	7) c=BOOTTIME ;;
+	11) c=TAI ;;
+	esac
+	echo "${c#CLOCK_}"
+}
+
+# tdm_prios ARRAY [PREFIX]: the bypass priorities of a snapshot as "3,7"
+# (from a JSON array, a "3,7" string or a bit mask "0x88").
+tdm_prios() {
+	local -n _p=$1
+	local pre=${2:-options.bypass_prios} v i out=
+	if [ -n "${_p[$pre.len]:-}" ]; then
+		for ((i = 0; i < _p[$pre.len]; i++)); do
+			out+=${out:+,}${_p[$pre.$i]}
+		done
+		echo "$out"
+		return
+	fi
+	v=${_p[$pre]:-}
+	if [[ $v =~ ^0x[0-9a-fA-F]+$ ]]; then
+		for ((i = 0; i < 16; i++)); do
+			(((v >> i) & 1)) && out+=${out:+,}$i
+		done
+		echo "$out"
+		return
+	fi
+	v=${v//[\[\] ]/}
+	[ "$v" = none ] && v=
+	echo "$v"
+}

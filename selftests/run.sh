@@ -1,0 +1,185 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Runs the tdmwin selftests (in a guest: tools/testbed/vm-run 6.1 -- selftests/run.sh)
+#
+#   selftests/run.sh [TEST...]        TEST: tdmwin_gate.sh, tdmwin_gate or gate
+#   TESTS="gate hold" selftests/run.sh
+#
+# Loads sch_tdmwin (unless loaded: modprobe if the module tree has the same
+# build, else insmod build/kmod/$(uname -r)/sch_tdmwin.ko), runs every test
+# with a timeout, and prints KTAP.  After each test it looks for new kernel
+# warnings (dmesg since a marker, and the taint flags) and fails the test if
+# there are any.  Last line: "N passed, N failed[, N skipped]".  Exit status
+# non-zero if any failed.
+
+set -u
+dir=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$dir/.." && pwd)
+cd "$dir" || exit 1
+
+# Per-test timeout: settings (kselftest format), TDM_TEST_TIMEOUT overrides.
+timeout_s=$(sed -n 's/^timeout=//p' "$dir/settings" 2>/dev/null)
+timeout_s=${TDM_TEST_TIMEOUT:-${timeout_s:-120}}
+
+all=$(sed -n '/^TEST_PROGS/,/^$/p' "$dir/Makefile" | tr -d '\\' |
+      sed 's/^TEST_PROGS[ :+]*=//' | tr -s ' \t' '\n' | grep '\.sh$')
+
+resolve() {
+	local t=$1
+	t=${t##*/}
+	[ -f "$dir/$t" ] && { echo "$t"; return; }
+	[ -f "$dir/$t.sh" ] && { echo "$t.sh"; return; }
+	[ -f "$dir/tdmwin_$t.sh" ] && { echo "tdmwin_$t.sh"; return; }
+	[ -f "$dir/tdmwin_${t%.sh}.sh" ] && { echo "tdmwin_${t%.sh}.sh"; return; }
+	echo "$t"
+}
+
+tests=()
+if [ $# -gt 0 ]; then
+	for t in "$@"; do tests+=("$(resolve "$t")"); done
+elif [ -n "${TESTS:-}" ]; then
+	for t in $TESTS; do tests+=("$(resolve "$t")"); done
+else
+	for t in $all; do tests+=("$t"); done
+fi
+
+echo "TAP version 13"
+echo "1..${#tests[@]}"
+echo "# kernel $(uname -r), tc $(tc -V 2>&1 | head -n 1)"
+
+pass=0 fail=0 skip=0
+skip_all=
+
+if [ "$(id -u)" -ne 0 ]; then
+	skip_all="not root"
+fi
+
+# ---- the module -----------------------------------------------------------
+
+load_module() {
+	local kver ko inst
+	kver=$(uname -r)
+	ko=${TDM_KO:-$root/build/kmod/$kver/sch_tdmwin.ko}
+	if [ -d /sys/module/sch_tdmwin ]; then
+		echo "# sch_tdmwin already loaded"
+		return 0
+	fi
+	inst=$(modinfo -n sch_tdmwin 2>/dev/null)
+	if [ -n "$inst" ] && { [ ! -f "$ko" ] ||
+		[ "$(modinfo -F srcversion "$inst")" = "$(modinfo -F srcversion "$ko")" ]; }; then
+		if modprobe sch_tdmwin; then
+			echo "# loaded sch_tdmwin with modprobe ($inst)"
+			return 0
+		fi
+	fi
+	if [ -f "$ko" ]; then
+		[ -n "$inst" ] && echo "# installed $inst differs from $ko: using the build"
+		if insmod "$ko"; then
+			echo "# loaded $ko"
+			return 0
+		fi
+		skip_all="insmod $ko failed"
+		return 1
+	fi
+	skip_all="sch_tdmwin.ko not found: build/kmod/$kver/ is missing (make modules-testbed) and the module is not installed"
+	return 1
+}
+
+if [ -z "$skip_all" ]; then
+	load_module
+	# Modules the tests use, loaded up front so that a missing one shows here.
+	for m in veth sch_fq_codel sch_mq; do
+		modprobe -q "$m" 2>/dev/null
+	done
+	[ -f "$root/build/tc/q_tdmwin.so" ] || [ -n "${TDM_TC_LIB:-}" ] ||
+		echo "# warning: $root/build/tc/q_tdmwin.so missing (make plugin)"
+fi
+
+# ---- kernel health after each test -----------------------------------------
+
+kpat='WARNING:|BUG:|Oops|KASAN|kmemleak|UBSAN|cut here|soft lockup|hard LOCKUP|rcu_sched self-detected|rcu: INFO|detected stall|stall on CPU|blocked for more than|general protection|unreferenced object|list_add corruption|list_del corruption|refcount_t:|double free|use-after-free'
+# Taint bits that do not mean trouble: P(0) F(1) O(12) E(13) (out-of-tree,
+# unsigned module) and K(15) (livepatch).
+taint_ok=$(( (1 << 0) | (1 << 1) | (1 << 12) | (1 << 13) | (1 << 15) ))
+
+kmarker() {
+	echo "tdmwin-selftest: $1" >/dev/kmsg 2>/dev/null
+}
+
+# Kernel messages since the marker that look like trouble.
+kcheck() {
+	dmesg 2>/dev/null | sed -n "/tdmwin-selftest: begin $1\$/,\$p" |
+		grep -E "$kpat"
+}
+
+taint() {
+	cat /proc/sys/kernel/tainted 2>/dev/null || echo 0
+}
+
+# ---- run ------------------------------------------------------------------
+
+n=0
+for t in "${tests[@]}"; do
+	n=$((n + 1))
+	if [ -n "$skip_all" ]; then
+		echo "ok $n $t # SKIP $skip_all"
+		skip=$((skip + 1))
+		continue
+	fi
+	if [ ! -x "$dir/$t" ]; then
+		echo "not ok $n $t # no such test"
+		fail=$((fail + 1))
+		continue
+	fi
+	taint0=$(taint)
+	kmarker "begin $t"
+	out=$(mktemp)
+	start=$(date +%s.%N)
+	timeout --foreground -k 10 "$timeout_s" "$dir/$t" 2>&1 |
+		tee "$out" | sed -u 's/^/# /'
+	rc=${PIPESTATUS[0]}
+	secs=$(echo "$(date +%s.%N) $start" | awk '{printf "%.1f", $1 - $2}')
+	kmarker "end $t"
+	sleep 0.2
+	kmsgs=$(kcheck "$t")
+	taint1=$(taint)
+	newtaint=$(( (taint1 & ~taint0) & ~taint_ok ))
+	reason=
+	if [ -n "$kmsgs" ]; then
+		echo "# kernel messages during $t:"
+		dmesg | sed -n "/tdmwin-selftest: begin $t\$/,\$p" | grep -E -A 12 "$kpat" |
+			head -n 80 | sed 's/^/#   /'
+		reason="kernel warnings"
+	fi
+	if [ "$newtaint" -ne 0 ]; then
+		echo "# new kernel taint during $t: $taint0 -> $taint1"
+		reason="${reason:+$reason, }kernel tainted"
+	fi
+	# Leftover clock damage would spoil the following tests.
+	if [ -n "$reason" ]; then
+		echo "not ok $n $t # $reason (${secs}s)"
+		fail=$((fail + 1))
+	elif [ "$rc" -eq 0 ]; then
+		echo "ok $n $t # ${secs}s"
+		pass=$((pass + 1))
+	elif [ "$rc" -eq 4 ]; then
+		why=$(sed -n 's/^SKIP: //p' "$out" | tail -n 1)
+		echo "ok $n $t # SKIP ${why:-skipped}"
+		skip=$((skip + 1))
+	elif [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+		echo "not ok $n $t # TIMEOUT after ${timeout_s}s"
+		fail=$((fail + 1))
+	else
+		echo "not ok $n $t # exit $rc (${secs}s)"
+		fail=$((fail + 1))
+	fi
+	rm -f "$out"
+done
+
+if [ "$skip" -gt 0 ]; then
+	echo "$pass passed, $fail failed, $skip skipped"
+else
+	echo "$pass passed, $fail failed"
+fi
+[ "$fail" -eq 0 ]

@@ -1,0 +1,233 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Configuration round trip: add / change / replace / delete / show, every
+# option read back from `tc -j`, TIME units and now+TIME, classes 1:1 and
+# 1:2 with their default pfifo children, grafting fq_codel on 1:1, and the
+# hold/release flag in the dump.
+
+. "$(dirname "$0")/lib.sh"
+tdm_require
+
+setup_ns A B || tdm_skip_all "cannot create network namespaces"
+tdm_veth "$A" "$B" || tdm_skip_all "cannot create a veth pair"
+D=tdmA
+declare -A Q C R
+
+tc_a() { tdm_tc -n "$A" "$@"; }
+snap() { tdm_snap Q "$A" $D "$@"; }
+
+# ---- add with every option --------------------------------------------------
+
+check "add with every option" tc_a qdisc add dev $D root handle 1: tdmwin \
+	cycle-time 1ms base-time 1000000000 window 500us 100us window 0 200us \
+	guard 2us link-speed 1000 clockid CLOCK_TAI bypass-prio 3,7 \
+	bypass-ptp off plan-version 42 limit 500
+snap
+tdm_log "dump: $(tc_a qdisc show dev $D | head -n 3)"
+check_eq "one tdmwin qdisc" "${Q[count]}" 1
+check_eq "handle" "${Q[handle]:-}" "1:"
+check_eq "cycle_time" "${Q[options.cycle_time]:-}" 1000000
+check_eq "base_time" "${Q[options.base_time]:-}" 1000000000
+check_eq "windows: two" "${Q[options.windows.len]:-}" 2
+check_eq "windows sorted: 0 offset" "${Q[options.windows.0.offset]:-}" 0
+check_eq "windows sorted: 0 length" "${Q[options.windows.0.length]:-}" 200000
+check_eq "windows sorted: 1 offset" "${Q[options.windows.1.offset]:-}" 500000
+check_eq "windows sorted: 1 length" "${Q[options.windows.1.length]:-}" 100000
+check_eq "guard" "${Q[options.guard]:-}" 2000
+check_eq "link_speed" "${Q[options.link_speed]:-}" 1000
+check_eq "eff_link_speed" "${Q[options.eff_link_speed]:-}" 1000
+check_eq "clockid" "$(tdm_clk "${Q[options.clockid]:-}")" TAI
+check_eq "bypass_prios" "$(tdm_prios Q)" "3,7"
+check_eq "bypass_ptp off" "$(tdm_bool "${Q[options.bypass_ptp]:-}")" 0
+check_eq "plan_version" "${Q[options.plan_version]:-}" 42
+check_eq "limit" "${Q[options.limit]:-}" 500
+check_eq "hold off" "$(tdm_bool "${Q[options.hold]:-}")" 0
+check_eq "no pending plan" "${Q[options.pending.cycle_time]:-none}" none
+check_eq "xstats plan_version" "${Q[x.plan_version]:-}" 42
+check_eq "xstats pending 0" "${Q[x.pending]:-}" 0
+check_eq "xstats hold 0" "${Q[x.hold]:-}" 0
+for k in windows_opened window_packets window_bytes bypass_packets \
+	 bypass_bytes guard_deferrals oversize_drops hold_drops \
+	 open_latency_min open_latency_max open_latency_sum \
+	 open_latency_count plan_switches; do
+	check_eq "xstats $k present and 0" "${Q[x.$k]:-missing}" 0
+done
+check "xstats open_latency_mean present" test -n "${Q[x.open_latency_mean]:-}"
+check "xstats pending_version present" test -n "${Q[x.pending_version]:-}"
+check "xstats pending_base_time present" test -n "${Q[x.pending_base_time]:-}"
+txt=$(tc_a -s qdisc show dev $D)
+check_match "text dump names the qdisc" "$txt" "qdisc tdmwin 1: root"
+check_match "text dump shows the cycle" "$txt" "cycle"
+check_match "text -s dump shows counters" "$txt" "window_packets|window packets|windows"
+
+# ---- classes and children ---------------------------------------------------
+
+tdm_snap_class C "$A" $D 1:1
+check_eq "class 1:1 exists" "${C[count]}" 1
+check_eq "class 1:1 leaf is 1:1's pfifo" "$(tc_a -j qdisc show dev $D |
+	py flat --kind pfifo --parent 1:1 | sed -n 's/^count=//p')" 1
+tdm_snap_class C "$A" $D 1:2
+check_eq "class 1:2 exists" "${C[count]}" 1
+check "class 1:2 has stats (-s)" test -n "${C[packets]:-}"
+declare -A F
+while IFS= read -r l; do F[${l%%=*}]=${l#*=}; done < <(tc_a -j qdisc show dev $D |
+	py flat --kind pfifo --parent 1:2)
+check_eq "bypass child is pfifo" "${F[count]}" 1
+check_eq "child pfifo limit = limit" "${F[options.limit]:-}" 500
+check "tc -s class show" tc_a -s class show dev $D
+check_eq "only classes 1:1 and 1:2" "$(tc_a -j class show dev $D |
+	py flat | sed -n 's/^count=//p')" 2
+
+# ---- change -------------------------------------------------------------------
+
+check "change cycle-time 3ms" tc_a qdisc change dev $D root tdmwin cycle-time 3ms
+snap
+check_eq "cycle 3ms" "${Q[options.cycle_time]:-}" 3000000
+check_eq "windows kept" "${Q[options.windows.len]:-}:${Q[options.windows.1.offset]:-}" 2:500000
+check_eq "base kept" "${Q[options.base_time]:-}" 1000000000
+check_eq "plan_version 43 (previous + 1)" "${Q[options.plan_version]:-}" 43
+check_eq "plan_switches 0 (immediate change)" "${Q[x.plan_switches]:-}" 0
+
+for u in "4000us 4000000" "5000000ns 5000000" "6000000 6000000" "1s 1000000000"; do
+	set -- $u
+	tc_a qdisc change dev $D root tdmwin cycle-time "$1"
+	snap
+	check_eq "TIME unit: cycle-time $1" "${Q[options.cycle_time]:-}" "$2"
+done
+
+check "change windows and guard" tc_a qdisc change dev $D root tdmwin \
+	cycle-time 20ms window 0 5ms window 10ms 1ms guard 1us
+snap
+check_eq "new windows" "${Q[options.windows.len]:-}:${Q[options.windows.0.length]:-}:${Q[options.windows.1.offset]:-}" \
+	2:5000000:10000000
+check_eq "guard 1us" "${Q[options.guard]:-}" 1000
+v0=${Q[options.plan_version]:-0}
+
+check "change link-speed 100" tc_a qdisc change dev $D root tdmwin link-speed 100
+check "change bypass-prio 1" tc_a qdisc change dev $D root tdmwin bypass-prio 1
+check "change bypass-ptp on" tc_a qdisc change dev $D root tdmwin bypass-ptp on
+check "change limit 50" tc_a qdisc change dev $D root tdmwin limit 50
+snap
+check_eq "link_speed 100" "${Q[options.link_speed]:-}/${Q[options.eff_link_speed]:-}" 100/100
+check_eq "bypass_prios 1" "$(tdm_prios Q)" 1
+check_eq "bypass_ptp on" "$(tdm_bool "${Q[options.bypass_ptp]:-}")" 1
+check_eq "limit 50" "${Q[options.limit]:-}" 50
+check_eq "option changes keep plan_version" "${Q[options.plan_version]:-}" "$v0"
+check_eq "child fifo follows the limit" "$(tc_a -j qdisc show dev $D |
+	py flat --kind pfifo --parent 1:1 | sed -n 's/^options.limit=//p')" 50
+
+check "change hold" tc_a qdisc change dev $D root tdmwin hold
+snap
+check_eq "hold in options" "$(tdm_bool "${Q[options.hold]:-}")" 1
+check_eq "hold in xstats" "${Q[x.hold]:-}" 1
+check_eq "hold keeps plan_version" "${Q[options.plan_version]:-}" "$v0"
+check_eq "hold keeps windows" "${Q[options.windows.len]:-}:${Q[options.windows.0.length]:-}" 2:5000000
+check_match "text dump shows hold" "$(tc_a qdisc show dev $D)" "hold"
+check "change release" tc_a qdisc change dev $D root tdmwin release
+snap
+check_eq "released" "$(tdm_bool "${Q[options.hold]:-}"):${Q[x.hold]:-}" 0:0
+
+# now and now+TIME are resolved on the qdisc's clock (TAI here).
+t0=$(tdm_now CLOCK_TAI)
+check "change base-time now" tc_a qdisc change dev $D root tdmwin base-time now
+t1=$(tdm_now CLOCK_TAI)
+snap
+b=${Q[options.base_time]:-0}
+check "base-time now within the call" test "$b" -ge "$t0" -a "$b" -le "$t1"
+t0=$(tdm_now CLOCK_TAI)
+check "change base-time now+5s" tc_a qdisc change dev $D root tdmwin base-time now+5s
+snap
+b=${Q[options.pending.base_time]:-0}
+check "now+5s makes a pending plan at now+5s" \
+	test "$b" -ge $((t0 + 5000000000)) -a "$b" -le $((t0 + 7000000000))
+check_eq "dump shows pending" "${Q[x.pending]:-}" 1
+check "an immediate change drops the pending plan" \
+	tc_a qdisc change dev $D root tdmwin base-time 0
+snap
+check_eq "no pending after immediate change" \
+	"${Q[x.pending]:-}:${Q[options.pending.base_time]:-none}" 0:none
+
+# ---- graft fq_codel on 1:1 ----------------------------------------------------
+
+tc_a qdisc change dev $D root tdmwin cycle-time 10ms base-time 0 window 0 9ms
+check "graft fq_codel on 1:1" tc_a qdisc add dev $D parent 1:1 handle 10: fq_codel
+check_eq "fq_codel under 1:1" "$(tc_a -j qdisc show dev $D |
+	py flat --kind fq_codel --parent 1:1 | sed -n 's/^count=//p')" 1
+check_eq "class 1:1 leaf is 10:" "$(tc_a -j class show dev $D |
+	py flat --handle 1:1 | sed -n 's/^leaf=//p')" "10:"
+tdm_recv_start r "$B" --bind "$TDM_IP_B" --ports 5001
+py send --dst "$TDM_IP_B" --port 5001 --count 50 --rate 500 >/dev/null
+sleep 0.5
+tdm_recv_stop r R
+check_eq "traffic through the grafted fq_codel" "${R[udp5001.n]:-0}" 50
+check_num "fq_codel counted it" "$(tc_a -j -s qdisc show dev $D |
+	py flat --kind fq_codel | sed -n 's/^packets=//p')" -ge 50
+snap
+check_num "window_packets counted it" "${Q[x.window_packets]:-0}" -ge 50
+check "limit change with a grafted child" tc_a qdisc change dev $D root tdmwin limit 60
+check "delete the grafted child" tc_a qdisc del dev $D parent 1:1 handle 10:
+check_eq "tdmwin still there" "$(tc_a -j qdisc show dev $D |
+	py flat --kind tdmwin | sed -n 's/^count=//p')" 1
+
+# ---- replace and delete -----------------------------------------------------------
+
+check "replace with a new plan" tc_a qdisc replace dev $D root handle 1: tdmwin \
+	cycle-time 2ms window 0 1ms
+snap
+check_eq "replaced plan" "${Q[options.cycle_time]:-}:${Q[options.windows.len]:-}" 2000000:1
+check "delete" tc_a qdisc del dev $D root
+snap
+check_eq "no tdmwin after delete" "${Q[count]}" 0
+
+# ---- defaults -------------------------------------------------------------------
+
+check "add with only cycle-time and a window" tc_a qdisc add dev $D root handle 1: \
+	tdmwin cycle-time 2ms window 0 1ms
+snap
+check_eq "default base_time 0" "${Q[options.base_time]:-}" 0
+check_eq "default clockid TAI" "$(tdm_clk "${Q[options.clockid]:-}")" TAI
+check_eq "default guard 0" "${Q[options.guard]:-}" 0
+check_eq "default link_speed 0 (ethtool)" "${Q[options.link_speed]:-}" 0
+check_eq "eff_link_speed from ethtool (veth: 10000)" "${Q[options.eff_link_speed]:-}" 10000
+check_eq "default bypass_ptp on" "$(tdm_bool "${Q[options.bypass_ptp]:-}")" 1
+check_eq "default no bypass prios" "$(tdm_prios Q)" ""
+check_eq "default limit = txqueuelen" "${Q[options.limit]:-}" \
+	"$(nsx "$A" cat /sys/class/net/$D/tx_queue_len)"
+check_eq "default plan_version 1" "${Q[options.plan_version]:-}" 1
+tc_a qdisc del dev $D root
+
+check "replace creates when absent" tc_a qdisc replace dev $D root handle 1: \
+	tdmwin cycle-time 2ms window 0 1ms hold
+snap
+check_eq "hold at creation" "$(tdm_bool "${Q[options.hold]:-}"):${Q[x.hold]:-}" 1:1
+check "replace by another kind" tc_a qdisc replace dev $D root handle 1: pfifo
+snap
+check_eq "tdmwin replaced by pfifo" "${Q[count]}" 0
+tc_a qdisc del dev $D root
+
+for clk in CLOCK_REALTIME CLOCK_MONOTONIC CLOCK_BOOTTIME CLOCK_TAI; do
+	t0=$(tdm_now $clk)
+	check "add with clockid $clk and base-time now" tc_a qdisc add dev $D root \
+		handle 1: tdmwin cycle-time 2ms base-time now window 0 1ms clockid $clk
+	t1=$(tdm_now $clk)
+	snap
+	check_eq "clockid $clk" "$(tdm_clk "${Q[options.clockid]:-}")" "${clk#CLOCK_}"
+	b=${Q[options.base_time]:-0}
+	check "base-time now resolved on $clk" test "$b" -ge "$t0" -a "$b" -le "$t1"
+	check "change giving the same clockid" tc_a qdisc change dev $D root tdmwin \
+		clockid $clk cycle-time 4ms
+	tc_a qdisc del dev $D root
+done
+
+# Multiple tdmwin qdiscs on two devices at once, each its own state.
+tc_a qdisc add dev $D root handle 1: tdmwin cycle-time 2ms window 0 1ms
+check "a second instance on the peer" tdm_tc -n "$B" qdisc add dev tdmB root \
+	handle 2: tdmwin cycle-time 3ms window 1ms 1ms
+declare -A Q2
+tdm_snap Q2 "$B" tdmB
+snap
+check_eq "instances are independent" "${Q[options.cycle_time]}:${Q2[options.cycle_time]:-}" \
+	2000000:3000000
+
+tdm_exit

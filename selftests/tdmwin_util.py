@@ -1,0 +1,657 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Helpers for the tdmwin selftests (standard library only).
+
+  flat      select one object of `tc -j` output (stdin) and print it as
+            key=value lines (nested keys joined with '.')
+  send      UDP sender: sequence-numbered datagrams, optional SO_PRIORITY,
+            rate, UDP GSO, raw PTP (ethertype 0x88F7) frames
+  recv      UDP (and raw ethertype) receiver: counts and sequence checks
+  pcap      where in the cycle captured packets fall (tcpdump -w, ns precision)
+  nl        raw RTM_NEWQDISC for kind tdmwin, printing the kernel's extack
+            (tests the kernel's validation without the tc plugin)
+  clock     save/restore/step CLOCK_REALTIME, TAI offset (adjtimex),
+            wait for a phase of the cycle
+"""
+
+import argparse
+import ctypes
+import ctypes.util
+import errno
+import json
+import os
+import select
+import signal
+import socket
+import struct
+import sys
+import time
+
+NSEC = 1000000000
+
+
+def die(msg):
+    sys.stderr.write("tdmwin_util: %s\n" % msg)
+    sys.exit(2)
+
+
+# ---- flat -----------------------------------------------------------------
+
+def flatten(obj, prefix, out):
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            flatten(v, prefix + [str(k)], out)
+    elif isinstance(obj, list):
+        out[".".join(prefix) + ".len"] = str(len(obj))
+        for i, v in enumerate(obj):
+            flatten(v, prefix + [str(i)], out)
+    else:
+        if obj is None:
+            val = "null"
+        elif obj is True:
+            val = "true"
+        elif obj is False:
+            val = "false"
+        else:
+            val = str(obj)
+        out[".".join(prefix)] = val.replace("\n", " ")
+
+
+def norm_handle(h):
+    if h is None:
+        return None
+    h = str(h)
+    if h == "root":
+        return h
+    if ":" not in h:
+        h += ":"
+    major, minor = h.split(":", 1)
+    major = major.lstrip("0") or "0"
+    minor = minor.lstrip("0")
+    return "%s:%s" % (major, minor)
+
+
+def cmd_flat(a):
+    text = sys.stdin.read()
+    try:
+        data = json.loads(text) if text.strip() else []
+    except ValueError as e:
+        die("bad JSON from tc: %s" % e)
+    if isinstance(data, dict):
+        data = [data]
+    sel = []
+    for o in data:
+        if a.kind and o.get("kind") != a.kind:
+            continue
+        if a.handle and norm_handle(o.get("handle")) != norm_handle(a.handle):
+            continue
+        if a.parent:
+            p = o.get("parent")
+            if a.parent == "root":
+                if not o.get("root") and p != "root":
+                    continue
+            elif norm_handle(p) != norm_handle(a.parent):
+                continue
+        sel.append(o)
+    out = {"count": str(len(sel))}
+    if a.index < len(sel):
+        flatten(sel[a.index], [], out)
+        o = sel[a.index]
+        # Where does tc put the xstats?  Either in an "xstats" object or
+        # beside the generic stats.  Publish them under "x." either way.
+        xs = o.get("xstats")
+        if isinstance(xs, dict):
+            for k, v in xs.items():
+                flatten(v, ["x", k], out)
+        else:
+            for k, v in o.items():
+                if k not in ("options", "kind", "handle", "parent", "root",
+                             "refcnt", "bytes", "packets", "drops",
+                             "overlimits", "requeues", "backlog", "qlen",
+                             "rate_est", "offloaded"):
+                    flatten(v, ["x", k], out)
+    for k in sorted(out):
+        print("%s=%s" % (k, out[k]))
+
+
+# ---- send -----------------------------------------------------------------
+
+SO_PRIORITY = 12
+UDP_SEGMENT = 103
+SOL_UDP = 17
+SO_SNDBUFFORCE = 32
+SO_RCVBUFFORCE = 33
+
+
+def mac_of(ifname):
+    with open("/sys/class/net/%s/address" % ifname) as f:
+        return bytes(int(x, 16) for x in f.read().strip().split(":"))
+
+
+def cmd_send(a):
+    fam = socket.AF_INET6 if ":" in a.dst else socket.AF_INET
+    if a.raw_ptp:
+        s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+        s.bind((a.raw_ptp, 0))
+        src = mac_of(a.raw_ptp)
+        dst = bytes(int(x, 16) for x in a.dst.split(":"))
+    else:
+        s = socket.socket(fam, socket.SOCK_DGRAM)
+        if a.sport:
+            s.bind(("", a.sport))
+    try:
+        s.setsockopt(socket.SOL_SOCKET, SO_SNDBUFFORCE, 64 << 20)
+    except OSError:
+        pass
+    if a.prio is not None:
+        s.setsockopt(socket.SOL_SOCKET, SO_PRIORITY, a.prio)
+    if a.gso:
+        s.setsockopt(SOL_UDP, UDP_SEGMENT, a.size)
+    interval = 1.0 / a.rate if a.rate else 0.0
+    t0 = time.monotonic()
+    end = t0 + a.duration if a.duration else None
+    sent = errs = 0
+    seq = 0
+    while True:
+        if a.count and seq >= a.count:
+            break
+        if end is not None and time.monotonic() >= end:
+            break
+        if interval:
+            due = t0 + seq * interval
+            d = due - time.monotonic()
+            if d > 0:
+                time.sleep(d)
+        hdr = struct.pack("!IIQ", 0x7464_6d77, seq, time.time_ns())
+        if a.gso:
+            payload = b"".join(hdr + bytes(a.size - len(hdr))
+                               for _ in range(a.gso))
+        else:
+            payload = hdr + bytes(max(a.size - len(hdr), 0))
+        try:
+            if a.raw_ptp:
+                # PTP over Ethernet: a sync message header padded to size.
+                s.send(dst + src + struct.pack("!H", 0x88F7) + payload)
+            else:
+                s.sendto(payload, (a.dst, a.port))
+            sent += 1
+        except OSError as e:
+            errs += 1
+            if e.errno not in (errno.ENOBUFS, errno.EAGAIN):
+                die("send: %s" % e)
+        seq += 1
+    print("sent=%d errors=%d secs=%.3f" % (sent, errs, time.monotonic() - t0))
+
+
+# ---- recv -----------------------------------------------------------------
+
+_stop = False
+
+
+def _on_signal(sig, frm):
+    global _stop
+    _stop = True
+
+
+def cmd_recv(a):
+    signal.signal(signal.SIGINT, _on_signal)
+    signal.signal(signal.SIGTERM, _on_signal)
+    socks = {}
+    fam = socket.AF_INET6 if ":" in a.bind else socket.AF_INET
+    for p in [int(x) for x in a.ports.split(",") if x]:
+        s = socket.socket(fam, socket.SOCK_DGRAM)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, 64 << 20)
+        except OSError:
+            pass
+        s.bind((a.bind, p))
+        s.setblocking(False)
+        socks[s.fileno()] = (s, "udp%d" % p)
+    if a.eth:
+        s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW,
+                          socket.htons(0x88F7))
+        s.bind((a.eth, 0x88F7))
+        s.setblocking(False)
+        socks[s.fileno()] = (s, "ptp_eth")
+    stats = {name: {"n": 0, "bytes": 0, "lost": 0, "reorder": 0, "dup": 0,
+                    "last": -1, "seen": set()} for s, name in socks.values()}
+    if a.ready:
+        with open(a.ready, "w") as f:
+            f.write("ready\n")
+    t_end = time.monotonic() + a.duration if a.duration else None
+    poller = select.poll()
+    for fd in socks:
+        poller.register(fd, select.POLLIN)
+    while not _stop:
+        if t_end is not None and time.monotonic() >= t_end:
+            break
+        for fd, ev in poller.poll(100):
+            s, name = socks[fd]
+            while True:
+                try:
+                    data = s.recv(65536)
+                except BlockingIOError:
+                    break
+                except InterruptedError:
+                    continue
+                st = stats[name]
+                if name == "ptp_eth":
+                    data = data[14:]
+                st["n"] += 1
+                st["bytes"] += len(data)
+                if len(data) >= 8:
+                    magic, seq = struct.unpack("!II", data[:8])
+                    if magic == 0x7464_6d77:
+                        if seq in st["seen"]:
+                            st["dup"] += 1
+                        elif seq < st["last"]:
+                            st["reorder"] += 1
+                        st["seen"].add(seq)
+                        st["last"] = max(st["last"], seq)
+    out = {}
+    for name, st in stats.items():
+        seen = st.pop("seen")
+        st["max_seq"] = st.pop("last")
+        st["first_seq"] = min(seen) if seen else -1
+        # Holes below the highest sequence number received.
+        st["lost"] = (st["max_seq"] + 1 - len(seen)) if seen else 0
+        out[name] = st
+    text = "".join("%s.%s=%s\n" % (n, k, v) for n in sorted(out)
+                   for k, v in sorted(out[n].items()))
+    if a.out:
+        with open(a.out + ".tmp", "w") as f:
+            f.write(text)
+        os.rename(a.out + ".tmp", a.out)
+    else:
+        sys.stdout.write(text)
+
+
+# ---- pcap -----------------------------------------------------------------
+
+def read_pcap(path):
+    """Yield (t_ns, frame) from a pcap file (micro- or nanosecond)."""
+    with open(path, "rb") as f:
+        hdr = f.read(24)
+        if len(hdr) < 24:
+            return
+        magic = struct.unpack("<I", hdr[:4])[0]
+        if magic in (0xa1b2c3d4, 0xa1b23c4d):
+            endian = "<"
+        else:
+            magic = struct.unpack(">I", hdr[:4])[0]
+            endian = ">"
+        if magic == 0xa1b23c4d:
+            mult = 1
+        elif magic == 0xa1b2c3d4:
+            mult = 1000
+        else:
+            die("%s: not a pcap file" % path)
+        linktype = struct.unpack(endian + "I", hdr[20:24])[0]
+        while True:
+            rh = f.read(16)
+            if len(rh) < 16:
+                return
+            sec, frac, incl, orig = struct.unpack(endian + "IIII", rh)
+            data = f.read(incl)
+            yield sec * NSEC + frac * mult, data, linktype
+
+
+def udp_info(frame, linktype):
+    """(dport, seq or None, frame length) of an IPv4/IPv6 UDP frame."""
+    if linktype == 1:		# Ethernet
+        off = 12
+        et = struct.unpack("!H", frame[off:off + 2])[0]
+        off += 2
+        while et in (0x8100, 0x88a8):
+            et = struct.unpack("!H", frame[off + 2:off + 4])[0]
+            off += 4
+    elif linktype == 113:	# Linux cooked
+        et = struct.unpack("!H", frame[14:16])[0]
+        off = 16
+    else:
+        return None, None
+    if et == 0x0800:
+        ihl = (frame[off] & 0xf) * 4
+        if frame[off + 9] != 17:
+            return None, None
+        off += ihl
+    elif et == 0x86dd:
+        if frame[off + 6] != 17:
+            return None, None
+        off += 40
+    else:
+        return None, None
+    dport = struct.unpack("!H", frame[off + 2:off + 4])[0]
+    seq = None
+    p = frame[off + 8:off + 16]
+    if len(p) == 8:
+        magic, s = struct.unpack("!II", p)
+        if magic == 0x7464_6d77:
+            seq = s
+    return dport, seq
+
+
+def parse_windows(text):
+    wins = []
+    for w in text.split(","):
+        if w:
+            o, l = w.split(":")
+            wins.append((int(o), int(l)))
+    return wins
+
+
+def cmd_pcap(a):
+    """Check that packets fall inside the windows of one or two plans.
+
+    Plan 1 applies to packets before --switch (or all of them), plan 2 to
+    packets after it; packets within --tol-late of the switch are not judged.
+    A packet is inside if offset in [off - tol_early, off + len + tol_late)
+    for some window (offsets taken modulo the cycle, both directions).
+    Prints key=value lines and a histogram (lines starting with '#').
+    """
+    plans = [(a.base, a.cycle, parse_windows(a.windows))]
+    if a.switch is not None:
+        plans.append((a.base2, a.cycle2 or a.cycle, parse_windows(a.windows2)))
+    pkts = []
+    for t, frame, lt in read_pcap(a.file):
+        dport, seq = udp_info(frame, lt)
+        if a.port and dport != a.port:
+            continue
+        pkts.append((t, seq))
+    res = {"total": len(pkts), "judged": 0, "inside": 0, "outside": 0,
+           "skipped": 0, "phase1": 0, "phase2": 0, "first_ns": 0,
+           "last_ns": 0, "reorder": 0}
+    if pkts:
+        res["first_ns"] = pkts[0][0]
+        res["last_ns"] = pkts[-1][0]
+    last_seq = -1
+    for _, seq in pkts:
+        if seq is not None:
+            if seq < last_seq:
+                res["reorder"] += 1
+            last_seq = max(last_seq, seq)
+    bins = a.bins
+    hist = [[0] * bins for _ in plans]
+    bad = []
+    for t, seq in pkts:
+        if a.switch is not None and abs(t - a.switch) < a.tol_late:
+            res["skipped"] += 1
+            continue
+        idx = 1 if (a.switch is not None and t >= a.switch) else 0
+        base, cycle, wins = plans[idx]
+        res["phase%d" % (idx + 1)] += 1
+        off = (t - base) % cycle
+        hist[idx][min(off * bins // cycle, bins - 1)] += 1
+        ok = False
+        for wo, wl in wins:
+            for shift in (-cycle, 0, cycle):
+                lo = wo + shift - a.tol_early
+                hi = wo + wl + shift + a.tol_late
+                if lo <= off < hi:
+                    ok = True
+        res["judged"] += 1
+        if ok:
+            res["inside"] += 1
+        else:
+            res["outside"] += 1
+            bad.append((t, off, idx + 1))
+    for k in sorted(res):
+        print("%s=%d" % (k, res[k]))
+    for i, (base, cycle, wins) in enumerate(plans):
+        if a.switch is None and i:
+            break
+        width = cycle / bins
+        print("# plan %d: cycle %d ns, windows %s (ns); tol -%d/+%d ns"
+              % (i + 1, cycle, wins, a.tol_early, a.tol_late))
+        top = max(hist[i]) or 1
+        for b in range(bins):
+            lo = b * width
+            mark = " "
+            for wo, wl in wins:
+                if wo <= lo + width / 2 < wo + wl:
+                    mark = "W"
+            print("#  %8.3f ms %s %6d %s" % (lo / 1e6, mark, hist[i][b],
+                                             "*" * (hist[i][b] * 50 // top)))
+    for t, off, ph in bad[:10]:
+        print("# outside: t=%d.%09d plan %d offset %.3f ms"
+              % (t // NSEC, t % NSEC, ph, off / 1e6))
+
+
+# ---- nl: raw netlink qdisc requests ---------------------------------------
+
+NETLINK_ROUTE = 0
+RTM_NEWQDISC = 36
+NLM_F_REQUEST, NLM_F_ACK, NLM_F_REPLACE, NLM_F_EXCL, NLM_F_CREATE = \
+    0x1, 0x4, 0x100, 0x200, 0x400
+NLM_F_ACK_TLVS = 0x200
+NLMSG_ERROR = 2
+NLA_F_NESTED = 0x8000
+SOL_NETLINK = 270
+NETLINK_CAP_ACK, NETLINK_EXT_ACK = 10, 11
+TCA_KIND, TCA_OPTIONS = 1, 2
+# enum in kmod/uapi/linux/tdmwin.h
+A = dict(cycle=(2, "Q"), base=(3, "q"), windows=(4, None), guard=(5, "I"),
+         link_speed=(6, "I"), clockid=(7, "i"), bypass_prios=(8, "I"),
+         bypass_ptp=(9, "B"), hold=(10, "B"), plan_version=(11, "I"),
+         limit=(12, "I"), pending=(13, None), eff_link_speed=(14, "I"))
+WIN_LIST, WIN_OFFSET, WIN_LENGTH = 1, 2, 3
+
+
+def nla(t, payload):
+    n = 4 + len(payload)
+    return struct.pack("=HH", n, t) + payload + bytes((4 - n % 4) % 4)
+
+
+def build_opts(spec):
+    out = b""
+    for k, v in spec.items():
+        if k not in A:
+            die("nl: unknown key %s" % k)
+        t, fmt = A[k]
+        if k == "windows":
+            inner = b""
+            for w in v:
+                sub = b""
+                if w[0] is not None:
+                    sub += nla(WIN_OFFSET, struct.pack("=Q", w[0]))
+                if len(w) > 1 and w[1] is not None:
+                    sub += nla(WIN_LENGTH, struct.pack("=Q", w[1]))
+                inner += nla(WIN_LIST | NLA_F_NESTED, sub)
+            out += nla(t | NLA_F_NESTED, inner)
+        elif k == "pending":
+            out += nla(t | NLA_F_NESTED, b"")
+        else:
+            out += nla(t, struct.pack("=" + fmt, v))
+    return out
+
+
+def parse_handle(h):
+    if h == "root":
+        return 0xFFFFFFFF
+    major, minor = (h.split(":") + [""])[:2]
+    return (int(major or "0", 16) << 16) | int(minor or "0", 16)
+
+
+def cmd_nl(a):
+    spec = json.loads(a.spec) if a.spec else None
+    flags = NLM_F_REQUEST | NLM_F_ACK
+    if a.op == "add":
+        flags |= NLM_F_CREATE | NLM_F_EXCL
+    elif a.op == "replace":
+        flags |= NLM_F_CREATE | NLM_F_REPLACE
+    ifindex = socket.if_nametoindex(a.dev)
+    tcm = struct.pack("=BBHiIII", socket.AF_UNSPEC, 0, 0, ifindex,
+                      parse_handle(a.handle), parse_handle(a.parent), 0)
+    body = tcm + nla(TCA_KIND, b"tdmwin\0")
+    if spec is not None:
+        body += nla(TCA_OPTIONS | NLA_F_NESTED, build_opts(spec))
+    msg = struct.pack("=IHHII", 16 + len(body), RTM_NEWQDISC, flags, 1, 0) + body
+    s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, NETLINK_ROUTE)
+    s.setsockopt(SOL_NETLINK, NETLINK_EXT_ACK, 1)
+    s.setsockopt(SOL_NETLINK, NETLINK_CAP_ACK, 1)
+    s.bind((0, 0))
+    s.send(msg)
+    while True:
+        data = s.recv(65536)
+        off = 0
+        while off + 16 <= len(data):
+            ln, typ, fl, seq, pid = struct.unpack("=IHHII", data[off:off + 16])
+            if typ == NLMSG_ERROR:
+                err = struct.unpack("=i", data[off + 16:off + 20])[0]
+                # With NETLINK_CAP_ACK only the request's header follows.
+                p = off + 20 + 16
+                msgtxt = ""
+                if fl & NLM_F_ACK_TLVS:
+                    while p + 4 <= off + ln:
+                        alen, atype = struct.unpack("=HH", data[p:p + 4])
+                        if alen < 4:
+                            break
+                        if atype == 1:
+                            msgtxt = data[p + 4:p + alen].split(b"\0")[0] \
+                                .decode(errors="replace")
+                        p += (alen + 3) & ~3
+                if err == 0:
+                    print("OK")
+                    return 0
+                print("ERR %s: %s" % (errno.errorcode.get(-err, str(-err)),
+                                      msgtxt))
+                return 1
+            off += (ln + 3) & ~3
+
+
+# ---- clock ----------------------------------------------------------------
+
+class Timex(ctypes.Structure):
+    _fields_ = [("modes", ctypes.c_uint), ("offset", ctypes.c_long),
+                ("freq", ctypes.c_long), ("maxerror", ctypes.c_long),
+                ("esterror", ctypes.c_long), ("status", ctypes.c_int),
+                ("constant", ctypes.c_long), ("precision", ctypes.c_long),
+                ("tolerance", ctypes.c_long), ("tv_sec", ctypes.c_long),
+                ("tv_usec", ctypes.c_long), ("tick", ctypes.c_long),
+                ("ppsfreq", ctypes.c_long), ("jitter", ctypes.c_long),
+                ("shift", ctypes.c_int), ("stabil", ctypes.c_long),
+                ("jitcnt", ctypes.c_long), ("calcnt", ctypes.c_long),
+                ("errcnt", ctypes.c_long), ("stbcnt", ctypes.c_long),
+                ("tai", ctypes.c_int), ("pad", ctypes.c_int * 11)]
+
+
+ADJ_TAI = 0x0080
+
+
+def adjtimex(modes=0, constant=0):
+    libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+    tx = Timex()
+    tx.modes = modes
+    tx.constant = constant
+    if libc.adjtimex(ctypes.byref(tx)) < 0:
+        die("adjtimex: %s" % os.strerror(ctypes.get_errno()))
+    return tx
+
+
+CLOCKS = {"CLOCK_REALTIME": time.CLOCK_REALTIME, "CLOCK_TAI": time.CLOCK_TAI,
+          "CLOCK_MONOTONIC": time.CLOCK_MONOTONIC,
+          "CLOCK_BOOTTIME": time.CLOCK_BOOTTIME}
+
+
+def cmd_clock(a):
+    if a.op == "now":
+        print(time.clock_gettime_ns(CLOCKS[a.arg or "CLOCK_REALTIME"]))
+    elif a.op == "save":
+        # Realtime minus boottime: restoring adds the time elapsed since.
+        off = time.clock_gettime_ns(time.CLOCK_REALTIME) - \
+            time.clock_gettime_ns(time.CLOCK_BOOTTIME)
+        with open(a.arg, "w") as f:
+            f.write("%d %d\n" % (off, adjtimex().tai))
+    elif a.op == "restore":
+        with open(a.arg) as f:
+            off, tai = [int(x) for x in f.read().split()]
+        now = time.clock_gettime_ns(time.CLOCK_BOOTTIME) + off
+        time.clock_settime_ns(time.CLOCK_REALTIME, now)
+        adjtimex(ADJ_TAI, tai)
+    elif a.op == "step":
+        # Relative step of CLOCK_REALTIME (and so of CLOCK_TAI) by ns.
+        now = time.clock_gettime_ns(time.CLOCK_REALTIME)
+        time.clock_settime_ns(time.CLOCK_REALTIME, now + int(a.arg))
+    elif a.op == "tai":
+        if a.arg is None:
+            print(adjtimex().tai)
+        else:
+            adjtimex(ADJ_TAI, int(a.arg))
+    elif a.op == "phase":
+        # Sleep until CLOCK (default realtime) mod CYCLE == AT, in ns.
+        cycle, at = int(a.cycle), int(a.at)
+        clk = CLOCKS[a.arg or "CLOCK_REALTIME"]
+        now = time.clock_gettime_ns(clk)
+        d = (at - now) % cycle
+        time.sleep(d / NSEC)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawTextHelpFormatter)
+    sub = p.add_subparsers(dest="cmd", required=True)
+
+    f = sub.add_parser("flat")
+    f.add_argument("--kind")
+    f.add_argument("--handle")
+    f.add_argument("--parent")
+    f.add_argument("--index", type=int, default=0)
+
+    s = sub.add_parser("send")
+    s.add_argument("--dst", required=True)
+    s.add_argument("--port", type=int, default=5001)
+    s.add_argument("--sport", type=int, default=0)
+    s.add_argument("--count", type=int, default=0)
+    s.add_argument("--duration", type=float, default=0)
+    s.add_argument("--rate", type=float, default=0, help="packets/s")
+    s.add_argument("--size", type=int, default=200, help="UDP payload")
+    s.add_argument("--prio", type=int)
+    s.add_argument("--gso", type=int, default=0, help="segments per send")
+    s.add_argument("--raw-ptp", metavar="IFNAME",
+                   help="send PTP-over-Ethernet frames; --dst is a MAC")
+
+    r = sub.add_parser("recv")
+    r.add_argument("--bind", default="0.0.0.0")
+    r.add_argument("--ports", default="")
+    r.add_argument("--eth", metavar="IFNAME", help="also count 0x88F7 frames")
+    r.add_argument("--duration", type=float, default=0)
+    r.add_argument("--ready")
+    r.add_argument("--out")
+
+    c = sub.add_parser("pcap")
+    c.add_argument("file")
+    c.add_argument("--port", type=int, default=0)
+    c.add_argument("--cycle", type=int, required=True)
+    c.add_argument("--base", type=int, default=0)
+    c.add_argument("--windows", required=True, help="off:len,... in ns")
+    c.add_argument("--switch", type=int)
+    c.add_argument("--base2", type=int, default=0)
+    c.add_argument("--cycle2", type=int, default=0)
+    c.add_argument("--windows2", default="")
+    c.add_argument("--tol-early", type=int, default=1000000)
+    c.add_argument("--tol-late", type=int, default=1500000)
+    c.add_argument("--bins", type=int, default=20)
+
+    n = sub.add_parser("nl")
+    n.add_argument("op", choices=("add", "change", "replace"))
+    n.add_argument("dev")
+    n.add_argument("spec", nargs="?", help="JSON object; omit: no TCA_OPTIONS")
+    n.add_argument("--handle", default="1:")
+    n.add_argument("--parent", default="root")
+
+    k = sub.add_parser("clock")
+    k.add_argument("op", choices=("now", "save", "restore", "step", "tai",
+                                  "phase"))
+    k.add_argument("arg", nargs="?")
+    k.add_argument("--cycle")
+    k.add_argument("--at")
+
+    a = p.parse_args()
+    fn = {"flat": cmd_flat, "send": cmd_send, "recv": cmd_recv,
+          "pcap": cmd_pcap, "nl": cmd_nl, "clock": cmd_clock}[a.cmd]
+    sys.exit(fn(a) or 0)
+
+
+if __name__ == "__main__":
+    main()

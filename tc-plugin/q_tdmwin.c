@@ -1,0 +1,892 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * q_tdmwin.c	tc plugin for the tdmwin qdisc: transmit only inside the
+ *		node's own windows of a repeating, PTP-aligned cycle.
+ *
+ * tc dlopens $TC_LIB_DIR/q_tdmwin.so and looks up tdmwin_qdisc_util.  This
+ * file translates between the command line and the attributes of
+ * kmod/uapi/linux/tdmwin.h, and between those and `tc qdisc show` (text and
+ * JSON from the same print calls).  It rejects malformed input; whether a
+ * plan makes sense (windows inside the cycle, no overlaps, long enough at
+ * the link speed) is for the kernel to say, in its extack message.
+ */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "iproute2.h"
+#include "../kmod/uapi/linux/tdmwin.h"
+
+/* Bound for the request we add to: tc's MAX_MSG (tc_util.h), well inside
+ * its TCA_BUF_MAX buffer; 64 windows take under 2 KiB.
+ */
+#define TDMWIN_MSG_MAX		16384
+
+/* A bit per TCA_TDMWIN_* attribute, to track what the user gave. */
+#define GIVEN(attr)		(1U << (attr))
+_Static_assert(TCA_TDMWIN_MAX < 32, "attribute bits must fit a __u32");
+
+#define TDMWIN_NUM_PRIOS	16	/* skb priorities that can bypass */
+
+static void explain(void)
+{
+	fprintf(stderr,
+		"Usage: ... tdmwin cycle-time TIME base-time BASE window OFFSET LENGTH\n"
+		"		[window OFFSET LENGTH ...] [guard TIME] [link-speed MBIT]\n"
+		"		[clockid CLOCKID] [bypass-prio P[,P...]] [bypass-ptp on|off]\n"
+		"		[hold | release] [plan-version N] [limit PACKETS]\n"
+		"\n"
+		"TIME     := NS | NUMBER{ns|us|ms|s}, exact to the nanosecond:\n"
+		"            3300us, 1.5ms, 250 (ns)\n"
+		"BASE     := TIME | now | now+TIME: when cycle 0 starts, in ns on\n"
+		"            CLOCKID; now is read from CLOCKID after all options\n"
+		"OFFSET LENGTH := TIME TIME: a window opens at OFFSET from the start\n"
+		"            of each cycle and stays open for LENGTH; repeat window\n"
+		"            for more windows per cycle\n"
+		"guard    := TIME a frame must leave free before its window closes\n"
+		"MBIT     := link speed in Mbit/s (also NUMBERGbit), or auto: from\n"
+		"            ethtool\n"
+		"CLOCKID  := CLOCK_TAI (default) | CLOCK_REALTIME | CLOCK_MONOTONIC |\n"
+		"            CLOCK_BOOTTIME | TAI | REALTIME | MONOTONIC | BOOTTIME |\n"
+		"            NUMBER; fixed once the qdisc exists\n"
+		"P        := skb priority 0..15 that bypasses the gate, or none;\n"
+		"            bypass-prio may be repeated\n"
+		"bypass-ptp := on (default) | off: PTP frames bypass the gate\n"
+		"hold     := keep the gate closed; release: open it again\n"
+		"N        := version number of the plan, shown in dumps and counters\n"
+		"PACKETS  := queue limit of each class\n"
+		"\n"
+		"On change, options not given stay as they are.\n");
+}
+
+/* ---- units and clocks: one table each, for parsing and printing -------- */
+
+static const struct time_unit {
+	const char *name;
+	__u64 ns;
+} time_units[] = {	/* largest first: printing picks the first that fits */
+	{ "s",	1000000000ULL },
+	{ "ms",	1000000ULL },
+	{ "us",	1000ULL },
+	{ "ns",	1ULL },
+};
+
+#define NUM_TIME_UNITS	(sizeof(time_units) / sizeof(time_units[0]))
+
+static const struct clock_name {
+	const char *name;
+	__s32 clockid;
+} clock_names[] = {
+	{ "TAI",	CLOCK_TAI },
+	{ "REALTIME",	CLOCK_REALTIME },
+	{ "MONOTONIC",	CLOCK_MONOTONIC },
+	{ "BOOTTIME",	CLOCK_BOOTTIME },
+};
+
+#define NUM_CLOCK_NAMES	(sizeof(clock_names) / sizeof(clock_names[0]))
+
+#define DIGITS	"0123456789"
+
+/* Decimal digits only: no sign, no blanks, no base prefix. */
+static const char *parse_u64(const char *arg, __u64 *val)
+{
+	__u64 v = 0;
+
+	if (!*arg || strspn(arg, DIGITS) != strlen(arg))
+		return "not a decimal number";
+	for (; *arg; arg++) {
+		unsigned int d = *arg - '0';
+
+		if (v > (UINT64_MAX - d) / 10)
+			return "too large";
+		v = v * 10 + d;
+	}
+	*val = v;
+	return NULL;
+}
+
+static const char *parse_u32(const char *arg, __u32 *val)
+{
+	const char *err;
+	__u64 v;
+
+	err = parse_u64(arg, &v);
+	if (err)
+		return err;
+	if (v > UINT32_MAX)
+		return "too large";
+	*val = v;
+	return NULL;
+}
+
+/*
+ * TIME: DIGITS[.DIGITS][UNIT], no unit meaning ns.  The result must be a
+ * whole number of nanoseconds (1.5us is, 1.0005us is not).  Returns NULL
+ * or what is wrong.
+ */
+static const char *parse_time(const char *arg, __u64 *ns)
+{
+	size_t nint = strspn(arg, DIGITS), nfrac = 0, i;
+	const char *frac = arg + nint, *unit = frac;
+	const struct time_unit *u = NULL;
+	__u64 v = 0, scale;
+
+	if (*frac == '.') {
+		frac++;
+		nfrac = strspn(frac, DIGITS);
+		unit = frac + nfrac;
+	}
+	if (!nint || (unit != arg + nint && !nfrac))
+		return "not a number";
+	if (!*unit) {
+		u = &time_units[NUM_TIME_UNITS - 1];
+	} else {
+		for (i = 0; i < NUM_TIME_UNITS; i++)
+			if (strcmp(unit, time_units[i].name) == 0)
+				u = &time_units[i];
+		if (!u)
+			return "unknown unit (use ns, us, ms or s)";
+	}
+
+	for (i = 0; i < nint; i++) {
+		unsigned int d = arg[i] - '0';
+
+		if (v > (UINT64_MAX - d) / 10)
+			return "too large";
+		v = v * 10 + d;
+	}
+	if (v > UINT64_MAX / u->ns)
+		return "too large";
+	v *= u->ns;
+
+	/* Fraction digit i is worth u->ns / 10^(i+1), until that is < 1 ns. */
+	for (scale = u->ns, i = 0; i < nfrac; i++) {
+		unsigned int d = frac[i] - '0';
+
+		scale /= 10;
+		if (!scale) {
+			if (d)
+				return "finer than a nanosecond";
+			continue;
+		}
+		if (v > UINT64_MAX - d * scale)
+			return "too large";
+		v += d * scale;
+	}
+	*ns = v;
+	return NULL;
+}
+
+/* Exact, in the largest unit that divides: 3300us, 1ms, 250ns, 0ns. */
+static const char *sprint_ns(__u64 ns, char *buf, size_t len)
+{
+	const struct time_unit *u = &time_units[NUM_TIME_UNITS - 1];
+	size_t i;
+
+	for (i = 0; ns && i < NUM_TIME_UNITS; i++) {
+		if (ns % time_units[i].ns == 0) {
+			u = &time_units[i];
+			break;
+		}
+	}
+	snprintf(buf, len, "%" PRIu64 "%s", (uint64_t)(ns / u->ns), u->name);
+	return buf;
+}
+
+static int parse_clockid(const char *arg, __s32 *clockid)
+{
+	const char *name = arg;
+	__u32 num;
+	size_t i;
+
+	if (strncasecmp(name, "CLOCK_", 6) == 0)
+		name += 6;
+	for (i = 0; i < NUM_CLOCK_NAMES; i++) {
+		if (strcasecmp(name, clock_names[i].name) == 0) {
+			*clockid = clock_names[i].clockid;
+			return 0;
+		}
+	}
+	if (parse_u32(arg, &num) || num > INT32_MAX)
+		return -1;
+	*clockid = num;
+	return 0;
+}
+
+static const char *sprint_clockid(__s32 clockid, char *buf, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < NUM_CLOCK_NAMES; i++)
+		if (clock_names[i].clockid == clockid)
+			return clock_names[i].name;
+	snprintf(buf, len, "%d", clockid);
+	return buf;
+}
+
+/* ---- parse ------------------------------------------------------------- */
+
+struct tdmwin_args {
+	__u32	given;		/* GIVEN(attr) for each attribute to send */
+	__s32	clockid;
+	__u64	cycle_time;
+	__s64	base_time;	/* absolute, or after now if base_now */
+	bool	base_now;
+	__u32	guard;
+	__u32	link_speed;
+	__u32	bypass_prios;
+	bool	bypass_none;	/* "bypass-prio none" was given */
+	__u8	bypass_ptp;
+	__u8	hold;
+	__u32	plan_version;
+	__u32	limit;
+	unsigned int nwin;
+	struct {
+		__u64	offset;
+		__u64	length;
+	} win[TDMWIN_MAX_WINDOWS];
+};
+
+static int missing_arg(const char *opt, const char *what)
+{
+	fprintf(stderr, "tdmwin: \"%s\" needs %s\n", opt, what);
+	return -1;
+}
+
+static int invalid_arg(const char *opt, const char *what, const char *arg,
+		       const char *why)
+{
+	fprintf(stderr, "tdmwin: invalid %s \"%s\" for \"%s\": %s\n",
+		what, arg, opt, why);
+	return -1;
+}
+
+/* Like iproute2's NEXT_ARG(), but says what is missing and returns. */
+#define NEXT_ARG_FOR(opt, what)						\
+	do {								\
+		argv++;							\
+		if (--argc <= 0)					\
+			return missing_arg(opt, what);			\
+	} while (0)
+
+/* Single-valued options may be given once. */
+static int take_once(struct tdmwin_args *a, int attr, const char *opt)
+{
+	if (a->given & GIVEN(attr)) {
+		fprintf(stderr, "tdmwin: duplicate \"%s\"\n", opt);
+		return -1;
+	}
+	a->given |= GIVEN(attr);
+	return 0;
+}
+
+static int parse_time_arg(const char *opt, const char *what, const char *arg,
+			  __u64 *ns)
+{
+	const char *err = parse_time(arg, ns);
+
+	return err ? invalid_arg(opt, what, arg, err) : 0;
+}
+
+static int parse_base(struct tdmwin_args *a, const char *arg)
+{
+	const char *t = arg;
+	__u64 ns = 0;
+
+	if (strcmp(arg, "now") == 0) {
+		a->base_now = true;
+	} else {
+		if (strncmp(arg, "now+", 4) == 0) {
+			a->base_now = true;
+			t += 4;
+		}
+		if (parse_time_arg("base-time", "BASE", t, &ns))
+			return -1;
+		if (ns > INT64_MAX)
+			return invalid_arg("base-time", "BASE", arg, "too large");
+	}
+	a->base_time = ns;
+	return 0;
+}
+
+static int parse_link_speed(const char *arg, __u32 *mbit)
+{
+	static const struct {
+		const char *suffix;
+		__u32 mbit;
+	} units[] = { { "", 1 }, { "mbit", 1 }, { "gbit", 1000 } };
+	size_t n = strspn(arg, DIGITS), i;
+	char num[24];
+	__u32 v;
+
+	if (strcmp(arg, "auto") == 0) {
+		*mbit = 0;
+		return 0;
+	}
+	if (!n || n >= sizeof(num))
+		return invalid_arg("link-speed", "MBIT", arg,
+				   "expected Mbit/s, NUMBERGbit or auto");
+	memcpy(num, arg, n);
+	num[n] = '\0';
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcasecmp(arg + n, units[i].suffix))
+			continue;
+		if (parse_u32(num, &v) || v > UINT32_MAX / units[i].mbit)
+			return invalid_arg("link-speed", "MBIT", arg,
+					   "too large");
+		*mbit = v * units[i].mbit;
+		return 0;
+	}
+	return invalid_arg("link-speed", "MBIT", arg,
+			   "expected Mbit/s, NUMBERGbit or auto");
+}
+
+/* P[,P...] or none; adds to what earlier bypass-prio options gave. */
+static int parse_prios(struct tdmwin_args *a, const char *arg)
+{
+	const char *p = arg;
+
+	if (strcmp(arg, "none") == 0) {
+		a->bypass_none = true;
+		return 0;
+	}
+	for (;;) {
+		size_t n = strspn(p, DIGITS);
+		unsigned int prio = 0;
+		size_t i;
+
+		if (!n || n > 2 || (p[n] != ',' && p[n] != '\0'))
+			return invalid_arg("bypass-prio", "priority list", arg,
+					   "expected P[,P...] with P in 0..15, or none");
+		for (i = 0; i < n; i++)
+			prio = prio * 10 + (p[i] - '0');
+		if (prio >= TDMWIN_NUM_PRIOS)
+			return invalid_arg("bypass-prio", "priority list", arg,
+					   "priorities are 0..15");
+		a->bypass_prios |= 1U << prio;
+		if (p[n] == '\0')
+			return 0;
+		p += n + 1;
+	}
+}
+
+static int parse_args(struct tdmwin_args *a, int argc, char **argv)
+{
+	const char *err;
+
+	while (argc > 0) {
+		if (strcmp(*argv, "cycle-time") == 0) {
+			NEXT_ARG_FOR("cycle-time", "TIME");
+			if (take_once(a, TCA_TDMWIN_CYCLE_TIME, "cycle-time") ||
+			    parse_time_arg("cycle-time", "TIME", *argv,
+					   &a->cycle_time))
+				return -1;
+		} else if (strcmp(*argv, "base-time") == 0) {
+			NEXT_ARG_FOR("base-time", "BASE");
+			if (take_once(a, TCA_TDMWIN_BASE_TIME, "base-time") ||
+			    parse_base(a, *argv))
+				return -1;
+		} else if (strcmp(*argv, "window") == 0) {
+			__u64 offset, length;
+
+			NEXT_ARG_FOR("window", "OFFSET and LENGTH");
+			if (parse_time_arg("window", "OFFSET", *argv, &offset))
+				return -1;
+			NEXT_ARG_FOR("window", "a LENGTH after the OFFSET");
+			if (parse_time_arg("window", "LENGTH", *argv, &length))
+				return -1;
+			if (a->nwin == TDMWIN_MAX_WINDOWS) {
+				fprintf(stderr,
+					"tdmwin: too many windows: at most %d per cycle\n",
+					TDMWIN_MAX_WINDOWS);
+				return -1;
+			}
+			a->win[a->nwin].offset = offset;
+			a->win[a->nwin].length = length;
+			a->nwin++;
+			a->given |= GIVEN(TCA_TDMWIN_WINDOWS);
+		} else if (strcmp(*argv, "guard") == 0) {
+			__u64 ns;
+
+			NEXT_ARG_FOR("guard", "TIME");
+			if (take_once(a, TCA_TDMWIN_GUARD, "guard") ||
+			    parse_time_arg("guard", "TIME", *argv, &ns))
+				return -1;
+			if (ns > UINT32_MAX)
+				return invalid_arg("guard", "TIME", *argv,
+						   "too large");
+			a->guard = ns;
+		} else if (strcmp(*argv, "link-speed") == 0) {
+			NEXT_ARG_FOR("link-speed", "MBIT");
+			if (take_once(a, TCA_TDMWIN_LINK_SPEED, "link-speed") ||
+			    parse_link_speed(*argv, &a->link_speed))
+				return -1;
+		} else if (strcmp(*argv, "clockid") == 0) {
+			NEXT_ARG_FOR("clockid", "CLOCKID");
+			if (take_once(a, TCA_TDMWIN_CLOCKID, "clockid"))
+				return -1;
+			if (parse_clockid(*argv, &a->clockid))
+				return invalid_arg("clockid", "CLOCKID", *argv,
+						   "use CLOCK_TAI, CLOCK_REALTIME, CLOCK_MONOTONIC, CLOCK_BOOTTIME or a number");
+		} else if (strcmp(*argv, "bypass-prio") == 0) {
+			NEXT_ARG_FOR("bypass-prio", "P[,P...] or none");
+			if (parse_prios(a, *argv))
+				return -1;
+			a->given |= GIVEN(TCA_TDMWIN_BYPASS_PRIOS);
+		} else if (strcmp(*argv, "bypass-ptp") == 0) {
+			NEXT_ARG_FOR("bypass-ptp", "on or off");
+			if (take_once(a, TCA_TDMWIN_BYPASS_PTP, "bypass-ptp"))
+				return -1;
+			if (strcmp(*argv, "on") == 0)
+				a->bypass_ptp = 1;
+			else if (strcmp(*argv, "off") == 0)
+				a->bypass_ptp = 0;
+			else
+				return invalid_arg("bypass-ptp", "value",
+						   *argv, "use on or off");
+		} else if (strcmp(*argv, "hold") == 0 ||
+			   strcmp(*argv, "release") == 0) {
+			__u8 hold = strcmp(*argv, "hold") == 0;
+
+			if ((a->given & GIVEN(TCA_TDMWIN_HOLD)) &&
+			    a->hold != hold) {
+				fprintf(stderr,
+					"tdmwin: \"hold\" and \"release\" exclude each other\n");
+				return -1;
+			}
+			if (take_once(a, TCA_TDMWIN_HOLD, *argv))
+				return -1;
+			a->hold = hold;
+		} else if (strcmp(*argv, "plan-version") == 0) {
+			NEXT_ARG_FOR("plan-version", "N");
+			if (take_once(a, TCA_TDMWIN_PLAN_VERSION, "plan-version"))
+				return -1;
+			err = parse_u32(*argv, &a->plan_version);
+			if (err)
+				return invalid_arg("plan-version", "N", *argv,
+						   err);
+		} else if (strcmp(*argv, "limit") == 0) {
+			NEXT_ARG_FOR("limit", "PACKETS");
+			if (take_once(a, TCA_TDMWIN_LIMIT, "limit"))
+				return -1;
+			err = parse_u32(*argv, &a->limit);
+			if (err)
+				return invalid_arg("limit", "PACKETS", *argv,
+						   err);
+		} else if (strcmp(*argv, "help") == 0) {
+			explain();
+			return -1;
+		} else {
+			fprintf(stderr, "tdmwin: unknown option \"%s\"\n",
+				*argv);
+			explain();
+			return -1;
+		}
+		argc--;
+		argv++;
+	}
+
+	if (a->bypass_none && a->bypass_prios) {
+		fprintf(stderr,
+			"tdmwin: \"bypass-prio none\" and priorities exclude each other\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* now and now+TIME are read from the qdisc's clock once all is parsed. */
+static int resolve_base(struct tdmwin_args *a)
+{
+	__s32 clockid = a->given & GIVEN(TCA_TDMWIN_CLOCKID) ?
+			a->clockid : CLOCK_TAI;
+	struct timespec ts;
+	__s64 now;
+
+	if (!a->base_now)
+		return 0;
+	if (clock_gettime(clockid, &ts)) {
+		fprintf(stderr, "tdmwin: cannot read clock %d for base-time now: %m\n",
+			clockid);
+		return -1;
+	}
+	now = (__s64)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+	if (a->base_time > INT64_MAX - now) {
+		fprintf(stderr, "tdmwin: base-time now+TIME is too large\n");
+		return -1;
+	}
+	a->base_time += now;
+	return 0;
+}
+
+static int add_windows(struct nlmsghdr *n, const struct tdmwin_args *a)
+{
+	struct rtattr *list, *w;
+	unsigned int i;
+	int err = 0;
+
+	list = addattr_nest(n, TDMWIN_MSG_MAX, TCA_TDMWIN_WINDOWS | NLA_F_NESTED);
+	for (i = 0; i < a->nwin; i++) {
+		w = addattr_nest(n, TDMWIN_MSG_MAX,
+				 TCA_TDMWIN_WINDOW | NLA_F_NESTED);
+		err |= addattr64(n, TDMWIN_MSG_MAX, TCA_TDMWIN_WIN_OFFSET,
+				 a->win[i].offset);
+		err |= addattr64(n, TDMWIN_MSG_MAX, TCA_TDMWIN_WIN_LENGTH,
+				 a->win[i].length);
+		addattr_nest_end(n, w);
+	}
+	addattr_nest_end(n, list);
+	return err;
+}
+
+/* Only what was given: on change, an absent attribute means unchanged. */
+static int add_options(struct nlmsghdr *n, const struct tdmwin_args *a)
+{
+	struct rtattr *opts;
+	int err = 0;
+
+	opts = addattr_nest(n, TDMWIN_MSG_MAX, TCA_OPTIONS | NLA_F_NESTED);
+	if (a->given & GIVEN(TCA_TDMWIN_CLOCKID))
+		err |= addattr32(n, TDMWIN_MSG_MAX, TCA_TDMWIN_CLOCKID,
+				 (__u32)a->clockid);
+	if (a->given & GIVEN(TCA_TDMWIN_CYCLE_TIME))
+		err |= addattr64(n, TDMWIN_MSG_MAX, TCA_TDMWIN_CYCLE_TIME,
+				 a->cycle_time);
+	if (a->given & GIVEN(TCA_TDMWIN_BASE_TIME))
+		err |= addattr64(n, TDMWIN_MSG_MAX, TCA_TDMWIN_BASE_TIME,
+				 (__u64)a->base_time);
+	if (a->given & GIVEN(TCA_TDMWIN_WINDOWS))
+		err |= add_windows(n, a);
+	if (a->given & GIVEN(TCA_TDMWIN_GUARD))
+		err |= addattr32(n, TDMWIN_MSG_MAX, TCA_TDMWIN_GUARD, a->guard);
+	if (a->given & GIVEN(TCA_TDMWIN_LINK_SPEED))
+		err |= addattr32(n, TDMWIN_MSG_MAX, TCA_TDMWIN_LINK_SPEED,
+				 a->link_speed);
+	if (a->given & GIVEN(TCA_TDMWIN_BYPASS_PRIOS))
+		err |= addattr32(n, TDMWIN_MSG_MAX, TCA_TDMWIN_BYPASS_PRIOS,
+				 a->bypass_prios);
+	if (a->given & GIVEN(TCA_TDMWIN_BYPASS_PTP))
+		err |= addattr8(n, TDMWIN_MSG_MAX, TCA_TDMWIN_BYPASS_PTP,
+				a->bypass_ptp);
+	if (a->given & GIVEN(TCA_TDMWIN_HOLD))
+		err |= addattr8(n, TDMWIN_MSG_MAX, TCA_TDMWIN_HOLD, a->hold);
+	if (a->given & GIVEN(TCA_TDMWIN_PLAN_VERSION))
+		err |= addattr32(n, TDMWIN_MSG_MAX, TCA_TDMWIN_PLAN_VERSION,
+				 a->plan_version);
+	if (a->given & GIVEN(TCA_TDMWIN_LIMIT))
+		err |= addattr32(n, TDMWIN_MSG_MAX, TCA_TDMWIN_LIMIT, a->limit);
+	addattr_nest_end(n, opts);
+	return err;
+}
+
+static int tdmwin_parse_opt(struct qdisc_util *qu, int argc, char **argv,
+			    struct nlmsghdr *n, const char *dev)
+{
+	struct tdmwin_args a = { 0 };
+
+	(void)qu;
+	(void)dev;
+	if (parse_args(&a, argc, argv) || resolve_base(&a))
+		return -1;
+	if (add_options(n, &a)) {
+		fprintf(stderr, "tdmwin: options do not fit in one netlink message\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- print ------------------------------------------------------------- */
+
+static bool has_attr(const struct rtattr *rta, size_t len)
+{
+	return rta && RTA_PAYLOAD(rta) >= len;
+}
+
+/* JSON: raw ns under key; text: fmt with the time in a readable unit. */
+static void print_ns(const char *key, const char *fmt, __u64 ns)
+{
+	char buf[32];
+
+	print_u64(PRINT_JSON, key, NULL, ns);
+	print_string(PRINT_FP, NULL, fmt, sprint_ns(ns, buf, sizeof(buf)));
+}
+
+static void print_ns_attr(const struct rtattr *rta, const char *key,
+			  const char *fmt)
+{
+	if (has_attr(rta, sizeof(__u64)))
+		print_ns(key, fmt, rta_getattr_u64(rta));
+}
+
+static void print_guard(const struct rtattr *rta)
+{
+	if (has_attr(rta, sizeof(__u32)))
+		print_ns("guard", "guard %s ", rta_getattr_u32(rta));
+}
+
+static void print_base_time(const struct rtattr *rta)
+{
+	if (has_attr(rta, sizeof(__s64)))
+		print_s64(PRINT_ANY, "base_time", "base-time %" PRId64 " ",
+			  rta_getattr_s64(rta));
+}
+
+static void print_plan_version(const struct rtattr *rta)
+{
+	if (has_attr(rta, sizeof(__u32)))
+		print_uint(PRINT_ANY, "plan_version", "plan-version %u ",
+			   rta_getattr_u32(rta));
+}
+
+static void print_clockid(const struct rtattr *rta)
+{
+	char buf[16];
+
+	if (has_attr(rta, sizeof(__s32)))
+		print_string(PRINT_ANY, "clockid", "clockid %s ",
+			     sprint_clockid(rta_getattr_s32(rta), buf,
+					    sizeof(buf)));
+}
+
+/* link-speed 10000Mbit, or link-speed auto (10000Mbit) from ethtool. */
+static void print_link_speed(struct rtattr *tb[])
+{
+	const struct rtattr *conf = tb[TCA_TDMWIN_LINK_SPEED];
+	const struct rtattr *eff = tb[TCA_TDMWIN_EFF_LINK_SPEED];
+	__u32 mbit = 0;
+
+	if (has_attr(conf, sizeof(__u32))) {
+		mbit = rta_getattr_u32(conf);
+		print_uint(PRINT_JSON, "link_speed", NULL, mbit);
+		if (mbit)
+			print_uint(PRINT_FP, NULL, "link-speed %uMbit ", mbit);
+		else
+			print_string(PRINT_FP, NULL, "link-speed %s ", "auto");
+	}
+	if (has_attr(eff, sizeof(__u32))) {
+		print_uint(PRINT_JSON, "eff_link_speed", NULL,
+			   rta_getattr_u32(eff));
+		if (mbit != rta_getattr_u32(eff))
+			print_uint(PRINT_FP, NULL, "(%uMbit) ",
+				   rta_getattr_u32(eff));
+	}
+}
+
+/* bypass-prio 5,7 or none; JSON: "bypass_prios": [5, 7]. */
+static void print_bypass_prios(const struct rtattr *rta)
+{
+	unsigned int prio;
+	bool first = true;
+	__u32 mask;
+
+	if (!has_attr(rta, sizeof(__u32)))
+		return;
+	mask = rta_getattr_u32(rta);
+	print_string(PRINT_FP, NULL, "%s", "bypass-prio ");
+	open_json_array(PRINT_JSON, "bypass_prios");
+	for (prio = 0; prio < 32; prio++) {
+		if (!(mask & (1U << prio)))
+			continue;
+		print_uint(PRINT_ANY, NULL, first ? "%u" : ",%u", prio);
+		first = false;
+	}
+	close_json_array(PRINT_JSON, NULL);
+	print_string(PRINT_FP, NULL, "%s ", first ? "none" : "");
+}
+
+/* windows 0ns+1ms 2200us+500us; JSON: [{"offset": 0, "length": ...}]. */
+static void print_windows(struct rtattr *list)
+{
+	struct rtattr *wtb[TCA_TDMWIN_WIN_MAX + 1];
+	struct rtattr *w;
+	int rem;
+
+	if (!list)
+		return;
+	print_string(PRINT_FP, NULL, "%s", "windows ");
+	open_json_array(PRINT_JSON, "windows");
+	for (w = RTA_DATA(list), rem = RTA_PAYLOAD(list); RTA_OK(w, rem);
+	     w = RTA_NEXT(w, rem)) {
+		if ((w->rta_type & NLA_TYPE_MASK) != TCA_TDMWIN_WINDOW)
+			continue;
+		parse_rtattr_nested(wtb, TCA_TDMWIN_WIN_MAX, w);
+		open_json_object(NULL);
+		print_ns_attr(wtb[TCA_TDMWIN_WIN_OFFSET], "offset", "%s+");
+		print_ns_attr(wtb[TCA_TDMWIN_WIN_LENGTH], "length", "%s ");
+		close_json_object();
+	}
+	close_json_array(PRINT_JSON, NULL);
+}
+
+/* The plan that waits for its base time. */
+static void print_pending(struct rtattr *nest)
+{
+	struct rtattr *tb[TCA_TDMWIN_MAX + 1];
+
+	parse_rtattr_nested(tb, TCA_TDMWIN_MAX, nest);
+	print_nl();
+	print_string(PRINT_FP, NULL, "%s", "\tpending ");
+	open_json_object("pending");
+	print_plan_version(tb[TCA_TDMWIN_PLAN_VERSION]);
+	print_base_time(tb[TCA_TDMWIN_BASE_TIME]);
+	print_ns_attr(tb[TCA_TDMWIN_CYCLE_TIME], "cycle_time", "cycle-time %s ");
+	print_guard(tb[TCA_TDMWIN_GUARD]);
+	print_windows(tb[TCA_TDMWIN_WINDOWS]);
+	close_json_object();
+}
+
+static int tdmwin_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
+{
+	struct rtattr *tb[TCA_TDMWIN_MAX + 1];
+	const struct rtattr *rta;
+
+	(void)qu;
+	(void)f;
+	if (!opt)
+		return 0;
+	parse_rtattr_nested(tb, TCA_TDMWIN_MAX, opt);
+
+	print_clockid(tb[TCA_TDMWIN_CLOCKID]);
+	print_ns_attr(tb[TCA_TDMWIN_CYCLE_TIME], "cycle_time", "cycle-time %s ");
+	print_base_time(tb[TCA_TDMWIN_BASE_TIME]);
+	print_plan_version(tb[TCA_TDMWIN_PLAN_VERSION]);
+	print_link_speed(tb);
+	print_guard(tb[TCA_TDMWIN_GUARD]);
+	print_bypass_prios(tb[TCA_TDMWIN_BYPASS_PRIOS]);
+	rta = tb[TCA_TDMWIN_BYPASS_PTP];
+	if (has_attr(rta, sizeof(__u8)))
+		print_on_off(PRINT_ANY, "bypass_ptp", "bypass-ptp %s ",
+			     rta_getattr_u8(rta));
+	rta = tb[TCA_TDMWIN_LIMIT];
+	if (has_attr(rta, sizeof(__u32)))
+		print_uint(PRINT_ANY, "limit", "limit %u ",
+			   rta_getattr_u32(rta));
+	rta = tb[TCA_TDMWIN_HOLD];
+	if (has_attr(rta, sizeof(__u8))) {
+		print_bool(PRINT_JSON, "hold", NULL, rta_getattr_u8(rta));
+		if (rta_getattr_u8(rta))
+			print_string(PRINT_FP, NULL, "%s", "hold ");
+	}
+	if (tb[TCA_TDMWIN_WINDOWS]) {
+		print_nl();
+		print_string(PRINT_FP, NULL, "%s", "\t");
+		print_windows(tb[TCA_TDMWIN_WINDOWS]);
+	}
+	if (tb[TCA_TDMWIN_PENDING])
+		print_pending(tb[TCA_TDMWIN_PENDING]);
+	return 0;
+}
+
+/* Did the kernel's struct (len bytes) include this field?  Fields are only
+ * ever appended, so an older kernel sends a prefix of ours.
+ */
+#define XSTAT_SENT(len, field)						\
+	((len) >= offsetof(struct tc_tdmwin_xstats, field) +		\
+		  sizeof(((struct tc_tdmwin_xstats *)0)->field))
+
+/* JSON key: the field's name, as in the uapi struct. */
+#define print_xstat(st, len, field, fmt)				\
+	do {								\
+		if (XSTAT_SENT(len, field))				\
+			print_u64(PRINT_ANY, #field, fmt, (st)->field);	\
+	} while (0)
+
+static void print_open_latency(const struct tc_tdmwin_xstats *st, size_t len)
+{
+	__u64 n = 0, mean = 0;
+
+	if (XSTAT_SENT(len, open_latency_count))
+		n = st->open_latency_count;
+	if (n)
+		mean = st->open_latency_sum / n;
+
+	print_string(PRINT_FP, NULL, "%s", " open-latency");
+	if (XSTAT_SENT(len, open_latency_min)) {
+		print_u64(PRINT_JSON, "open_latency_min", NULL,
+			  st->open_latency_min);
+		if (n)
+			print_u64(PRINT_FP, NULL, " min %" PRIu64 "ns",
+				  st->open_latency_min);
+	}
+	if (XSTAT_SENT(len, open_latency_sum)) {
+		print_u64(PRINT_JSON, "open_latency_sum", NULL,
+			  st->open_latency_sum);
+		if (n)
+			print_u64(PRINT_FP, NULL, " mean %" PRIu64 "ns", mean);
+	}
+	if (XSTAT_SENT(len, open_latency_max)) {
+		print_u64(PRINT_JSON, "open_latency_max", NULL,
+			  st->open_latency_max);
+		if (n)
+			print_u64(PRINT_FP, NULL, " max %" PRIu64 "ns",
+				  st->open_latency_max);
+	}
+	if (XSTAT_SENT(len, open_latency_count)) {
+		print_u64(PRINT_ANY, "open_latency_count",
+			  " (%" PRIu64 " samples)", n);
+		print_u64(PRINT_JSON, "open_latency_mean", NULL, mean);
+	}
+}
+
+static int tdmwin_print_xstats(struct qdisc_util *qu, FILE *f,
+			       struct rtattr *xstats)
+{
+	struct tc_tdmwin_xstats _st = { 0 }, *st = &_st;
+	size_t len;
+
+	(void)qu;
+	(void)f;
+	if (!xstats)
+		return 0;
+	len = RTA_PAYLOAD(xstats);
+	memcpy(st, RTA_DATA(xstats), len < sizeof(*st) ? len : sizeof(*st));
+
+	open_json_object("xstats");
+	print_xstat(st, len, windows_opened, " windows %" PRIu64);
+	print_xstat(st, len, window_packets, " sent %" PRIu64 " pkts");
+	print_xstat(st, len, window_bytes, " %" PRIu64 " bytes");
+	print_xstat(st, len, bypass_packets, " bypass %" PRIu64 " pkts");
+	print_xstat(st, len, bypass_bytes, " %" PRIu64 " bytes");
+	print_nl();
+	print_xstat(st, len, guard_deferrals, " guard-deferrals %" PRIu64);
+	print_xstat(st, len, oversize_drops, " oversize-drops %" PRIu64);
+	print_xstat(st, len, hold_drops, " hold-drops %" PRIu64);
+	print_xstat(st, len, plan_switches, " plan-switches %" PRIu64);
+	print_nl();
+	print_open_latency(st, len);
+
+	if (XSTAT_SENT(len, plan_version))
+		print_uint(PRINT_ANY, "plan_version", " plan-version %u",
+			   st->plan_version);
+	if (XSTAT_SENT(len, pending)) {
+		print_uint(PRINT_JSON, "pending", NULL, st->pending);
+		print_uint(PRINT_JSON, "pending_version", NULL,
+			   st->pending_version);
+		print_s64(PRINT_JSON, "pending_base_time", NULL,
+			  st->pending_base_time);
+		if (st->pending) {
+			print_uint(PRINT_FP, NULL, " pending %u",
+				   st->pending_version);
+			print_s64(PRINT_FP, NULL, " at %" PRId64,
+				  st->pending_base_time);
+		}
+	}
+	if (XSTAT_SENT(len, hold)) {
+		print_uint(PRINT_JSON, "hold", NULL, st->hold);
+		if (st->hold)
+			print_string(PRINT_FP, NULL, "%s", " hold");
+	}
+	close_json_object();
+	return 0;
+}
+
+struct qdisc_util tdmwin_qdisc_util = {
+	.id		= "tdmwin",
+	.parse_qopt	= tdmwin_parse_opt,
+	.print_qopt	= tdmwin_print_opt,
+	.print_xstats	= tdmwin_print_xstats,
+};
