@@ -107,7 +107,7 @@ check_eq() {
 # check_num DESC GOT OP WANT (OP: -eq -ne -gt -ge -lt -le)
 check_num() {
 	local desc=$1 got=$2 op=$3 want=$4
-	if [[ "$got" =~ ^-?[0-9]+$ ]] && [ "$got" "$op" "$want" ]; then
+	if [[ "$got" =~ ^-?[0-9]+$ ]] && test "$got" "$op" "$want"; then
 		tdm_ok "$desc"
 		return 0
 	fi
@@ -414,4 +414,18 @@ tdm_prios() {
 	v=${v//[\[\] ]/}
 	[ "$v" = none ] && v=
 	echo "$v"
+}
+
+# ---- the module -------------------------------------------------------------
+
+# Load sch_tdmwin the way run.sh did (it exports TDM_KO when it used insmod).
+tdm_module_load() {
+	[ -d /sys/module/sch_tdmwin ] && return 0
+	if [ -n "${TDM_KO:-}" ] && [ -f "$TDM_KO" ]; then
+		insmod "$TDM_KO"
+	elif modprobe sch_tdmwin 2>/dev/null; then
+		return 0
+	else
+		insmod "$TDM_ROOT/build/kmod/$(uname -r)/sch_tdmwin.ko"
+	fi
 }

@@ -22,17 +22,16 @@ cd "$dir" || exit 1
 timeout_s=$(sed -n 's/^timeout=//p' "$dir/settings" 2>/dev/null)
 timeout_s=${TDM_TEST_TIMEOUT:-${timeout_s:-120}}
 
-all=$(sed -n '/^TEST_PROGS/,/^$/p' "$dir/Makefile" | tr -d '\\' |
+all=$(sed -n '/^TEST_PROGS/,/^$/p' "$dir/Makefile" | tr -d '\134' |
       sed 's/^TEST_PROGS[ :+]*=//' | tr -s ' \t' '\n' | grep '\.sh$')
 
 resolve() {
 	local t=$1
 	t=${t##*/}
-	[ -f "$dir/$t" ] && { echo "$t"; return; }
+	t=${t%.sh}
 	[ -f "$dir/$t.sh" ] && { echo "$t.sh"; return; }
 	[ -f "$dir/tdmwin_$t.sh" ] && { echo "tdmwin_$t.sh"; return; }
-	[ -f "$dir/tdmwin_${t%.sh}.sh" ] && { echo "tdmwin_${t%.sh}.sh"; return; }
-	echo "$t"
+	echo "$t.sh"
 }
 
 tests=()
@@ -69,6 +68,7 @@ load_module() {
 	if [ -n "$inst" ] && { [ ! -f "$ko" ] ||
 		[ "$(modinfo -F srcversion "$inst")" = "$(modinfo -F srcversion "$ko")" ]; }; then
 		if modprobe sch_tdmwin; then
+			export TDM_KO=
 			echo "# loaded sch_tdmwin with modprobe ($inst)"
 			return 0
 		fi
@@ -76,6 +76,7 @@ load_module() {
 	if [ -f "$ko" ]; then
 		[ -n "$inst" ] && echo "# installed $inst differs from $ko: using the build"
 		if insmod "$ko"; then
+			export TDM_KO=$ko
 			echo "# loaded $ko"
 			return 0
 		fi

@@ -6,6 +6,7 @@
 # 1:2 with their default pfifo children, grafting fq_codel on 1:1, and the
 # hold/release flag in the dump.
 
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 tdm_require
 
@@ -15,7 +16,7 @@ D=tdmA
 declare -A Q C R
 
 tc_a() { tdm_tc -n "$A" "$@"; }
-snap() { tdm_snap Q "$A" $D "$@"; }
+snap() { tdm_snap Q "$A" $D; }
 
 # ---- add with every option --------------------------------------------------
 
@@ -90,7 +91,7 @@ check_eq "plan_version 43 (previous + 1)" "${Q[options.plan_version]:-}" 43
 check_eq "plan_switches 0 (immediate change)" "${Q[x.plan_switches]:-}" 0
 
 for u in "4000us 4000000" "5000000ns 5000000" "6000000 6000000" "1s 1000000000"; do
-	set -- $u
+	read -r u1 u2 <<<"$u"; set -- "$u1" "$u2"
 	tc_a qdisc change dev $D root tdmwin cycle-time "$1"
 	snap
 	check_eq "TIME unit: cycle-time $1" "${Q[options.cycle_time]:-}" "$2"

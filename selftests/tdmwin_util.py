@@ -132,21 +132,31 @@ def cmd_send(a):
     fam = socket.AF_INET6 if ":" in a.dst else socket.AF_INET
     if a.raw_ptp:
         s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
-        s.bind((a.raw_ptp, 0))
+        s.bind((a.raw_ptp, 0x88F7))
         src = mac_of(a.raw_ptp)
         dst = bytes(int(x, 16) for x in a.dst.split(":"))
+    socks = []
+    if a.raw_ptp:
+        socks.append(s)
     else:
-        s = socket.socket(fam, socket.SOCK_DGRAM)
-        if a.sport:
-            s.bind(("", a.sport))
-    try:
-        s.setsockopt(socket.SOL_SOCKET, SO_SNDBUFFORCE, 64 << 20)
-    except OSError:
-        pass
-    if a.prio is not None:
-        s.setsockopt(socket.SOL_SOCKET, SO_PRIORITY, a.prio)
-    if a.gso:
-        s.setsockopt(SOL_UDP, UDP_SEGMENT, a.size)
+        for i in range(max(a.flows, 1)):
+            s = socket.socket(fam, socket.SOCK_DGRAM)
+            if a.sport:
+                s.bind(("", a.sport + i))
+            socks.append(s)
+    for s in socks:
+        try:
+            s.setsockopt(socket.SOL_SOCKET, SO_SNDBUFFORCE, 64 << 20)
+        except OSError:
+            pass
+        if a.prio is not None:
+            s.setsockopt(socket.SOL_SOCKET, SO_PRIORITY, a.prio)
+        if a.gso:
+            s.setsockopt(SOL_UDP, UDP_SEGMENT, a.size)
+    if a.at_phase:
+        # Start when CLOCK_REALTIME mod CYCLE == AT (ns).
+        cycle, at = [int(x) for x in a.at_phase.split(":")]
+        time.sleep(((at - time.time_ns()) % cycle) / NSEC)
     interval = 1.0 / a.rate if a.rate else 0.0
     t0 = time.monotonic()
     end = t0 + a.duration if a.duration else None
@@ -168,6 +178,7 @@ def cmd_send(a):
                                for _ in range(a.gso))
         else:
             payload = hdr + bytes(max(a.size - len(hdr), 0))
+        s = socks[seq % len(socks)]
         try:
             if a.raw_ptp:
                 # PTP over Ethernet: a sync message header padded to size.
@@ -181,6 +192,11 @@ def cmd_send(a):
                 die("send: %s" % e)
         seq += 1
     print("sent=%d errors=%d secs=%.3f" % (sent, errs, time.monotonic() - t0))
+    sys.stdout.flush()
+    if a.then_step:
+        clock_step(a.then_step)
+    if a.then_tai is not None:
+        adjtimex(ADJ_TAI, a.then_tai)
 
 
 # ---- recv -----------------------------------------------------------------
@@ -215,7 +231,8 @@ def cmd_recv(a):
         s.setblocking(False)
         socks[s.fileno()] = (s, "ptp_eth")
     stats = {name: {"n": 0, "bytes": 0, "lost": 0, "reorder": 0, "dup": 0,
-                    "last": -1, "seen": set()} for s, name in socks.values()}
+                    "last": -1, "seen": set(), "t_last": None,
+                    "max_gap_ms": 0} for s, name in socks.values()}
     if a.ready:
         with open(a.ready, "w") as f:
             f.write("ready\n")
@@ -236,6 +253,11 @@ def cmd_recv(a):
                 except InterruptedError:
                     continue
                 st = stats[name]
+                now = time.monotonic()
+                if st["t_last"] is not None:
+                    st["max_gap_ms"] = max(st["max_gap_ms"],
+                                           int((now - st["t_last"]) * 1000))
+                st["t_last"] = now
                 if name == "ptp_eth":
                     data = data[14:]
                 st["n"] += 1
@@ -252,6 +274,7 @@ def cmd_recv(a):
     out = {}
     for name, st in stats.items():
         seen = st.pop("seen")
+        st.pop("t_last")
         st["max_seq"] = st.pop("last")
         st["first_seq"] = min(seen) if seen else -1
         # Holes below the highest sequence number received.
@@ -549,6 +572,12 @@ def adjtimex(modes=0, constant=0):
     return tx
 
 
+def clock_step(ns):
+    """Relative step of CLOCK_REALTIME (and so of CLOCK_TAI) by ns."""
+    now = time.clock_gettime_ns(time.CLOCK_REALTIME)
+    time.clock_settime_ns(time.CLOCK_REALTIME, now + ns)
+
+
 CLOCKS = {"CLOCK_REALTIME": time.CLOCK_REALTIME, "CLOCK_TAI": time.CLOCK_TAI,
           "CLOCK_MONOTONIC": time.CLOCK_MONOTONIC,
           "CLOCK_BOOTTIME": time.CLOCK_BOOTTIME}
@@ -570,9 +599,7 @@ def cmd_clock(a):
         time.clock_settime_ns(time.CLOCK_REALTIME, now)
         adjtimex(ADJ_TAI, tai)
     elif a.op == "step":
-        # Relative step of CLOCK_REALTIME (and so of CLOCK_TAI) by ns.
-        now = time.clock_gettime_ns(time.CLOCK_REALTIME)
-        time.clock_settime_ns(time.CLOCK_REALTIME, now + int(a.arg))
+        clock_step(int(a.arg))
     elif a.op == "tai":
         if a.arg is None:
             print(adjtimex().tai)
@@ -610,6 +637,14 @@ def main():
     s.add_argument("--gso", type=int, default=0, help="segments per send")
     s.add_argument("--raw-ptp", metavar="IFNAME",
                    help="send PTP-over-Ethernet frames; --dst is a MAC")
+    s.add_argument("--flows", type=int, default=1,
+                   help="sockets (source ports) used in turn")
+    s.add_argument("--at-phase", metavar="CYCLE:AT",
+                   help="start at this phase of CLOCK_REALTIME (ns)")
+    s.add_argument("--then-step", type=int, default=0, metavar="NS",
+                   help="afterwards step CLOCK_REALTIME by NS")
+    s.add_argument("--then-tai", type=int, metavar="SECONDS",
+                   help="afterwards set the TAI offset (adjtimex)")
 
     r = sub.add_parser("recv")
     r.add_argument("--bind", default="0.0.0.0")

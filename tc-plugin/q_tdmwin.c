@@ -33,6 +33,8 @@ _Static_assert(TCA_TDMWIN_MAX < 32, "attribute bits must fit a __u32");
 
 #define TDMWIN_NUM_PRIOS	16	/* skb priorities that can bypass */
 
+#define ARRAY_SIZE(arr)		(sizeof(arr) / sizeof((arr)[0]))
+
 static void explain(void)
 {
 	fprintf(stderr,
@@ -41,27 +43,31 @@ static void explain(void)
 		"		[clockid CLOCKID] [bypass-prio P[,P...]] [bypass-ptp on|off]\n"
 		"		[hold | release] [plan-version N] [limit PACKETS]\n"
 		"\n"
-		"TIME     := NS | NUMBER{ns|us|ms|s}, exact to the nanosecond:\n"
-		"            3300us, 1.5ms, 250 (ns)\n"
-		"BASE     := TIME | now | now+TIME: when cycle 0 starts, in ns on\n"
-		"            CLOCKID; now is read from CLOCKID after all options\n"
-		"OFFSET LENGTH := TIME TIME: a window opens at OFFSET from the start\n"
-		"            of each cycle and stays open for LENGTH; repeat window\n"
-		"            for more windows per cycle\n"
-		"guard    := TIME a frame must leave free before its window closes\n"
-		"MBIT     := link speed in Mbit/s (also NUMBERGbit), or auto: from\n"
-		"            ethtool\n"
-		"CLOCKID  := CLOCK_TAI (default) | CLOCK_REALTIME | CLOCK_MONOTONIC |\n"
-		"            CLOCK_BOOTTIME | TAI | REALTIME | MONOTONIC | BOOTTIME |\n"
-		"            NUMBER; fixed once the qdisc exists\n"
-		"P        := skb priority 0..15 that bypasses the gate, or none;\n"
-		"            bypass-prio may be repeated\n"
-		"bypass-ptp := on (default) | off: PTP frames bypass the gate\n"
-		"hold     := keep the gate closed; release: open it again\n"
-		"N        := version number of the plan, shown in dumps and counters\n"
-		"PACKETS  := queue limit of each class\n"
+		"cycle-time   length of the repeating cycle\n"
+		"base-time    start of cycle 0, on the qdisc's clock\n"
+		"window       the gate is open from OFFSET after the start of each\n"
+		"             cycle for LENGTH; repeat for more windows per cycle\n"
+		"guard        margin: a frame must end this long before its window\n"
+		"             closes (on top of its wire time)\n"
+		"link-speed   for the wire time of frames (default: from ethtool)\n"
+		"clockid      the qdisc's clock; fixed once the qdisc exists\n"
+		"bypass-prio  skb priorities whose packets skip the gate; repeatable\n"
+		"bypass-ptp   whether PTP packets skip the gate (default on)\n"
+		"hold         keep the gate closed, the plan unchanged; release: reopen\n"
+		"plan-version number of the plan in dumps and counters\n"
+		"limit        packets each class queues\n"
 		"\n"
-		"On change, options not given stay as they are.\n");
+		"TIME    := NS | NUMBER{ns|us|ms|s}, a whole number of ns: 3300us, 1.5ms\n"
+		"BASE    := TIME (since the clock's epoch) | now | now+TIME; now is read\n"
+		"           from CLOCKID (given or CLOCK_TAI) after all options\n"
+		"OFFSET, LENGTH := TIME\n"
+		"MBIT    := NUMBER (Mbit/s) | NUMBERmbit | NUMBERgbit | auto (ethtool)\n"
+		"CLOCKID := CLOCK_TAI (default) | CLOCK_REALTIME | CLOCK_MONOTONIC |\n"
+		"           CLOCK_BOOTTIME, also without CLOCK_, or a number\n"
+		"P       := 0..15, or none for no priority\n"
+		"\n"
+		"On change, options not given stay as they are; see\n"
+		"Documentation/tdmwin.rst for how a new plan takes over.\n");
 }
 
 /* ---- units and clocks: one table each, for parsing and printing -------- */
@@ -76,8 +82,6 @@ static const struct time_unit {
 	{ "ns",	1ULL },
 };
 
-#define NUM_TIME_UNITS	(sizeof(time_units) / sizeof(time_units[0]))
-
 static const struct clock_name {
 	const char *name;
 	__s32 clockid;
@@ -87,8 +91,6 @@ static const struct clock_name {
 	{ "MONOTONIC",	CLOCK_MONOTONIC },
 	{ "BOOTTIME",	CLOCK_BOOTTIME },
 };
-
-#define NUM_CLOCK_NAMES	(sizeof(clock_names) / sizeof(clock_names[0]))
 
 #define DIGITS	"0123456789"
 
@@ -144,9 +146,9 @@ static const char *parse_time(const char *arg, __u64 *ns)
 	if (!nint || (unit != arg + nint && !nfrac))
 		return "not a number";
 	if (!*unit) {
-		u = &time_units[NUM_TIME_UNITS - 1];
+		u = &time_units[ARRAY_SIZE(time_units) - 1];
 	} else {
-		for (i = 0; i < NUM_TIME_UNITS; i++)
+		for (i = 0; i < ARRAY_SIZE(time_units); i++)
 			if (strcmp(unit, time_units[i].name) == 0)
 				u = &time_units[i];
 		if (!u)
@@ -185,10 +187,10 @@ static const char *parse_time(const char *arg, __u64 *ns)
 /* Exact, in the largest unit that divides: 3300us, 1ms, 250ns, 0ns. */
 static const char *sprint_ns(__u64 ns, char *buf, size_t len)
 {
-	const struct time_unit *u = &time_units[NUM_TIME_UNITS - 1];
+	const struct time_unit *u = &time_units[ARRAY_SIZE(time_units) - 1];
 	size_t i;
 
-	for (i = 0; ns && i < NUM_TIME_UNITS; i++) {
+	for (i = 0; ns && i < ARRAY_SIZE(time_units); i++) {
 		if (ns % time_units[i].ns == 0) {
 			u = &time_units[i];
 			break;
@@ -206,7 +208,7 @@ static int parse_clockid(const char *arg, __s32 *clockid)
 
 	if (strncasecmp(name, "CLOCK_", 6) == 0)
 		name += 6;
-	for (i = 0; i < NUM_CLOCK_NAMES; i++) {
+	for (i = 0; i < ARRAY_SIZE(clock_names); i++) {
 		if (strcasecmp(name, clock_names[i].name) == 0) {
 			*clockid = clock_names[i].clockid;
 			return 0;
@@ -222,7 +224,7 @@ static const char *sprint_clockid(__s32 clockid, char *buf, size_t len)
 {
 	size_t i;
 
-	for (i = 0; i < NUM_CLOCK_NAMES; i++)
+	for (i = 0; i < ARRAY_SIZE(clock_names); i++)
 		if (clock_names[i].clockid == clockid)
 			return clock_names[i].name;
 	snprintf(buf, len, "%d", clockid);
@@ -295,21 +297,21 @@ static int parse_time_arg(const char *opt, const char *what, const char *arg,
 
 static int parse_base(struct tdmwin_args *a, const char *arg)
 {
-	const char *t = arg;
+	const char *err = NULL;
 	__u64 ns = 0;
 
 	if (strcmp(arg, "now") == 0) {
 		a->base_now = true;
+	} else if (strncmp(arg, "now+", 4) == 0) {
+		a->base_now = true;
+		err = parse_time(arg + 4, &ns);
 	} else {
-		if (strncmp(arg, "now+", 4) == 0) {
-			a->base_now = true;
-			t += 4;
-		}
-		if (parse_time_arg("base-time", "BASE", t, &ns))
-			return -1;
-		if (ns > INT64_MAX)
-			return invalid_arg("base-time", "BASE", arg, "too large");
+		err = parse_time(arg, &ns);
 	}
+	if (!err && ns > INT64_MAX)
+		err = "too large";
+	if (err)
+		return invalid_arg("base-time", "BASE", arg, err);
 	a->base_time = ns;
 	return 0;
 }
@@ -333,7 +335,7 @@ static int parse_link_speed(const char *arg, __u32 *mbit)
 				   "expected Mbit/s, NUMBERGbit or auto");
 	memcpy(num, arg, n);
 	num[n] = '\0';
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(units); i++) {
 		if (strcasecmp(arg + n, units[i].suffix))
 			continue;
 		if (parse_u32(num, &v) || v > UINT32_MAX / units[i].mbit)
@@ -795,41 +797,29 @@ static int tdmwin_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 			print_u64(PRINT_ANY, #field, fmt, (st)->field);	\
 	} while (0)
 
+/* open-latency min 1200ns mean 3400ns max 9000ns (120 samples) */
 static void print_open_latency(const struct tc_tdmwin_xstats *st, size_t len)
 {
-	__u64 n = 0, mean = 0;
+	__u64 n, mean;
 
-	if (XSTAT_SENT(len, open_latency_count))
-		n = st->open_latency_count;
-	if (n)
-		mean = st->open_latency_sum / n;
-
+	if (!XSTAT_SENT(len, open_latency_count))
+		return;
+	n = st->open_latency_count;
+	mean = n ? st->open_latency_sum / n : 0;
 	print_string(PRINT_FP, NULL, "%s", " open-latency");
-	if (XSTAT_SENT(len, open_latency_min)) {
-		print_u64(PRINT_JSON, "open_latency_min", NULL,
+	print_u64(PRINT_JSON, "open_latency_min", NULL, st->open_latency_min);
+	print_u64(PRINT_JSON, "open_latency_max", NULL, st->open_latency_max);
+	print_u64(PRINT_JSON, "open_latency_sum", NULL, st->open_latency_sum);
+	print_u64(PRINT_JSON, "open_latency_count", NULL, n);
+	print_u64(PRINT_JSON, "open_latency_mean", NULL, mean);
+	if (n) {
+		print_u64(PRINT_FP, NULL, " min %" PRIu64 "ns",
 			  st->open_latency_min);
-		if (n)
-			print_u64(PRINT_FP, NULL, " min %" PRIu64 "ns",
-				  st->open_latency_min);
-	}
-	if (XSTAT_SENT(len, open_latency_sum)) {
-		print_u64(PRINT_JSON, "open_latency_sum", NULL,
-			  st->open_latency_sum);
-		if (n)
-			print_u64(PRINT_FP, NULL, " mean %" PRIu64 "ns", mean);
-	}
-	if (XSTAT_SENT(len, open_latency_max)) {
-		print_u64(PRINT_JSON, "open_latency_max", NULL,
+		print_u64(PRINT_FP, NULL, " mean %" PRIu64 "ns", mean);
+		print_u64(PRINT_FP, NULL, " max %" PRIu64 "ns",
 			  st->open_latency_max);
-		if (n)
-			print_u64(PRINT_FP, NULL, " max %" PRIu64 "ns",
-				  st->open_latency_max);
 	}
-	if (XSTAT_SENT(len, open_latency_count)) {
-		print_u64(PRINT_ANY, "open_latency_count",
-			  " (%" PRIu64 " samples)", n);
-		print_u64(PRINT_JSON, "open_latency_mean", NULL, mean);
-	}
+	print_u64(PRINT_FP, NULL, " (%" PRIu64 " samples)", n);
 }
 
 static int tdmwin_print_xstats(struct qdisc_util *qu, FILE *f,
@@ -851,12 +841,14 @@ static int tdmwin_print_xstats(struct qdisc_util *qu, FILE *f,
 	print_xstat(st, len, window_bytes, " %" PRIu64 " bytes");
 	print_xstat(st, len, bypass_packets, " bypass %" PRIu64 " pkts");
 	print_xstat(st, len, bypass_bytes, " %" PRIu64 " bytes");
-	print_nl();
+	if (XSTAT_SENT(len, guard_deferrals))
+		print_nl();
 	print_xstat(st, len, guard_deferrals, " guard-deferrals %" PRIu64);
 	print_xstat(st, len, oversize_drops, " oversize-drops %" PRIu64);
 	print_xstat(st, len, hold_drops, " hold-drops %" PRIu64);
 	print_xstat(st, len, plan_switches, " plan-switches %" PRIu64);
-	print_nl();
+	if (XSTAT_SENT(len, open_latency_count))
+		print_nl();
 	print_open_latency(st, len);
 
 	if (XSTAT_SENT(len, plan_version))

@@ -1,0 +1,170 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The gate, seen by an independent observer: tcpdump on the receiving end of
+# a veth pair timestamps every packet (CLOCK_REALTIME, ns), and each
+# packet's offset in the cycle must lie inside one of the sender's windows.
+#
+#   ns A (tdmA 198.18.0.1, tdmwin root)  ==veth==  ns B (tdmB 198.18.0.2, tcpdump)
+#
+# The qdisc uses clockid CLOCK_REALTIME so that its cycle and tcpdump's
+# timestamps share one clock.
+#
+# Tolerance (TCG): the receive timestamp is taken right after the sender's
+# dequeue on the same host, so a packet can only look late, by the time
+# between the gate decision and the timestamp: timer and softirq latency of
+# hundreds of microseconds is normal under QEMU TCG, and the host may
+# preempt a vCPU for longer.  vCPUs also disagree on the time by a few
+# hundred microseconds (TSC skew).  So a packet counts as inside if its
+# offset lies in [off - 1 ms, off + len + 1.5 ms) (TDM_TOL_EARLY_NS,
+# TDM_TOL_LATE_NS), and at most 0.5 % of the packets (TDM_OUTLIER_PERMILLE,
+# in tenths of a percent) may lie outside, for host preemption.  The closed
+# gaps are wide enough (6 and 7 ms) that ungated traffic, measured first as
+# a baseline, is mostly "outside".
+
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+tdm_require tcpdump
+
+TOL_EARLY=${TDM_TOL_EARLY_NS:-1000000}
+TOL_LATE=${TDM_TOL_LATE_NS:-1500000}
+OUTLIER_PERMILLE=${TDM_OUTLIER_PERMILLE:-5}
+
+setup_ns A B || tdm_skip_all "cannot create network namespaces"
+tdm_veth "$A" "$B" || tdm_skip_all "cannot create a veth pair"
+D=tdmA
+declare -A Q R P
+
+tc_a() { tdm_tc -n "$A" "$@"; }
+send() { nsx "$A" "$TDM_PY" "$TDM_UTIL" send --dst "$TDM_IP_B" "$@"; }
+
+CYCLE=20000000
+WINS="2000000:4000000,12000000:3000000"	# [2,6) ms and [12,15) ms
+
+# analyse NAME WINDOWS [extra pcap args]: fills P from the capture.
+analyse() {
+	local name=$1 wins=$2 out
+	shift 2
+	out=$(py pcap "$TDM_TMP/$name.pcap" --port 5001 --cycle $CYCLE --base "$BASE" \
+		--windows "$wins" --tol-early "$TOL_EARLY" --tol-late "$TOL_LATE" "$@")
+	tdm_kv P "$out"
+}
+
+# Outliers allowed for N judged packets.
+allowed() { echo $(( $1 * OUTLIER_PERMILLE / 1000 )); }
+
+# run_traffic NAME SECONDS RATE: capture + receive while sending.
+run_traffic() {
+	local name=$1 secs=$2 rate=$3
+	tdm_cap_start "$name" "$B" tdmB "udp dst port 5001" || return 1
+	tdm_recv_start "rx$name" "$B" --bind "$TDM_IP_B" --ports 5001 || return 1
+	send --port 5001 --duration "$secs" --rate "$rate" --size 200 | sed 's/^/# sender: /'
+	sleep 0.5	# let the last window drain
+	tdm_cap_stop "$name"
+	tdm_recv_stop "rx$name" R
+}
+
+# ---- 1. baseline: no gate, the observer sees traffic everywhere in the cycle --
+
+BASE=0
+run_traffic base 1 1000
+analyse base "$WINS"
+tdm_log "baseline without tdmwin: ${P[judged]:-0} packets, ${P[outside]:-0} outside the windows"
+check_num "baseline: packets captured" "${P[judged]:-0}" -ge 200
+check_num "baseline: many packets outside the (future) windows" \
+	"$(( ${P[outside]:-0} * 100 / (${P[judged]:-0} + 1) ))" -ge 25
+
+# ---- 2. gated: every packet inside a window ------------------------------------
+
+check "add tdmwin: cycle 20ms, windows [2,6) and [12,15) ms, CLOCK_REALTIME" \
+	tc_a qdisc add dev $D root handle 1: tdmwin cycle-time 20ms base-time 0 \
+	window 2ms 4ms window 12ms 3ms clockid CLOCK_REALTIME
+tdm_snap Q "$A" $D
+BASE=${Q[options.base_time]:-0}
+check_eq "cycle in the dump" "${Q[options.cycle_time]:-}" $CYCLE
+run_traffic gated 2 1000
+analyse gated "$WINS"
+tdm_log "gated: ${P[judged]:-0} packets, ${P[inside]:-0} inside, ${P[outside]:-0} outside"
+check_num "gated: packets captured" "${P[judged]:-0}" -ge 400
+check_num "gated: packets outside the windows (allowed $(allowed "${P[judged]:-0}"))" \
+	"${P[outside]:-0}" -le "$(allowed "${P[judged]:-0}")"
+check_eq "gated: receiver lost nothing" "${R[udp5001.lost]:-x}" 0
+check_eq "gated: no reordering" "${R[udp5001.reorder]:-x}:${P[reorder]:-x}" 0:0
+check_num "gated: receiver got every capture" "${R[udp5001.n]:-0}" -ge "${P[judged]:-1}"
+tdm_snap Q "$A" $D
+for k in windows_opened window_packets window_bytes open_latency_count \
+	 open_latency_max open_latency_sum open_latency_mean; do
+	tdm_log "xstats $k = ${Q[x.$k]:-missing}"
+done
+check_num "window_packets counts every packet" "${Q[x.window_packets]:-0}" -ge "${R[udp5001.n]:-1}"
+check_num "window_bytes >= 200 B per packet" "${Q[x.window_bytes]:-0}" -ge \
+	$(( ${Q[x.window_packets]:-1} * 200 ))
+# 2 s of a 20 ms cycle with two windows: about 200 windows used.
+check_num "windows_opened (~200 in 2 s)" "${Q[x.windows_opened]:-0}" -ge 100
+check_num "open_latency_count > 0" "${Q[x.open_latency_count]:-0}" -gt 0
+check "open_latency min <= max" test "${Q[x.open_latency_min]:-1}" -le "${Q[x.open_latency_max]:-0}"
+check_eq "no oversize drops" "${Q[x.oversize_drops]:-}" 0
+check_eq "no bypass traffic" "${Q[x.bypass_packets]:-}" 0
+check_eq "nothing left in the queue" "${Q[qlen]:-}" 0
+
+# ---- 3. guard: a frame must end guard before the window closes ------------------
+
+# One window [0,5) ms with a 3 ms guard: frames may only start in [0,2) ms.
+check "change: window 0 5ms, guard 3ms" tc_a qdisc change dev $D root tdmwin \
+	window 0 5ms guard 3ms
+tdm_snap Q "$A" $D
+d0=${Q[x.guard_deferrals]:-0}
+run_traffic guard 1.5 1000
+analyse guard "0:2000000"
+tdm_log "guard: ${P[judged]:-0} packets, ${P[outside]:-0} outside [0,2) ms"
+check_num "guard: packets captured" "${P[judged]:-0}" -ge 200
+check_num "guard: packets started only in [0,2) ms (allowed $(allowed "${P[judged]:-0}"))" \
+	"${P[outside]:-0}" -le "$(allowed "${P[judged]:-0}")"
+tdm_snap Q "$A" $D
+check_num "guard_deferrals counted" "$(( ${Q[x.guard_deferrals]:-0} - d0 ))" -gt 0
+check_eq "guard: receiver lost nothing" "${R[udp5001.lost]:-x}" 0
+
+# ---- 4. frames longer than every window are dropped ------------------------------
+
+# 10 Mbit/s: 1400 B of payload is 1466 B on the wire = 1.17 ms > 1 ms window;
+# 100 B of payload is 166 B = 133 us.
+check "change: link-speed 10, window 0 1ms, guard 0" tc_a qdisc change dev $D root \
+	tdmwin link-speed 10 window 0 1ms guard 0
+tdm_snap Q "$A" $D
+o0=${Q[x.oversize_drops]:-0}
+dr0=${Q[drops]:-0}
+tdm_recv_start big "$B" --bind "$TDM_IP_B" --ports 5002,5003
+send --port 5002 --count 20 --size 1400 --rate 200 >/dev/null
+send --port 5003 --count 20 --size 100 --rate 200 >/dev/null
+sleep 0.5
+tdm_recv_stop big R
+tdm_snap Q "$A" $D
+check_eq "oversize: 20 long frames dropped" "$(( ${Q[x.oversize_drops]:-0} - o0 ))" 20
+check_num "oversize: counted in drops too" "$(( ${Q[drops]:-0} - dr0 ))" -ge 20
+check_eq "oversize: none of them arrived" "${R[udp5002.n]:-x}" 0
+check_eq "oversize: the short frames arrived (queue not blocked)" "${R[udp5003.n]:-x}" 20
+check_eq "oversize: queue empty" "${Q[qlen]:-}" 0
+
+# ---- 5. a GSO packet longer than every window is segmented ----------------------
+
+# 1000 Mbit/s, window 200 us: one 1000 B segment needs 8.5 us, a 30-segment
+# GSO packet 256 us, so it must be split rather than dropped.
+check "change: link-speed 1000, window 0 200us" tc_a qdisc change dev $D root \
+	tdmwin link-speed 1000 window 0 200us
+tdm_snap Q "$A" $D
+w0=${Q[x.window_packets]:-0}
+o0=${Q[x.oversize_drops]:-0}
+tdm_recv_start gso "$B" --bind "$TDM_IP_B" --ports 5004
+if send --port 5004 --count 1 --size 1000 --gso 30 >/dev/null 2>&1; then
+	sleep 1
+	tdm_recv_stop gso R
+	tdm_snap Q "$A" $D
+	check_eq "GSO: all 30 segments arrived" "${R[udp5004.n]:-x}" 30
+	check_eq "GSO: sent as 30 packets" "$(( ${Q[x.window_packets]:-0} - w0 ))" 30
+	check_eq "GSO: no oversize drop" "$(( ${Q[x.oversize_drops]:-0} - o0 ))" 0
+else
+	tdm_recv_stop gso R
+	tdm_skip "GSO segmentation" "UDP_SEGMENT not supported here"
+fi
+
+tdm_exit

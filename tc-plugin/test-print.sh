@@ -1,0 +1,139 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# test-print.sh [PLUGIN_DIR]
+#
+# The plugin's print_qopt and print_xstats, through stock tc and no kernel
+# module: tests/tdmwin_nl.py builds the RTM_NEWQDISC message a kernel
+# would dump, tests/nlfake.so hands it to `tc [-j] -s qdisc show dev lo`
+# (on lo in a new network namespace), and the text and JSON tc prints are
+# compared with what they must be.  PLUGIN_DIR as for test-parse.sh.
+# Needs root.  Prints ok / not ok per case and "print: N passed, N failed".
+set -uo pipefail
+. "$(dirname "$0")/tests/lib.sh"
+
+# show NAME SPEC TEXT JSON: tc -s qdisc show prints TEXT (our lines: tc's
+# " Sent" and " backlog" lines left out, trailing blanks dropped); tc -j -s
+# gives a qdisc with the keys and values of JSON.
+show() {
+	local name=$1 diff
+
+	reply=$tmp/reply
+	if ! diff=$($nl reply "$2" "$reply"); then
+		not_ok "$name: building the reply" "$diff"
+		return
+	fi
+	run_tc -s qdisc show dev lo
+	if sanitizer_report || [ $rc != 0 ]; then
+		not_ok "$name: text" "exit $rc" "$(cat "$tmp/err")"
+	elif ! diff=$(diff -u <(printf '%s\n' "$3") \
+		<(grep -v '^ Sent \|^ backlog ' "$tmp/out" | sed 's/[ \t]*$//')); then
+		not_ok "$name: text" "$diff"
+	else
+		ok "$name: text"
+	fi
+
+	run_tc -j -s qdisc show dev lo
+	if sanitizer_report || [ $rc != 0 ]; then
+		not_ok "$name: JSON" "exit $rc" "$(cat "$tmp/err")"
+	elif ! diff=$($nl json-subset "$tmp/out" "$4" 2>&1); then
+		not_ok "$name: JSON" "$diff"
+	else
+		ok "$name: JSON"
+	fi
+}
+
+show "full dump with a pending plan and counters" '{
+	"options": {"clockid": 11, "cycle_time": 3300000,
+		"base_time": 1700000000000000000, "plan_version": 12,
+		"link_speed": 10000, "eff_link_speed": 10000, "guard": 2000,
+		"bypass_prios": 160, "bypass_ptp": 1, "limit": 1000, "hold": 1,
+		"windows": [[0, 1000000], [2200000, 500000]]},
+	"pending": {"plan_version": 13, "base_time": 1700000005000000000,
+		"cycle_time": 3300000, "guard": 1500,
+		"windows": [[1000000, 1000000]]},
+	"xstats": {"windows_opened": 123, "window_packets": 4567,
+		"window_bytes": 6543210, "bypass_packets": 12,
+		"bypass_bytes": 1234, "guard_deferrals": 3, "oversize_drops": 4,
+		"hold_drops": 5, "open_latency_min": 1200,
+		"open_latency_max": 9000, "open_latency_sum": 408000,
+		"open_latency_count": 120, "plan_switches": 1,
+		"pending_base_time": 1700000005000000000, "plan_version": 12,
+		"pending_version": 13, "pending": 1, "hold": 1}}' \
+'qdisc tdmwin 1: root clockid TAI cycle-time 3300us base-time 1700000000000000000 plan-version 12 link-speed 10000Mbit guard 2us bypass-prio 5,7 bypass-ptp on limit 1000 hold
+	windows 0ns+1ms 2200us+500us
+	pending plan-version 13 base-time 1700000005000000000 cycle-time 3300us guard 1500ns windows 1ms+1ms
+ windows 123 sent 4567 pkts 6543210 bytes bypass 12 pkts 1234 bytes
+ guard-deferrals 3 oversize-drops 4 hold-drops 5 plan-switches 1
+ open-latency min 1200ns mean 3400ns max 9000ns (120 samples) plan-version 12 pending 13 at 1700000005000000000 hold' \
+'{"kind": "tdmwin",
+  "options": {"clockid": "TAI", "cycle_time": 3300000,
+	"base_time": 1700000000000000000, "plan_version": 12,
+	"link_speed": 10000, "eff_link_speed": 10000, "guard": 2000,
+	"bypass_prios": [5, 7], "bypass_ptp": true, "limit": 1000, "hold": true,
+	"windows": [{"offset": 0, "length": 1000000},
+		    {"offset": 2200000, "length": 500000}],
+	"pending": {"plan_version": 13, "base_time": 1700000005000000000,
+		"cycle_time": 3300000, "guard": 1500,
+		"windows": [{"offset": 1000000, "length": 1000000}]}},
+  "xstats": {"windows_opened": 123, "window_packets": 4567,
+	"window_bytes": 6543210, "bypass_packets": 12, "bypass_bytes": 1234,
+	"guard_deferrals": 3, "oversize_drops": 4, "hold_drops": 5,
+	"open_latency_min": 1200, "open_latency_max": 9000,
+	"open_latency_sum": 408000, "open_latency_count": 120,
+	"open_latency_mean": 3400, "plan_switches": 1,
+	"pending_base_time": 1700000005000000000, "plan_version": 12,
+	"pending_version": 13, "pending": 1, "hold": 1}}'
+
+show "speed from ethtool, no bypass priority, no plan, older kernel's counters" '{
+	"options": {"clockid": 5, "link_speed": 0, "eff_link_speed": 1000,
+		"bypass_prios": 0, "bypass_ptp": 0, "limit": 10, "hold": 0},
+	"xstats": {"windows_opened": 1, "window_packets": 2,
+		"window_bytes": 3, "bypass_packets": 4, "bypass_bytes": 5,
+		"guard_deferrals": 6, "oversize_drops": 7, "hold_drops": 8,
+		"open_latency_min": 99},
+	"xstats_len": 64}' \
+'qdisc tdmwin 1: root clockid 5 link-speed auto (1000Mbit) bypass-prio none bypass-ptp off limit 10
+ windows 1 sent 2 pkts 3 bytes bypass 4 pkts 5 bytes
+ guard-deferrals 6 oversize-drops 7 hold-drops 8' \
+'{"options": {"clockid": "5", "link_speed": 0, "eff_link_speed": 1000,
+	"bypass_prios": [], "bypass_ptp": false, "limit": 10, "hold": false},
+  "xstats": {"windows_opened": 1, "window_packets": 2, "window_bytes": 3,
+	"bypass_packets": 4, "bypass_bytes": 5, "guard_deferrals": 6,
+	"oversize_drops": 7, "hold_drops": 8}}'
+
+show "newer kernel's longer counters, no open-latency samples" '{
+	"options": {"clockid": 0, "cycle_time": 10000000000,
+		"base_time": 0, "guard": 0, "plan_version": 0,
+		"windows": [[0, 250], [1000000001, 999999999]]},
+	"xstats": {"windows_opened": 0, "plan_version": 4,
+		"open_latency_min": 18446744073709551615},
+	"xstats_len": 160}' \
+'qdisc tdmwin 1: root clockid REALTIME cycle-time 10s base-time 0 plan-version 0 guard 0ns
+	windows 0ns+250ns 1000000001ns+999999999ns
+ windows 0 sent 0 pkts 0 bytes bypass 0 pkts 0 bytes
+ guard-deferrals 0 oversize-drops 0 hold-drops 0 plan-switches 0
+ open-latency (0 samples) plan-version 4' \
+'{"options": {"clockid": "REALTIME", "cycle_time": 10000000000,
+	"base_time": 0, "guard": 0, "plan_version": 0,
+	"windows": [{"offset": 0, "length": 250},
+		    {"offset": 1000000001, "length": 999999999}]},
+  "xstats": {"windows_opened": 0, "window_packets": 0, "window_bytes": 0,
+	"bypass_packets": 0, "bypass_bytes": 0, "guard_deferrals": 0,
+	"oversize_drops": 0, "hold_drops": 0,
+	"open_latency_min": 18446744073709551615, "open_latency_max": 0,
+	"open_latency_sum": 0, "open_latency_count": 0,
+	"open_latency_mean": 0, "plan_switches": 0, "pending_base_time": 0,
+	"plan_version": 4, "pending_version": 0, "pending": 0, "hold": 0}}'
+
+# tc ends the (here empty) counters with a newline of its own.
+show "short and missing attributes, empty counters" '{
+	"options": {"cycle_time": {"raw": "01000000"},
+		"limit": {"raw": ""}, "windows": [[1000000]]},
+	"xstats": {}, "xstats_len": 0}' \
+'qdisc tdmwin 1: root
+	windows 1ms+
+' \
+'{"options": {"windows": [{"offset": 1000000}]}, "xstats": {}}'
+
+summary print
