@@ -5,9 +5,10 @@
  * Each node owns one or more windows of a repeating cycle; the gate is open
  * only inside them.  A frame leaves only if it ends (wire time at link speed
  * plus guard) before its window closes.  The gate state is computed from the
- * absolute time on every dequeue (kmod/tdmwin_gate.h) and a qdisc watchdog
- * on the plan's clock wakes the queue at the next opening, so clock steps
- * neither stall nor spin the queue.
+ * absolute time on every dequeue (kmod/tdmwin_gate.h), and a qdisc watchdog
+ * wakes the queue at the next opening.  The watchdog sleeps on
+ * CLOCK_MONOTONIC for at most TDMWIN_MAX_SLEEP_NS, so a step of the plan's
+ * clock neither stalls nor spins the queue.
  *
  * Traffic is split into two classes: 1:1 is gated, 1:2 bypasses the gate
  * (chosen skb priorities, and PTP so that ptp4l stays in sync).
@@ -51,9 +52,10 @@
 #define MODULE_ALIAS_NET_SCH(id)	MODULE_ALIAS("net-sch-" id)
 #endif
 
-/* Longest sleep of the watchdog while packets wait.  The wake-up is armed
- * on the plan's clock, so a forward step fires it at once; a backward step
- * would push it out by the size of the step, and this cap bounds that.
+/* Longest sleep of the watchdog while packets wait.  The watchdog runs on
+ * CLOCK_MONOTONIC, armed with the distance to the next opening on the
+ * plan's clock; a step of the plan's clock in either direction is noticed
+ * at the latest this long after it happened.
  */
 #define TDMWIN_MAX_SLEEP_NS	(10 * NSEC_PER_MSEC)
 
@@ -357,10 +359,10 @@ static void tdmwin_sleep(struct tdmwin_sched_data *q,
 
 	if (next && next->s.base < wake)
 		wake = next->s.base;
-	if (wake - now > TDMWIN_MAX_SLEEP_NS)
-		wake = now + TDMWIN_MAX_SLEEP_NS;
 	q->wait_open = open;
-	qdisc_watchdog_schedule_ns(&q->watchdog, wake);
+	qdisc_watchdog_schedule_ns(&q->watchdog,
+				   ktime_get() + min_t(s64, wake - now,
+						       TDMWIN_MAX_SLEEP_NS));
 }
 
 static struct sk_buff *tdmwin_dequeue_gated(struct Qdisc *sch,
@@ -415,7 +417,7 @@ static struct sk_buff *tdmwin_dequeue_gated(struct Qdisc *sch,
 		}
 	}
 	/* Many oversize frames in a row: come back soon for the rest. */
-	qdisc_watchdog_schedule_ns(&q->watchdog, now);
+	qdisc_watchdog_schedule_ns(&q->watchdog, ktime_get());
 	return NULL;
 }
 
@@ -839,7 +841,7 @@ static int tdmwin_init(struct Qdisc *sch, struct nlattr *opt,
 	q->clockid = CLOCK_TAI;
 	q->bypass_ptp = true;
 	tdmwin_reset_gate(q);
-	qdisc_watchdog_init_clockid(&q->watchdog, sch, CLOCK_TAI);
+	qdisc_watchdog_init(&q->watchdog, sch);
 
 	err = tdmwin_parse(sch, opt, &req, true, extack);
 	if (err)
@@ -860,7 +862,6 @@ static int tdmwin_init(struct Qdisc *sch, struct nlattr *opt,
 	qdisc_hash_add(q->bypass, true);
 
 	q->clockid = req.clockid;
-	qdisc_watchdog_init_clockid(&q->watchdog, sch, q->clockid);
 	tdmwin_commit(sch, &req);
 out:
 	kfree(req.plan);
