@@ -27,6 +27,8 @@ TDM_TC_LIB=${TDM_TC_LIB:-$TDM_ROOT/build/tc}
 # Debian's python3; a pyenv shim on the host may not work in the guest.
 if [ -x /usr/bin/python3 ]; then TDM_PY=/usr/bin/python3; else TDM_PY=python3; fi
 TDM_UTIL=$TDM_DIR/tdmwin_util.py
+# The helper as a command (python -S: no site, faster start under TCG).
+TDM_PYU=("$TDM_PY" -S "$TDM_UTIL")
 
 # Addresses: the benchmarking range only.
 TDM_IP_A=198.18.0.1
@@ -158,7 +160,7 @@ tdm_tc() {
 }
 
 py() {
-	"$TDM_PY" "$TDM_UTIL" "$@"
+	"${TDM_PYU[@]}" "$@"
 }
 
 # nsx NS CMD...: run in a namespace
@@ -205,6 +207,8 @@ tdm_cleanup() {
 	rm -rf "$TDM_TMP"
 }
 trap tdm_cleanup EXIT
+trap 'exit 143' TERM
+trap 'exit 130' INT
 
 # tdm_veth NS_A NS_B [NUMTXQ]: veth pair tdmA (in NS_A, 198.18.0.1/24) and
 # tdmB (in NS_B, 198.18.0.2/24), up, with static neighbours.  Sets
@@ -222,6 +226,19 @@ tdm_veth() {
 	TDM_MAC_B=$(ip netns exec "$b" cat /sys/class/net/tdmB/address)
 	ip -n "$a" neigh replace "$TDM_IP_B" lladdr "$TDM_MAC_B" dev tdmA nud permanent
 	ip -n "$b" neigh replace "$TDM_IP_A" lladdr "$TDM_MAC_A" dev tdmB nud permanent
+	# veth hands each packet to the backlog of the CPU that sent it; a gate
+	# dequeues on whichever CPU its timer or the sender runs, so without
+	# RPS the receiver would see reordering that the qdisc did not cause.
+	# Steer all receive processing to CPU 0 instead.
+	tdm_rps "$a" tdmA
+	tdm_rps "$b" tdmB
+}
+
+tdm_rps() { # NS DEV
+	local f
+	for f in $(ip netns exec "$1" sh -c "ls /sys/class/net/$2/queues/rx-*/rps_cpus" 2>/dev/null); do
+		ip netns exec "$1" sh -c "echo 1 > $f" 2>/dev/null
+	done
 }
 
 # tdm_veth_ipv6: IPv6 on the pair made by tdm_veth (no DAD, static neighbours).
@@ -241,7 +258,9 @@ tdm_veth_ipv6() {
 # with the flattened `tc -j -s qdisc show` object of the tdmwin qdisc
 # (default selector: kind tdmwin, first one).  Keys look like
 # options.cycle_time, options.windows.0.offset, x.window_packets (xstats,
-# wherever tc put them), qlen, backlog, drops; count = number matched.
+# wherever tc put them), qlen, backlog, drops; count = number matched;
+# child.1:1.kind, child.1:1.options.limit for the qdiscs below classes
+# (the default fifos are invisible: shown with "invisible").
 tdm_snap() {
 	local -n _arr=$1
 	local ns=$2 dev=$3 line
@@ -249,28 +268,27 @@ tdm_snap() {
 	_arr=()
 	while IFS= read -r line; do
 		_arr["${line%%=*}"]=${line#*=}
-	done < <(tdm_tc -n "$ns" -j -s qdisc show dev "$dev" |
+	done < <(tdm_tc -n "$ns" -j -s qdisc show dev "$dev" invisible |
 		 py flat --kind tdmwin "$@")
 }
 
-# Same for `tc -j -s class show`, selecting a class by handle (e.g. 1:1).
+# The same for `tc -s class show` (text: tc 6.1 has no JSON for classes),
+# selecting a class by handle (e.g. 1:1): keys count (all classes), kind,
+# leaf, bytes, packets, drops, qlen.
 tdm_snap_class() {
 	local -n _carr=$1
 	local ns=$2 dev=$3 handle=$4 line
 	_carr=()
 	while IFS= read -r line; do
 		_carr["${line%%=*}"]=${line#*=}
-	done < <(tdm_tc -n "$ns" -j -s class show dev "$dev" |
-		 py flat --handle "$handle")
+	done < <(tdm_tc -n "$ns" -s class show dev "$dev" |
+		 py classes --handle "$handle")
 }
 
-# tdm_opts_sig NS DEV [flat options]: the options of the qdisc as one string
-# (for "unchanged" comparisons).
+# tdm_opts_sig NS DEV: the qdiscs of DEV with their options, as tc prints
+# them in JSON without statistics (for "unchanged" comparisons).
 tdm_opts_sig() {
-	local ns=$1 dev=$2
-	shift 2
-	tdm_tc -n "$ns" -j qdisc show dev "$dev" |
-		py flat --kind tdmwin "$@" | grep -E '^(count|options\.)'
+	tdm_tc -n "$1" -j qdisc show dev "$2"
 }
 
 # ---- traffic --------------------------------------------------------------
@@ -281,7 +299,7 @@ tdm_recv_start() {
 	local name=$1 ns=$2 i
 	shift 2
 	rm -f "$TDM_TMP/$name.ready" "$TDM_TMP/$name.out"
-	nsx "$ns" "$TDM_PY" "$TDM_UTIL" recv --ready "$TDM_TMP/$name.ready" \
+	ip netns exec "$ns" "${TDM_PYU[@]}" recv --ready "$TDM_TMP/$name.ready" \
 		--out "$TDM_TMP/$name.out" "$@" &
 	eval "TDM_PID_$name=$!"
 	TDM_BG_PIDS+=($!)
@@ -312,7 +330,7 @@ tdm_recv_stop() {
 tdm_cap_start() {
 	local name=$1 ns=$2 dev=$3 filter=$4 i
 	rm -f "$TDM_TMP/$name.pcap"
-	nsx "$ns" tcpdump -i "$dev" -n -U -Z root --time-stamp-precision=nano \
+	ip netns exec "$ns" tcpdump -i "$dev" -n -U -Z root --time-stamp-precision=nano \
 		-w "$TDM_TMP/$name.pcap" "$filter" 2>"$TDM_TMP/$name.tcpdump" &
 	eval "TDM_CAP_$name=$!"
 	TDM_BG_PIDS+=($!)

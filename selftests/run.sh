@@ -7,7 +7,7 @@
 #   TESTS="gate hold" selftests/run.sh
 #
 # Loads sch_tdmwin (unless loaded: modprobe if the module tree has the same
-# build, else insmod build/kmod/$(uname -r)/sch_tdmwin.ko), runs every test
+# file, else insmod build/kmod/$(uname -r)/sch_tdmwin.ko or $TDM_KO), runs every test
 # with a timeout, and prints KTAP.  After each test it looks for new kernel
 # warnings (dmesg since a marker, and the taint flags) and fails the test if
 # there are any.  Last line: "N passed, N failed[, N skipped]".  Exit status
@@ -43,8 +43,18 @@ else
 	for t in $all; do tests+=("$t"); done
 fi
 
+# On a kernel with kmemleak (a debug build), one more result: a leak scan
+# after all tests.
+kmemleak=/sys/kernel/debug/kmemleak
+if [ "$(id -u)" -eq 0 ] && [ ! -e "$kmemleak" ] && [ -d /sys/kernel/debug ]; then
+	mount -t debugfs none /sys/kernel/debug 2>/dev/null
+fi
+[ -w "$kmemleak" ] || kmemleak=
+nplan=${#tests[@]}
+[ -n "$kmemleak" ] && nplan=$((nplan + 1))
+
 echo "TAP version 13"
-echo "1..${#tests[@]}"
+echo "1..$nplan"
 echo "# kernel $(uname -r), tc $(tc -V 2>&1 | head -n 1)"
 
 pass=0 fail=0 skip=0
@@ -65,8 +75,7 @@ load_module() {
 		return 0
 	fi
 	inst=$(modinfo -n sch_tdmwin 2>/dev/null)
-	if [ -n "$inst" ] && { [ ! -f "$ko" ] ||
-		[ "$(modinfo -F srcversion "$inst")" = "$(modinfo -F srcversion "$ko")" ]; }; then
+	if [ -n "$inst" ] && { [ ! -f "$ko" ] || cmp -s "$inst" "$ko"; }; then
 		if modprobe sch_tdmwin; then
 			export TDM_KO=
 			echo "# loaded sch_tdmwin with modprobe ($inst)"
@@ -157,12 +166,12 @@ for t in "${tests[@]}"; do
 		echo "# new kernel taint during $t: $taint0 -> $taint1"
 		reason="${reason:+$reason, }kernel tainted"
 	fi
-	# Leftover clock damage would spoil the following tests.
+	echo "# $t: exit $rc after ${secs} s"
 	if [ -n "$reason" ]; then
-		echo "not ok $n $t # $reason (${secs}s)"
+		echo "not ok $n $t # $reason"
 		fail=$((fail + 1))
 	elif [ "$rc" -eq 0 ]; then
-		echo "ok $n $t # ${secs}s"
+		echo "ok $n $t"
 		pass=$((pass + 1))
 	elif [ "$rc" -eq 4 ]; then
 		why=$(sed -n 's/^SKIP: //p' "$out" | tail -n 1)
@@ -172,11 +181,30 @@ for t in "${tests[@]}"; do
 		echo "not ok $n $t # TIMEOUT after ${timeout_s}s"
 		fail=$((fail + 1))
 	else
-		echo "not ok $n $t # exit $rc (${secs}s)"
+		echo "not ok $n $t # exit $rc"
 		fail=$((fail + 1))
 	fi
 	rm -f "$out"
 done
+
+if [ -n "$kmemleak" ]; then
+	n=$((n + 1))
+	# Objects must be a few seconds old before a scan reports them.
+	sleep 6
+	echo scan >"$kmemleak"
+	sleep 1
+	echo scan >"$kmemleak"
+	leaks=$(cat "$kmemleak")
+	if [ -n "$leaks" ]; then
+		echo "# kmemleak:"
+		head -n 100 <<<"$leaks" | sed 's/^/#   /'
+		echo "not ok $n kmemleak # $(grep -c '^unreferenced object' <<<"$leaks") objects"
+		fail=$((fail + 1))
+	else
+		echo "ok $n kmemleak"
+		pass=$((pass + 1))
+	fi
+fi
 
 if [ "$skip" -gt 0 ]; then
 	echo "$pass passed, $fail failed, $skip skipped"

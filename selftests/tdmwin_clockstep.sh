@@ -43,7 +43,7 @@ check "add: CLOCK_REALTIME, cycle 20ms, window [0,5) ms" tc_a qdisc add dev $D r
 	handle 1: tdmwin cycle-time 20ms base-time 0 window 0 5ms clockid CLOCK_REALTIME
 tdm_cap_start cap "$B" tdmB "udp dst port 5001" || tdm_skip_all "tcpdump failed"
 tdm_recv_start rx "$B" --bind "$TDM_IP_B" --ports 5001
-nsx "$A" "$TDM_PY" "$TDM_UTIL" send --dst "$TDM_IP_B" --port 5001 --duration 7 \
+ip netns exec "$A" "${TDM_PYU[@]}" send --dst "$TDM_IP_B" --port 5001 --duration 9 \
 	--rate 500 --size 200 >"$TDM_TMP/sender.out" &
 sender=$!
 TDM_BG_PIDS+=("$sender")
@@ -52,7 +52,7 @@ prev=$(wp)
 for step in +$HOUR -$HOUR -$HOUR +$HOUR; do
 	py clock step "$step"
 	tdm_log "stepped CLOCK_REALTIME by $((step / 1000000000)) s: now $(date -u '+%F %T')"
-	sleep 1.2
+	sleep 0.8
 	cur=$(wp)
 	check_num "traffic flows after a ${step:0:1}1 h step (window_packets $prev -> $cur)" \
 		"${cur:-0}" -gt "${prev:-0}"
@@ -84,7 +84,7 @@ probe() {
 	local desc=$1 t0 t1 q
 	shift
 	tdm_recv_start probe "$B" --bind "$TDM_IP_B" --ports 5002
-	nsx "$A" "$TDM_PY" "$TDM_UTIL" send --dst "$TDM_IP_B" --port 5002 --count 5 \
+	ip netns exec "$A" "${TDM_PYU[@]}" send --dst "$TDM_IP_B" --port 5002 --count 5 \
 		--at-phase 1000000000:300000000 "$@" >/dev/null
 	t0=$(net_tx)
 	sleep 1.5
@@ -97,7 +97,7 @@ probe() {
 		$((t1 - t0)) -lt 5000
 	if [ "$q" != 0 ]; then
 		tdm_log "$desc: $q packets stuck; kicking the queue with one more packet"
-		nsx "$A" "$TDM_PY" "$TDM_UTIL" send --dst "$TDM_IP_B" --port 5002 --count 1 >/dev/null
+		nsx "$A" "${TDM_PYU[@]}" send --dst "$TDM_IP_B" --port 5002 --count 1 >/dev/null
 		sleep 1.2
 		tdm_log "qlen after the kick: $(qlen)"
 	fi

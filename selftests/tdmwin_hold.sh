@@ -16,7 +16,7 @@ D=tdmA
 declare -A Q R
 
 tc_a() { tdm_tc -n "$A" "$@"; }
-send() { nsx "$A" "$TDM_PY" "$TDM_UTIL" send --dst "$TDM_IP_B" --port 5001 "$@" >/dev/null; }
+send() { nsx "$A" "${TDM_PYU[@]}" send --dst "$TDM_IP_B" --port 5001 "$@" >/dev/null; }
 SIZE=100
 PKTLEN=$((SIZE + 8 + 20 + 14))	# UDP payload + UDP + IPv4 + Ethernet
 
@@ -44,7 +44,7 @@ check_eq "plan untouched by hold" \
 # Raising the limit while held: the queue keeps what it has and takes more.
 check "change limit 200 while held" tc_a qdisc change dev $D root tdmwin limit 200
 tdm_recv_start held2 "$B" --bind "$TDM_IP_B" --ports 5001
-nsx "$A" "$TDM_PY" "$TDM_UTIL" send --dst "$TDM_IP_B" --port 5001 --count 150 \
+ip netns exec "$A" "${TDM_PYU[@]}" send --dst "$TDM_IP_B" --port 5001 --count 150 \
 	--size $SIZE --rate 3000 >/dev/null
 sleep 0.5
 tdm_recv_stop held2 R
@@ -73,9 +73,10 @@ check_eq "release: plan untouched" \
 	"${Q[options.plan_version]:-}:${Q[options.windows.0.offset]:-}:${Q[options.windows.0.length]:-}" "$plan0"
 check_eq "release: hold_drops kept" "${Q[x.hold_drops]:-}" 100
 
-# Hold while traffic flows; limit reached without hold is not a hold drop.
+# Hold while traffic flows (the limit is large enough for all of it).
+check "limit 2000" tc_a qdisc change dev $D root tdmwin limit 2000
 tdm_recv_start flow "$B" --bind "$TDM_IP_B" --ports 5001
-nsx "$A" "$TDM_PY" "$TDM_UTIL" send --dst "$TDM_IP_B" --port 5001 --duration 2 \
+ip netns exec "$A" "${TDM_PYU[@]}" send --dst "$TDM_IP_B" --port 5001 --duration 2 \
 	--size $SIZE --rate 500 >/dev/null &
 sender=$!
 TDM_BG_PIDS+=("$sender")

@@ -28,7 +28,7 @@ traffic() {
 	local name=$1 out
 	tdm_cap_start "$name" "$B" tdmB "udp dst port 5001" || return 1
 	tdm_recv_start "rx$name" "$B" --bind "$TDM_IP_B" --ports 5001
-	nsx "$A" "$TDM_PY" "$TDM_UTIL" send --dst "$TDM_IP_B" --port 5001 --flows 16 \
+	nsx "$A" "${TDM_PYU[@]}" send --dst "$TDM_IP_B" --port 5001 --flows 16 \
 		--sport 40000 --duration 1.5 --rate 800 --size 200 >"$TDM_TMP/$name.sent"
 	sleep 0.5
 	tdm_cap_stop "$name"
@@ -48,8 +48,8 @@ for i in 1 2 3 4; do
 done
 check_eq "four tdmwin instances" "$(tc_a -j qdisc show dev $D | py flat --kind tdmwin |
 	sed -n 's/^count=//p')" 4
-check "classes under each instance" test "$(tc_a -j class show dev $D |
-	py flat | sed -n 's/^count=//p')" -ge 12
+check_num "classes: 4 of mq + 2 under each instance" "$(tc_a class show dev $D |
+	py classes | sed -n 's/^count=//p')" -ge 12
 traffic mq
 allowed=$(( ${P[judged]:-0} * OUTLIER_PERMILLE / 1000 ))
 check_eq "mq: every packet arrived" "${R[udp5001.n]:-x}" "$SENT"

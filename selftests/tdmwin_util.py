@@ -14,15 +14,10 @@
             wait for a phase of the cycle
 """
 
-import argparse
-import ctypes
-import ctypes.util
+# Python starts slowly under QEMU TCG: import only what a command needs
+# (argparse and ctypes.util alone cost ~0.25 s there), run with -S.
 import errno
-import json
 import os
-import select
-import signal
-import socket
 import struct
 import sys
 import time
@@ -72,6 +67,7 @@ def norm_handle(h):
 
 
 def cmd_flat(a):
+    import json
     text = sys.stdin.read()
     try:
         data = json.loads(text) if text.strip() else []
@@ -110,8 +106,62 @@ def cmd_flat(a):
                              "overlimits", "requeues", "backlog", "qlen",
                              "rate_est", "offloaded"):
                     flatten(v, ["x", k], out)
+    # Other qdiscs hanging below a class (children), by parent:
+    # child.1:1.kind=pfifo, child.1:1.options.limit=1000
+    for o in data:
+        if sel and o is sel[a.index if a.index < len(sel) else 0]:
+            continue
+        if o.get("parent") and not o.get("root"):
+            flatten(o, ["child", norm_handle(o["parent"])], out)
     for k in sorted(out):
         print("%s=%s" % (k, out[k]))
+
+
+def cmd_classes(a):
+    """`tc [-s] class show` (text in iproute2 6.1, JSON later) -> key=value.
+
+    Prints count=<classes> and, for the class --handle, leaf, bytes,
+    packets, drops and qlen.
+    """
+    import json
+    import re
+    text = sys.stdin.read()
+    classes = []
+    if text.lstrip().startswith("["):
+        for o in json.loads(text):
+            c = {"handle": norm_handle(o.get("handle")),
+                 "kind": o.get("class", o.get("kind"))}
+            for k in ("leaf", "bytes", "packets", "drops", "qlen"):
+                if k in o:
+                    c[k] = o[k]
+            if "leaf" in c:
+                c["leaf"] = norm_handle(c["leaf"])
+            classes.append(c)
+    else:
+        cur = None
+        for line in text.splitlines():
+            m = re.match(r"class (\S+) (\S+)(.*)", line)
+            if m:
+                cur = {"kind": m.group(1), "handle": norm_handle(m.group(2))}
+                lm = re.search(r"leaf (\S+)", m.group(3))
+                if lm:
+                    cur["leaf"] = norm_handle(lm.group(1))
+                classes.append(cur)
+                continue
+            if cur is None:
+                continue
+            m = re.search(r"Sent (\d+) bytes (\d+) pkt \(dropped (\d+)", line)
+            if m:
+                cur["bytes"], cur["packets"], cur["drops"] = m.groups()
+            m = re.search(r"backlog \S+ (\d+)p", line)
+            if m:
+                cur["qlen"] = m.group(1)
+    print("count=%d" % len(classes))
+    for c in classes:
+        if a.handle and c["handle"] == norm_handle(a.handle):
+            for k in sorted(c):
+                print("%s=%s" % (k, c[k]))
+            break
 
 
 # ---- send -----------------------------------------------------------------
@@ -129,6 +179,7 @@ def mac_of(ifname):
 
 
 def cmd_send(a):
+    import socket
     fam = socket.AF_INET6 if ":" in a.dst else socket.AF_INET
     if a.raw_ptp:
         s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
@@ -210,6 +261,9 @@ def _on_signal(sig, frm):
 
 
 def cmd_recv(a):
+    import select
+    import signal
+    import socket
     signal.signal(signal.SIGINT, _on_signal)
     signal.signal(signal.SIGTERM, _on_signal)
     socks = {}
@@ -483,7 +537,7 @@ def build_opts(spec):
                 inner += nla(WIN_LIST | NLA_F_NESTED, sub)
             out += nla(t | NLA_F_NESTED, inner)
         elif k == "pending":
-            out += nla(t | NLA_F_NESTED, b"")
+            out += nla(t, struct.pack("=I", v))	# dump-only: must be refused
         else:
             out += nla(t, struct.pack("=" + fmt, v))
     return out
@@ -497,6 +551,8 @@ def parse_handle(h):
 
 
 def cmd_nl(a):
+    import json
+    import socket
     spec = json.loads(a.spec) if a.spec else None
     flags = NLM_F_REQUEST | NLM_F_ACK
     if a.op == "add":
@@ -545,26 +601,31 @@ def cmd_nl(a):
 
 # ---- clock ----------------------------------------------------------------
 
-class Timex(ctypes.Structure):
-    _fields_ = [("modes", ctypes.c_uint), ("offset", ctypes.c_long),
-                ("freq", ctypes.c_long), ("maxerror", ctypes.c_long),
-                ("esterror", ctypes.c_long), ("status", ctypes.c_int),
-                ("constant", ctypes.c_long), ("precision", ctypes.c_long),
-                ("tolerance", ctypes.c_long), ("tv_sec", ctypes.c_long),
-                ("tv_usec", ctypes.c_long), ("tick", ctypes.c_long),
-                ("ppsfreq", ctypes.c_long), ("jitter", ctypes.c_long),
-                ("shift", ctypes.c_int), ("stabil", ctypes.c_long),
-                ("jitcnt", ctypes.c_long), ("calcnt", ctypes.c_long),
-                ("errcnt", ctypes.c_long), ("stbcnt", ctypes.c_long),
-                ("tai", ctypes.c_int), ("pad", ctypes.c_int * 11)]
+def timex_type():
+    import ctypes
+    class Timex(ctypes.Structure):
+        _fields_ = [("modes", ctypes.c_uint), ("offset", ctypes.c_long),
+                    ("freq", ctypes.c_long), ("maxerror", ctypes.c_long),
+                    ("esterror", ctypes.c_long), ("status", ctypes.c_int),
+                    ("constant", ctypes.c_long),
+                    ("precision", ctypes.c_long),
+                    ("tolerance", ctypes.c_long), ("tv_sec", ctypes.c_long),
+                    ("tv_usec", ctypes.c_long), ("tick", ctypes.c_long),
+                    ("ppsfreq", ctypes.c_long), ("jitter", ctypes.c_long),
+                    ("shift", ctypes.c_int), ("stabil", ctypes.c_long),
+                    ("jitcnt", ctypes.c_long), ("calcnt", ctypes.c_long),
+                    ("errcnt", ctypes.c_long), ("stbcnt", ctypes.c_long),
+                    ("tai", ctypes.c_int), ("pad", ctypes.c_int * 11)]
+    return Timex
 
 
 ADJ_TAI = 0x0080
 
 
 def adjtimex(modes=0, constant=0):
-    libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
-    tx = Timex()
+    import ctypes
+    libc = ctypes.CDLL("libc.so.6", use_errno=True)
+    tx = timex_type()()
     tx.modes = modes
     tx.constant = constant
     if libc.adjtimex(ctypes.byref(tx)) < 0:
@@ -614,7 +675,30 @@ def cmd_clock(a):
         time.sleep(d / NSEC)
 
 
+class Opts:
+    """Options of the hot commands (flat, classes) without argparse."""
+
+    def __init__(self, argv, names):
+        for n in names:
+            setattr(self, n, None)
+        self.index = 0
+        it = iter(argv)
+        for arg in it:
+            key = arg.lstrip("-").replace("-", "_")
+            if not arg.startswith("--") or key not in names + ["index"]:
+                die("unknown option %s" % arg)
+            val = next(it, None)
+            if val is None:
+                die("%s needs a value" % arg)
+            setattr(self, key, int(val) if key == "index" else val)
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "flat":
+        sys.exit(cmd_flat(Opts(sys.argv[2:], ["kind", "handle", "parent"])) or 0)
+    if len(sys.argv) > 1 and sys.argv[1] == "classes":
+        sys.exit(cmd_classes(Opts(sys.argv[2:], ["handle"])) or 0)
+    import argparse
     p = argparse.ArgumentParser(description=__doc__,
                                 formatter_class=argparse.RawTextHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -624,6 +708,9 @@ def main():
     f.add_argument("--handle")
     f.add_argument("--parent")
     f.add_argument("--index", type=int, default=0)
+
+    cl = sub.add_parser("classes")
+    cl.add_argument("--handle")
 
     s = sub.add_parser("send")
     s.add_argument("--dst", required=True)
@@ -683,7 +770,7 @@ def main():
     k.add_argument("--at")
 
     a = p.parse_args()
-    fn = {"flat": cmd_flat, "send": cmd_send, "recv": cmd_recv,
+    fn = {"flat": cmd_flat, "classes": cmd_classes, "send": cmd_send, "recv": cmd_recv,
           "pcap": cmd_pcap, "nl": cmd_nl, "clock": cmd_clock}[a.cmd]
     sys.exit(fn(a) or 0)
 
