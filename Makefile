@@ -64,12 +64,11 @@ modules-testbed: setup
 setup:
 	@$(TESTBED)/setup
 
-install:
+install: all
 	@if [ -d "$(KDIR)" ]; then \
 		kver=$$($(TOP)/tools/kernelrelease $(KDIR)); \
-		$(MAKE) -C $(KDIR) M=$(BUILD)/kmod/$$kver \
-			INSTALL_MOD_PATH=$(DESTDIR) INSTALL_MOD_DIR=extra \
-			modules_install && \
+		install -D -m 0644 -t $(DESTDIR)/lib/modules/$$kver/extra \
+			$(BUILD)/kmod/$$kver/sch_tdmwin.ko && \
 		{ [ -n "$(DESTDIR)" ] || depmod -a $$kver; }; \
 	else \
 		echo "install: no kernel headers at $(KDIR); modules not installed"; \
