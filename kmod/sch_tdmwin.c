@@ -253,6 +253,17 @@ static int tdmwin_segment(struct sk_buff *skb, struct Qdisc *sch,
 	return NET_XMIT_DROP;
 }
 
+/* Does the frame fit in some window of the active or the pending plan? */
+static bool tdmwin_fits(const struct tdmwin_sched_data *q,
+			const struct sk_buff *skb)
+{
+	const struct tdmwin_plan *plan = rcu_dereference_bh(q->plan);
+	const struct tdmwin_plan *next = rcu_dereference_bh(q->pending);
+
+	return tdmwin_need_ns(q, plan, skb) <= plan->s.max_len ||
+	       (next && tdmwin_need_ns(q, next, skb) <= next->s.max_len);
+}
+
 static int tdmwin_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 			  struct sk_buff **to_free)
 {
@@ -263,11 +274,11 @@ static int tdmwin_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 
 	if (tdmwin_is_bypass(q, skb)) {
 		child = q->bypass;
-	} else if (skb_is_gso(skb)) {
-		const struct tdmwin_plan *plan = rcu_dereference_bh(q->plan);
-
-		if (tdmwin_need_ns(q, plan, skb) > plan->s.max_len)
+	} else if (!tdmwin_fits(q, skb)) {
+		if (skb_is_gso(skb))
 			return tdmwin_segment(skb, sch, to_free);
+		q->st.oversize_drops++;
+		return qdisc_drop(skb, sch, to_free);
 	}
 
 	ret = qdisc_enqueue(skb, child, to_free);
@@ -365,21 +376,27 @@ static void tdmwin_sleep(struct tdmwin_sched_data *q,
 						       TDMWIN_MAX_SLEEP_NS));
 }
 
-static struct sk_buff *tdmwin_dequeue_gated(struct Qdisc *sch,
-					    struct tdmwin_sched_data *q)
+/*
+ * The head of the gated queue if the gate lets it start now, else NULL
+ * with the watchdog armed for the opening.  Frames that fit in no window of
+ * the plan (after a plan or speed change) are dropped on the way.  On
+ * success *start is the start of the window and *now the time used.
+ */
+static struct sk_buff *tdmwin_gated_head(struct Qdisc *sch, s64 *start,
+					 s64 *now)
 {
+	struct tdmwin_sched_data *q = qdisc_priv(sch);
 	const struct tdmwin_plan *plan, *next;
 	struct tdmwin_gate_result r;
 	struct sk_buff *skb;
 	int budget;
-	s64 now;
 	u64 need;
 
 	if (q->hold)
 		return NULL;	/* release kicks the queue */
 
-	now = tdmwin_now(q);
-	plan = tdmwin_promote(q, now);
+	*now = tdmwin_now(q);
+	plan = tdmwin_promote(q, *now);
 	next = rcu_dereference_bh(q->pending);
 
 	for (budget = 0; budget < TDMWIN_DROP_BUDGET; budget++) {
@@ -388,10 +405,10 @@ static struct sk_buff *tdmwin_dequeue_gated(struct Qdisc *sch,
 			return NULL;
 
 		need = tdmwin_need_ns(q, plan, skb);
-		r = tdmwin_gate(&plan->s, now, need);
+		r = tdmwin_gate(&plan->s, *now, need);
 		/* The frame must also end before a pending plan takes over. */
 		if (r.verdict == TDMWIN_SEND && next &&
-		    now + (s64)need > next->s.base) {
+		    *now + (s64)need > next->s.base) {
 			r.verdict = TDMWIN_WAIT;
 			r.in_window = true;
 			r.when = next->s.base;
@@ -399,11 +416,8 @@ static struct sk_buff *tdmwin_dequeue_gated(struct Qdisc *sch,
 
 		switch (r.verdict) {
 		case TDMWIN_SEND:
-			skb = qdisc_dequeue_peeked(q->gated);
-			if (unlikely(!skb))
-				return NULL;
-			tdmwin_count_window(q, r.when, now, skb);
-			return tdmwin_account(sch, skb);
+			*start = r.when;
+			return skb;
 		case TDMWIN_NEVER:
 			tdmwin_drop_head(sch, q);
 			continue;
@@ -412,7 +426,7 @@ static struct sk_buff *tdmwin_dequeue_gated(struct Qdisc *sch,
 				q->deferred_to = r.when;
 				q->st.guard_deferrals++;
 			}
-			tdmwin_sleep(q, next, now, r.when);
+			tdmwin_sleep(q, next, *now, r.when);
 			return NULL;
 		}
 	}
@@ -425,6 +439,7 @@ static struct sk_buff *tdmwin_dequeue(struct Qdisc *sch)
 {
 	struct tdmwin_sched_data *q = qdisc_priv(sch);
 	struct sk_buff *skb;
+	s64 start, now;
 
 	skb = qdisc_dequeue_peeked(q->bypass);
 	if (skb) {
@@ -432,7 +447,30 @@ static struct sk_buff *tdmwin_dequeue(struct Qdisc *sch)
 		q->st.bypass_bytes += qdisc_pkt_len(skb);
 		return tdmwin_account(sch, skb);
 	}
-	return tdmwin_dequeue_gated(sch, q);
+	if (!tdmwin_gated_head(sch, &start, &now))
+		return NULL;
+	skb = qdisc_dequeue_peeked(q->gated);
+	if (unlikely(!skb))
+		return NULL;
+	tdmwin_count_window(q, start, now, skb);
+	return tdmwin_account(sch, skb);
+}
+
+/*
+ * A parent that peeks (tbf, drr, hfsc, ...) must see only what dequeue
+ * would hand out now: a frame peeked while the gate is open may be
+ * dequeued later, so dequeue checks the gate again and may return NULL.
+ */
+static struct sk_buff *tdmwin_peek(struct Qdisc *sch)
+{
+	struct tdmwin_sched_data *q = qdisc_priv(sch);
+	struct sk_buff *skb;
+	s64 start, now;
+
+	skb = q->bypass->ops->peek(q->bypass);
+	if (skb)
+		return skb;
+	return tdmwin_gated_head(sch, &start, &now);
 }
 
 static void tdmwin_reset(struct Qdisc *sch)
@@ -653,6 +691,31 @@ static int tdmwin_link_speed(struct Qdisc *sch, struct tdmwin_request *req,
 	return 0;
 }
 
+/*
+ * A new link speed must suit every plan that stays in force: the active
+ * plan unless the new plan replaces it now, and the pending plan unless a
+ * new plan replaces it.  Promotion may free the active plan concurrently,
+ * hence the RCU read side.
+ */
+static int tdmwin_check_kept_plans(struct tdmwin_sched_data *q,
+				   const struct tdmwin_request *req,
+				   struct netlink_ext_ack *extack)
+{
+	const struct tdmwin_plan *plan, *next;
+	bool immediate = req->plan && req->plan->s.base <= tdmwin_now(q);
+	int err = 0;
+
+	rcu_read_lock();
+	plan = rcu_dereference(q->plan);
+	next = rcu_dereference(q->pending);
+	if (!immediate)
+		err = tdmwin_check_plan(plan, req->ps_per_byte, extack);
+	if (!err && next && !req->plan)
+		err = tdmwin_check_plan(next, req->ps_per_byte, extack);
+	rcu_read_unlock();
+	return err;
+}
+
 /* Parse and validate everything; change nothing. */
 static int tdmwin_parse(struct Qdisc *sch, struct nlattr *opt,
 			struct tdmwin_request *req, bool init,
@@ -683,7 +746,7 @@ static int tdmwin_parse(struct Qdisc *sch, struct nlattr *opt,
 		if (!init && clockid != q->clockid) {
 			NL_SET_ERR_MSG_ATTR(extack, tb[TCA_TDMWIN_CLOCKID],
 					    "The clockid cannot be changed: delete and add the qdisc");
-			return -EBUSY;
+			return -EINVAL;
 		}
 		req->clockid = clockid;
 	}
@@ -706,23 +769,22 @@ static int tdmwin_parse(struct Qdisc *sch, struct nlattr *opt,
 		}
 	}
 
-	/* The latest plan: the pending one if any, else the active one. */
+	/* The latest plan: the pending one if any, else the active one.  It
+	 * is freed only under RTNL (promotion frees the older active plan).
+	 */
 	prev = NULL;
 	if (!init) {
 		prev = rtnl_dereference(q->pending);
 		if (!prev)
 			prev = rtnl_dereference(q->plan);
 	}
-	if (init || tdmwin_has_plan_attrs(tb))
-		return tdmwin_build_plan(req, prev, extack);
-
-	/* No new plan, but a new link speed must still suit the plans. */
-	if (tb[TCA_TDMWIN_LINK_SPEED]) {
-		err = tdmwin_check_plan(rtnl_dereference(q->plan),
-					req->ps_per_byte, extack);
-		if (!err && prev != rtnl_dereference(q->plan))
-			err = tdmwin_check_plan(prev, req->ps_per_byte, extack);
+	if (init || tdmwin_has_plan_attrs(tb)) {
+		err = tdmwin_build_plan(req, prev, extack);
+		if (err)
+			return err;
 	}
+	if (!init && req->ps_per_byte != q->ps_per_byte)
+		err = tdmwin_check_kept_plans(q, req, extack);
 	return err;
 }
 
@@ -813,9 +875,10 @@ static int tdmwin_change(struct Qdisc *sch, struct nlattr *opt,
 	if (err)
 		goto out;
 	if (req.limit != q->limit) {
-		/* Only default fifo children follow the limit. */
-		err = fifo_set_limit(q->gated, req.limit);
-		if (!err)
+		/* Only pfifo children (the default) follow the limit. */
+		if (q->gated->ops == &pfifo_qdisc_ops)
+			err = fifo_set_limit(q->gated, req.limit);
+		if (!err && q->bypass->ops == &pfifo_qdisc_ops)
 			err = fifo_set_limit(q->bypass, req.limit);
 		if (err) {
 			NL_SET_ERR_MSG(extack, "Could not set the limit of the child fifo");
@@ -920,10 +983,8 @@ static void tdmwin_catch_up(struct Qdisc *sch)
 {
 	struct tdmwin_sched_data *q = qdisc_priv(sch);
 
-	sch_tree_lock(sch);
-	rcu_read_lock_bh();
+	sch_tree_lock(sch);	/* BH off: an RCU-bh read side */
 	tdmwin_promote(q, tdmwin_now(q));
-	rcu_read_unlock_bh();
 	sch_tree_unlock(sch);
 }
 
@@ -974,10 +1035,10 @@ static int tdmwin_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 	const struct tdmwin_plan *pending;
 	struct tc_tdmwin_xstats st;
 
-	sch_tree_lock(sch);
-	rcu_read_lock_bh();
+	sch_tree_lock(sch);	/* BH off: an RCU-bh read side */
+	tdmwin_promote(q, tdmwin_now(q));
 	st = q->st;
-	st.plan_version = tdmwin_promote(q, tdmwin_now(q))->version;
+	st.plan_version = rcu_dereference_bh(q->plan)->version;
 	pending = rcu_dereference_bh(q->pending);
 	if (pending) {
 		st.pending = 1;
@@ -985,7 +1046,6 @@ static int tdmwin_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 		st.pending_base_time = pending->s.base;
 	}
 	st.hold = q->hold;
-	rcu_read_unlock_bh();
 	sch_tree_unlock(sch);
 
 	return gnet_stats_copy_app(d, &st, sizeof(st));
@@ -1069,7 +1129,7 @@ static struct Qdisc_ops tdmwin_qdisc_ops __read_mostly = {
 	.cl_ops		= &tdmwin_class_ops,
 	.enqueue	= tdmwin_enqueue,
 	.dequeue	= tdmwin_dequeue,
-	.peek		= qdisc_peek_dequeued,
+	.peek		= tdmwin_peek,
 	.init		= tdmwin_init,
 	.change		= tdmwin_change,
 	.reset		= tdmwin_reset,

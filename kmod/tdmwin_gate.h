@@ -155,7 +155,9 @@ tdmwin_gate(const struct tdmwin_sched *s, s64 now, u64 need)
 /* Wire time of @bytes of frame data at @ps_per_byte, rounded up. */
 static inline u64 tdmwin_wire_ns(u64 bytes, u64 ps_per_byte)
 {
-	return (bytes * ps_per_byte + 999) / 1000;
+	u64 rem;
+
+	return tdmwin_div_rem(bytes * ps_per_byte + 999, 1000, &rem);
 }
 
 #endif /* _TDMWIN_GATE_H */

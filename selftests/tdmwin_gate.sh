@@ -167,4 +167,24 @@ else
 	tdm_skip "GSO segmentation" "UDP_SEGMENT not supported here"
 fi
 
+# ---- 6. under a parent that peeks (tbf) the gate still holds ---------------------
+
+# tbf peeks at its child before it dequeues; tdmwin must not hand a frame
+# to a peek that dequeue would not send, nor let a peeked frame out later.
+tc_a qdisc del dev $D root 2>/dev/null
+check "add tbf root" tc_a qdisc add dev $D root handle 1: tbf rate 200mbit \
+	burst 3000 latency 100ms
+check "add tdmwin as the child of tbf" tc_a qdisc add dev $D parent 1:1 handle 2: \
+	tdmwin cycle-time 20ms base-time 0 window 2ms 4ms window 12ms 3ms \
+	clockid CLOCK_REALTIME
+tdm_snap Q "$A" $D
+BASE=${Q[options.base_time]:-0}
+run_traffic tbf 2 1000
+analyse tbf "$WINS"
+tdm_log "under tbf: ${P[judged]:-0} packets, ${P[outside]:-0} outside"
+check_num "under tbf: packets captured" "${P[judged]:-0}" -ge 400
+check_num "under tbf: packets outside the windows (allowed $(allowed "${P[judged]:-0}"))" \
+	"${P[outside]:-0}" -le "$(allowed "${P[judged]:-0}")"
+check_eq "under tbf: receiver lost nothing" "${R[udp5001.lost]:-x}" 0
+
 tdm_exit
