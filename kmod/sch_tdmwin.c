@@ -88,6 +88,8 @@ struct tdmwin_sched_data {
 	bool			hold;
 
 	/* Gate bookkeeping, under the qdisc lock. */
+	s64			open_start;	/* window the last frame left in, */
+	s64			open_end;	/* ending before a pending plan */
 	s64			last_window;	/* start of last window used */
 	s64			wait_open;	/* opening the queue waits for */
 	s64			deferred_to;	/* last guard deferral target */
@@ -293,8 +295,16 @@ static int tdmwin_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 
 /* ---- dequeue ----------------------------------------------------------- */
 
+/* Forget the open window: the plans changed. */
+static void tdmwin_forget_window(struct tdmwin_sched_data *q)
+{
+	q->open_start = S64_MAX;
+	q->open_end = S64_MIN;
+}
+
 static void tdmwin_reset_gate(struct tdmwin_sched_data *q)
 {
+	tdmwin_forget_window(q);
 	q->last_window = S64_MIN;
 	q->wait_open = S64_MIN;
 	q->deferred_to = S64_MIN;
@@ -405,6 +415,11 @@ static struct sk_buff *tdmwin_gated_head(struct Qdisc *sch, s64 *start,
 			return NULL;
 
 		need = tdmwin_need_ns(q, plan, skb);
+		/* Fast path: still inside the window the last frame used. */
+		if (*now >= q->open_start && *now + (s64)need <= q->open_end) {
+			*start = q->open_start;
+			return skb;
+		}
 		r = tdmwin_gate(&plan->s, *now, need);
 		/* The frame must also end before a pending plan takes over. */
 		if (r.verdict == TDMWIN_SEND && next &&
@@ -416,6 +431,8 @@ static struct sk_buff *tdmwin_gated_head(struct Qdisc *sch, s64 *start,
 
 		switch (r.verdict) {
 		case TDMWIN_SEND:
+			q->open_start = r.when;
+			q->open_end = next ? min(r.end, next->s.base) : r.end;
 			*start = r.when;
 			return skb;
 		case TDMWIN_NEVER:
@@ -841,6 +858,7 @@ static void tdmwin_commit(struct Qdisc *sch, struct tdmwin_request *req)
 		if (cur && req->plan->s.base > tdmwin_now(q)) {
 			/* Takes over at its base time; replaces a pending one. */
 			rcu_assign_pointer(q->pending, req->plan);
+			tdmwin_forget_window(q);
 		} else {
 			old_plan = cur;
 			rcu_assign_pointer(q->plan, req->plan);

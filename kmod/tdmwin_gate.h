@@ -56,6 +56,8 @@ struct tdmwin_gate_result {
 	 * TDMWIN_WAIT: earliest time the frame may start.
 	 */
 	s64	when;
+	/* TDMWIN_SEND: end of that window (exclusive). */
+	s64	end;
 	/* TDMWIN_WAIT: true if now lies inside a window that the frame
 	 * does not fit into (a guard deferral), false if the gate is closed.
 	 */
@@ -144,6 +146,7 @@ tdmwin_gate(const struct tdmwin_sched *s, s64 now, u64 need)
 		if (need <= end - pos) {
 			r.verdict = TDMWIN_SEND;
 			r.when = cstart + (s64)s->win[i].offset;
+			r.end = tdmwin_add_sat(r.when, s->win[i].length);
 			return r;
 		}
 		r.in_window = true;

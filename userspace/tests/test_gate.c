@@ -76,6 +76,7 @@ static struct tdmwin_gate_result ref_gate(const struct tdmwin_sched *s,
 				if ((i128)now + need <= we) {
 					r.verdict = TDMWIN_SEND;
 					r.when = (s64)ws;
+					r.end = we > INT64_MAX ? INT64_MAX : (s64)we;
 					r.in_window = false;
 					return r;
 				}
@@ -110,6 +111,8 @@ static void compare(const struct tdmwin_sched *s, s64 now, u64 need)
 		      "wake-up %" PRId64 " not after now %" PRId64, a.when, now);
 	} else {
 		CHECK(a.when <= now, "send window starts after now");
+		CHECK(a.end == b.end, "window end %" PRId64 " want %" PRId64,
+		      a.end, b.end);
 	}
 }
 
