@@ -93,6 +93,7 @@ struct tdmwin_sched_data {
 	s64			last_window;	/* start of last window used */
 	s64			wait_open;	/* opening the queue waits for */
 	s64			deferred_to;	/* last guard deferral target */
+	s64			wd_expires;	/* CLOCK_MONOTONIC */
 
 	struct tc_tdmwin_xstats	st;
 };
@@ -120,18 +121,27 @@ static const struct nla_policy tdmwin_win_policy[TCA_TDMWIN_WIN_MAX + 1] = {
 
 /* ---- time and classification ------------------------------------------ */
 
-static s64 tdmwin_now(const struct tdmwin_sched_data *q)
+/* The plan's clock, derived from one read of CLOCK_MONOTONIC (*mono). */
+static s64 tdmwin_clock(const struct tdmwin_sched_data *q, s64 *mono)
 {
+	*mono = ktime_get();
 	switch (q->clockid) {
 	case CLOCK_REALTIME:
-		return ktime_get_real();
+		return ktime_mono_to_any(*mono, TK_OFFS_REAL);
 	case CLOCK_MONOTONIC:
-		return ktime_get();
+		return *mono;
 	case CLOCK_BOOTTIME:
-		return ktime_get_boottime();
+		return ktime_mono_to_any(*mono, TK_OFFS_BOOT);
 	default:
-		return ktime_get_clocktai();
+		return ktime_mono_to_any(*mono, TK_OFFS_TAI);
 	}
+}
+
+static s64 tdmwin_now(const struct tdmwin_sched_data *q)
+{
+	s64 mono;
+
+	return tdmwin_clock(q, &mono);
 }
 
 static bool tdmwin_valid_clockid(s32 clockid)
@@ -373,17 +383,27 @@ static void tdmwin_drop_head(struct Qdisc *sch, struct tdmwin_sched_data *q)
 	kfree_skb(skb);
 }
 
+/*
+ * Arm the watchdog for @open on the plan's clock (or a pending plan's base
+ * if that comes first), as a CLOCK_MONOTONIC time at most
+ * TDMWIN_MAX_SLEEP_NS away.  Enqueues while the gate is closed call this
+ * again and again: a timer already due no later than needed is kept.
+ */
 static void tdmwin_sleep(struct tdmwin_sched_data *q,
-			 const struct tdmwin_plan *next, s64 now, s64 open)
+			 const struct tdmwin_plan *next, s64 now, s64 mono,
+			 s64 open)
 {
-	s64 wake = open;
+	s64 wake = open, expires;
 
 	if (next && next->s.base < wake)
 		wake = next->s.base;
 	q->wait_open = open;
-	qdisc_watchdog_schedule_ns(&q->watchdog,
-				   ktime_get() + min_t(s64, wake - now,
-						       TDMWIN_MAX_SLEEP_NS));
+	expires = mono + min_t(s64, wake - now, TDMWIN_MAX_SLEEP_NS);
+	if (hrtimer_is_queued(&q->watchdog.timer) &&
+	    q->wd_expires > mono && q->wd_expires <= expires)
+		return;
+	q->wd_expires = expires;
+	qdisc_watchdog_schedule_ns(&q->watchdog, expires);
 }
 
 /*
@@ -400,12 +420,13 @@ static struct sk_buff *tdmwin_gated_head(struct Qdisc *sch, s64 *start,
 	struct tdmwin_gate_result r;
 	struct sk_buff *skb;
 	int budget;
+	s64 mono;
 	u64 need;
 
 	if (q->hold)
 		return NULL;	/* release kicks the queue */
 
-	*now = tdmwin_now(q);
+	*now = tdmwin_clock(q, &mono);
 	plan = tdmwin_promote(q, *now);
 	next = rcu_dereference_bh(q->pending);
 
@@ -443,7 +464,7 @@ static struct sk_buff *tdmwin_gated_head(struct Qdisc *sch, s64 *start,
 				q->deferred_to = r.when;
 				q->st.guard_deferrals++;
 			}
-			tdmwin_sleep(q, next, *now, r.when);
+			tdmwin_sleep(q, next, *now, mono, r.when);
 			return NULL;
 		}
 	}
