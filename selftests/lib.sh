@@ -252,6 +252,21 @@ tdm_veth_ipv6() {
 	ip -n "$b" neigh replace "$TDM_IP6_A" lladdr "$TDM_MAC_A" dev tdmB nud permanent
 }
 
+# ---- timing tolerances ------------------------------------------------------
+
+# Where a captured packet may lie relative to its window, for every test
+# that judges departures from a capture (see tdmwin_gate.sh for why):
+# [off - TOL_EARLY, off + len + TOL_LATE) in ns, and at most
+# OUTLIER_PERMILLE per mille of the judged packets outside.
+# shellcheck disable=SC2034  # used by the tests that source this file
+TOL_EARLY=${TDM_TOL_EARLY_NS:-1000000}
+# shellcheck disable=SC2034
+TOL_LATE=${TDM_TOL_LATE_NS:-1500000}
+OUTLIER_PERMILLE=${TDM_OUTLIER_PERMILLE:-5}
+
+# tdm_allowed N: outliers allowed among N judged packets.
+tdm_allowed() { echo $(( $1 * OUTLIER_PERMILLE / 1000 )); }
+
 # ---- tc state -------------------------------------------------------------
 
 # tdm_snap ARRAY NS DEV [flat options...]: fill the associative array ARRAY

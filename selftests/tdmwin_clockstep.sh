@@ -20,9 +20,6 @@
 . "$(dirname "$0")/lib.sh"
 tdm_require tcpdump
 
-TOL_EARLY=${TDM_TOL_EARLY_NS:-1000000}
-TOL_LATE=${TDM_TOL_LATE_NS:-1500000}
-OUTLIER_PERMILLE=${TDM_OUTLIER_PERMILLE:-5}
 HOUR=3600000000000
 
 setup_ns A B || tdm_skip_all "cannot create network namespaces"
@@ -71,7 +68,7 @@ check_eq "queue empty afterwards" "$(qlen)" 0
 out=$(py pcap "$TDM_TMP/cap.pcap" --port 5001 --cycle 20000000 --windows 0:5000000 \
 	--tol-early "$TOL_EARLY" --tol-late "$TOL_LATE")
 tdm_kv P "$out"
-allowed=$(( ${P[judged]:-0} * OUTLIER_PERMILLE / 1000 + 4 ))
+allowed=$(( $(tdm_allowed "${P[judged]:-0}") + 4 ))
 check_num "packets inside the windows across the steps (outside: ${P[outside]:-?}, allowed $allowed)" \
 	"${P[outside]:-99999}" -le "$allowed"
 py clock restore "$TDM_CLOCK_SAVED"

@@ -26,10 +26,6 @@
 . "$(dirname "$0")/lib.sh"
 tdm_require tcpdump
 
-TOL_EARLY=${TDM_TOL_EARLY_NS:-1000000}
-TOL_LATE=${TDM_TOL_LATE_NS:-1500000}
-OUTLIER_PERMILLE=${TDM_OUTLIER_PERMILLE:-5}
-
 setup_ns A B || tdm_skip_all "cannot create network namespaces"
 tdm_veth "$A" "$B" || tdm_skip_all "cannot create a veth pair"
 D=tdmA
@@ -49,9 +45,6 @@ analyse() {
 		--windows "$wins" --tol-early "$TOL_EARLY" --tol-late "$TOL_LATE" "$@")
 	tdm_kv P "$out"
 }
-
-# Outliers allowed for N judged packets.
-allowed() { echo $(( $1 * OUTLIER_PERMILLE / 1000 )); }
 
 # run_traffic NAME SECONDS RATE: capture + receive while sending.
 run_traffic() {
@@ -86,8 +79,8 @@ run_traffic gated 2 1000
 analyse gated "$WINS"
 tdm_log "gated: ${P[judged]:-0} packets, ${P[inside]:-0} inside, ${P[outside]:-0} outside"
 check_num "gated: packets captured" "${P[judged]:-0}" -ge 400
-check_num "gated: packets outside the windows (allowed $(allowed "${P[judged]:-0}"))" \
-	"${P[outside]:-0}" -le "$(allowed "${P[judged]:-0}")"
+check_num "gated: packets outside the windows (allowed $(tdm_allowed "${P[judged]:-0}"))" \
+	"${P[outside]:-0}" -le "$(tdm_allowed "${P[judged]:-0}")"
 check_eq "gated: receiver lost nothing" "${R[udp5001.lost]:-x}" 0
 check_eq "gated: no reordering" "${R[udp5001.reorder]:-x}:${P[reorder]:-x}" 0:0
 check_num "gated: receiver got every capture" "${R[udp5001.n]:-0}" -ge "${P[judged]:-1}"
@@ -118,8 +111,8 @@ run_traffic guard 1.5 1000
 analyse guard "0:2000000"
 tdm_log "guard: ${P[judged]:-0} packets, ${P[outside]:-0} outside [0,2) ms"
 check_num "guard: packets captured" "${P[judged]:-0}" -ge 200
-check_num "guard: packets started only in [0,2) ms (allowed $(allowed "${P[judged]:-0}"))" \
-	"${P[outside]:-0}" -le "$(allowed "${P[judged]:-0}")"
+check_num "guard: packets started only in [0,2) ms (allowed $(tdm_allowed "${P[judged]:-0}"))" \
+	"${P[outside]:-0}" -le "$(tdm_allowed "${P[judged]:-0}")"
 tdm_snap Q "$A" $D
 check_num "guard_deferrals counted" "$(( ${Q[x.guard_deferrals]:-0} - d0 ))" -gt 0
 check_eq "guard: receiver lost nothing" "${R[udp5001.lost]:-x}" 0
@@ -183,8 +176,8 @@ run_traffic tbf 2 1000
 analyse tbf "$WINS"
 tdm_log "under tbf: ${P[judged]:-0} packets, ${P[outside]:-0} outside"
 check_num "under tbf: packets captured" "${P[judged]:-0}" -ge 400
-check_num "under tbf: packets outside the windows (allowed $(allowed "${P[judged]:-0}"))" \
-	"${P[outside]:-0}" -le "$(allowed "${P[judged]:-0}")"
+check_num "under tbf: packets outside the windows (allowed $(tdm_allowed "${P[judged]:-0}"))" \
+	"${P[outside]:-0}" -le "$(tdm_allowed "${P[judged]:-0}")"
 check_eq "under tbf: receiver lost nothing" "${R[udp5001.lost]:-x}" 0
 
 tdm_exit

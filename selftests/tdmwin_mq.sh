@@ -10,10 +10,6 @@
 . "$(dirname "$0")/lib.sh"
 tdm_require tcpdump
 
-TOL_EARLY=${TDM_TOL_EARLY_NS:-1000000}
-TOL_LATE=${TDM_TOL_LATE_NS:-1500000}
-OUTLIER_PERMILLE=${TDM_OUTLIER_PERMILLE:-5}
-
 setup_ns A B || tdm_skip_all "cannot create network namespaces"
 tdm_veth "$A" "$B" 4 || tdm_skip_all "cannot create a 4-queue veth pair"
 D=tdmA
@@ -51,7 +47,7 @@ check_eq "four tdmwin instances" "$(tc_a -j qdisc show dev $D | py flat --kind t
 check_num "classes: 4 of mq + 2 under each instance" "$(tc_a class show dev $D |
 	py classes | sed -n 's/^count=//p')" -ge 12
 traffic mq
-allowed=$(( ${P[judged]:-0} * OUTLIER_PERMILLE / 1000 ))
+allowed=$(tdm_allowed "${P[judged]:-0}")
 check_eq "mq: every packet arrived" "${R[udp5001.n]:-x}" "$SENT"
 check_num "mq: packets inside the windows (outside ${P[outside]:-?}, allowed $allowed)" \
 	"${P[outside]:-99999}" -le "$allowed"
@@ -83,7 +79,7 @@ check_eq "no tdmwin left" "$(tc_a -j qdisc show dev $D | py flat --kind tdmwin |
 check "tdmwin root on the 4-queue device" tc_a qdisc add dev $D root handle 1: tdmwin \
 	cycle-time 20ms base-time 0 window 0 5ms clockid CLOCK_REALTIME
 traffic root
-allowed=$(( ${P[judged]:-0} * OUTLIER_PERMILLE / 1000 ))
+allowed=$(tdm_allowed "${P[judged]:-0}")
 check_eq "root: every packet arrived" "${R[udp5001.n]:-x}" "$SENT"
 check_num "root: packets inside the windows (outside ${P[outside]:-?}, allowed $allowed)" \
 	"${P[outside]:-99999}" -le "$allowed"

@@ -12,10 +12,6 @@
 . "$(dirname "$0")/lib.sh"
 tdm_require tcpdump
 
-TOL_EARLY=${TDM_TOL_EARLY_NS:-1000000}
-TOL_LATE=${TDM_TOL_LATE_NS:-1500000}
-OUTLIER_PERMILLE=${TDM_OUTLIER_PERMILLE:-5}
-
 setup_ns A B || tdm_skip_all "cannot create network namespaces"
 tdm_veth "$A" "$B" || tdm_skip_all "cannot create a veth pair"
 D=tdmA
@@ -76,7 +72,7 @@ out=$(py pcap "$TDM_TMP/cap.pcap" --port 5001 --cycle 20000000 --base "$BASE1" \
 	--windows 0:5000000 --switch "$B2" --base2 "$B2" --windows2 10000000:5000000 \
 	--tol-early "$TOL_EARLY" --tol-late "$TOL_LATE")
 tdm_kv P "$out"
-allowed=$(( ${P[judged]:-0} * OUTLIER_PERMILLE / 1000 ))
+allowed=$(tdm_allowed "${P[judged]:-0}")
 tdm_log "old plan: ${P[phase1]:-0} packets, new plan: ${P[phase2]:-0}, outside: ${P[outside]:-0}"
 check_num "packets under the old plan" "${P[phase1]:-0}" -ge 200
 check_num "packets under the new plan" "${P[phase2]:-0}" -ge 200
