@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Window plans: who may transmit when.  A plan is a cycle of cycle_ns on a
+ * clock, starting at base_time, in which each sender owns one or more
+ * windows [offset, offset + length).  Every tool uses this one model.
+ *
+ * Plan file (linuxptp style; times take ns/us/ms/s units, bare = ns):
+ *
+ *   [global]
+ *   clock            tai         # tai (default), realtime, monotonic, boottime
+ *   cycle_time       10ms        # required unless [auto] gives it
+ *   guard            2us         # extra guard per window (default 0)
+ *   min_dead_time    10us        # smallest gap allowed between any two
+ *                                # windows, wrapping round the cycle (default 0)
+ *   lead_time        2s          # base time at least this far ahead (default 2s)
+ *   base_align       1s          # base time a multiple of this (default 1s;
+ *                                # 0 = any cycle boundary)
+ *   link_speed       10000       # Mbit/s; 0 (default) = each member's device
+ *   bypass_ptp       on          # default on
+ *   bypass_prio      6 7         # skb priorities that bypass (default none)
+ *   version          12          # optional; the coordinator numbers plans
+ *
+ *   [sender alpha]               # one section per sender: a name or an id
+ *   window  0     3ms            # offset length
+ *   window  5ms   3ms
+ *
+ * or the automatic form of the original tool's receiver flags (instead of
+ * [sender] sections; cycle_time is then computed and must not be given):
+ *
+ *   [auto]
+ *   senders           3           # a count (names "0", "1", ...) or names
+ *   window            1ms         # W
+ *   dead_time         100us       # D
+ *   windows_per_sender 1          # n (default 1)
+ *
+ * Sender i (0-based, in the order given) owns window k (0 <= k < n) at
+ * offset (k * T + i) * (W + D), length W; the cycle is n * T * (W + D).
+ */
+#ifndef TDM_PLAN_H
+#define TDM_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../../kmod/uapi/linux/tdmwin.h"
+
+#define TDM_NAME_MAX		64	/* including the NUL */
+#define TDM_MAX_SENDERS		1024
+#define TDM_MAX_PLAN_WINDOWS	4096	/* over all senders */
+#define TDM_DEFAULT_LEAD_NS	2000000000ULL
+#define TDM_DEFAULT_ALIGN_NS	1000000000ULL
+
+struct tdm_window {
+	uint64_t offset;	/* ns from the start of the cycle */
+	uint64_t length;	/* ns */
+};
+
+struct tdm_sender {
+	char name[TDM_NAME_MAX];	/* [A-Za-z0-9_.-], 1..63 chars */
+	unsigned int nwin;
+	struct tdm_window win[TDMWIN_MAX_WINDOWS]; /* sorted by offset */
+	int line;		/* where it was defined (0 if not from a file) */
+};
+
+struct tdm_plan {
+	uint32_t version;	/* 0 = not numbered yet */
+	int32_t clockid;	/* CLOCK_TAI by default */
+	uint64_t cycle_ns;
+	int64_t base_time;	/* ns on clockid; 0 = not chosen yet */
+	uint32_t guard_ns;
+	uint64_t min_dead_ns;
+	uint64_t lead_ns;
+	uint64_t align_ns;
+	uint32_t link_speed;	/* Mbit/s, 0 = from the device */
+	uint32_t bypass_prios;	/* bit n: skb->priority n bypasses */
+	bool bypass_ptp;
+	unsigned int nsenders;
+	struct tdm_sender *senders;	/* malloc'd array of nsenders */
+};
+
+/* A plan with the defaults above and no senders. */
+void tdm_plan_init(struct tdm_plan *p);
+void tdm_plan_free(struct tdm_plan *p);
+/* Deep copy; dst is overwritten (not freed first).  0 or -1 (ENOMEM). */
+int tdm_plan_copy(struct tdm_plan *dst, const struct tdm_plan *src);
+
+/*
+ * Parse a plan file's text.  file names it in messages.  The result is
+ * validated (tdm_plan_validate).  On error returns -1, leaves p freed and
+ * err holds "file:line: problem", naming the line of the offending value or
+ * section, e.g.
+ *   "plan.conf:12: window 2ms+3ms of 'b' overlaps window 0+3ms of 'a' (line 7)"
+ *   "plan.conf:9: window 8ms+3ms of 'a' ends at 11ms, after the cycle (10ms)"
+ *   "plan.conf:14: duplicate sender 'a' (first at line 6)"
+ *   "plan.conf:3: unknown key 'cylce_time' in [global]"
+ */
+int tdm_plan_parse(const char *text, const char *file, struct tdm_plan *p,
+		   char *err, size_t errlen);
+int tdm_plan_load(const char *path, struct tdm_plan *p,
+		  char *err, size_t errlen);
+
+/* The [auto] form as a function (used by the parser and the tools). */
+int tdm_plan_auto(struct tdm_plan *p, unsigned int nsenders,
+		  const char *const *names, uint64_t window_ns,
+		  uint64_t dead_ns, unsigned int per_sender,
+		  char *err, size_t errlen);
+
+/*
+ * Check a plan: cycle within the kernel's limits; 1..TDM_MAX_SENDERS
+ * senders with valid, unique names; 1..TDMWIN_MAX_WINDOWS windows each,
+ * of non-zero length, inside the cycle; no two windows (of any senders)
+ * overlapping; every gap between consecutive windows (round the cycle) at
+ * least min_dead_ns; guard shorter than every window.  Sorts each
+ * sender's windows by offset.  Messages name the sender and, when known,
+ * the line as above (prefix "line N: " when file is unknown).
+ */
+int tdm_plan_validate(struct tdm_plan *p, char *err, size_t errlen);
+
+/* The sender called name, or NULL. */
+const struct tdm_sender *tdm_plan_sender(const struct tdm_plan *p,
+					 const char *name);
+
+/*
+ * Base-time policy: the smallest t >= now + lead_ns with
+ * (t % align_ns) == 0 (align_ns 0: t = now + lead_ns rounded up to a
+ * multiple of cycle_ns).  Times are on the plan's clock.
+ */
+int64_t tdm_plan_pick_base(const struct tdm_plan *p, int64_t now);
+
+/*
+ * SHA-256 over the plan's content: clock, cycle, guard, link speed,
+ * bypass settings and every sender's windows, but not version, base time,
+ * lead or alignment.  Two plans with the same digest gate identically
+ * apart from their phase.
+ */
+void tdm_plan_digest(const struct tdm_plan *p, uint8_t out[32]);
+
+/* Write the plan in the file format above (round-trips through parse). */
+int tdm_plan_format(const struct tdm_plan *p, char *buf, size_t len);
+
+#endif

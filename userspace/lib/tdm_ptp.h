@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Asking ptp4l whether this node is synchronised, over its management UNIX
+ * socket with raw PTP management messages (as pmc, phc2sys -w and
+ * isochron do): GET TIME_STATUS_NP (master offset, grandmaster) and GET
+ * PORT_DATA_SET (port state).  Plus the kernel's TAI offset (adjtimex).
+ */
+#ifndef TDM_PTP_H
+#define TDM_PTP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define TDM_PTP_DEFAULT_SOCKET	"/var/run/ptp4l"
+
+/* linuxptp's port states (fsm.h). */
+enum tdm_port_state {
+	TDM_PS_INITIALIZING = 1,
+	TDM_PS_FAULTY,
+	TDM_PS_DISABLED,
+	TDM_PS_LISTENING,
+	TDM_PS_PRE_MASTER,
+	TDM_PS_MASTER,
+	TDM_PS_PASSIVE,
+	TDM_PS_UNCALIBRATED,
+	TDM_PS_SLAVE,
+	TDM_PS_GRAND_MASTER,
+};
+
+struct tdm_ptp {
+	int fd;			/* AF_UNIX datagram socket, bound */
+	char local[108];	/* our bound path, unlinked on close */
+	char remote[108];	/* ptp4l's socket */
+	uint8_t domain;
+	uint16_t seq;
+};
+
+struct tdm_ptp_status {
+	bool time_status_ok;	/* TIME_STATUS_NP answered */
+	int64_t master_offset;	/* ns */
+	bool gm_present;
+	uint8_t gm_identity[8];
+	bool port_ok;		/* PORT_DATA_SET answered */
+	int port_state;		/* enum tdm_port_state */
+	int tai_offset;		/* s, from adjtimex */
+};
+
+/*
+ * Bind a datagram socket in dir (e.g. /var/run) named tdmd.<pid>.<n>
+ * and aim it at ptp4l's socket path.
+ */
+int tdm_ptp_open(struct tdm_ptp *p, const char *ptp4l_path, uint8_t domain,
+		 char *err, size_t errlen);
+void tdm_ptp_close(struct tdm_ptp *p);
+
+/*
+ * One query round: both GETs, waiting at most timeout_ms for the answers
+ * (stale answers to earlier rounds are discarded by sequence id).  Fills
+ * st; returns 0 if both answered, -1 with err ("ptp4l did not answer
+ * within 100 ms", "ptp4l: management error 0x0003 ...") otherwise.
+ */
+int tdm_ptp_query(struct tdm_ptp *p, int timeout_ms,
+		  struct tdm_ptp_status *st, char *err, size_t errlen);
+
+/* Kernel TAI-UTC offset in seconds (adjtimex), or -1 with err. */
+int tdm_tai_offset(int *tai, char *err, size_t errlen);
+
+const char *tdm_port_state_name(int state);
+
+/*
+ * The decision.  Good when the port is SLAVE (or MASTER/GRAND_MASTER: the
+ * grandmaster is in sync by definition) and |master_offset| <= threshold
+ * (offset checked on SLAVE only), and, if check_tai, the TAI offset is not
+ * zero.  reason explains a bad result ("port state UNCALIBRATED",
+ * "offset 1234 ns exceeds 1000 ns", "kernel TAI offset is 0 ...").
+ */
+bool tdm_ptp_good(const struct tdm_ptp_status *st, uint64_t threshold_ns,
+		  bool check_tai, char *reason, size_t len);
+
+/* Pure codec, exported for tests and the fuzzer. */
+int tdm_ptp_build_get(uint8_t *buf, size_t len, uint8_t domain,
+		      uint16_t seq, uint16_t mgmt_id);
+/* Parse a management response: returns 0 and fills st for the ids above,
+ * 1 for a message to ignore (other id / not a response / other seq),
+ * -1 with err for a malformed message or a management error status.
+ */
+int tdm_ptp_parse(const uint8_t *buf, size_t len, uint16_t expect_seq,
+		  struct tdm_ptp_status *st, char *err, size_t errlen);
+
+#endif

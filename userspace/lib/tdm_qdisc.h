@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Programming a tdmwin qdisc over rtnetlink with libmnl (no tc binary):
+ * RTM_NEWQDISC to create, replace or change it, RTM_GETQDISC to read it
+ * back.  Errors carry the kernel's extack text when there is one.
+ */
+#ifndef TDM_QDISC_H
+#define TDM_QDISC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tdm_plan.h"
+
+struct mnl_socket;
+
+struct tdm_rtnl {
+	struct mnl_socket *nl;
+	uint32_t portid;
+	uint32_t seq;
+};
+
+/* Where the qdisc lives and what the member adds to the plan. */
+struct tdm_qdisc_target {
+	char ifname[16];
+	int ifindex;		/* resolved by tdm_qdisc_resolve() */
+	uint32_t parent;	/* TC_H_ROOT (default) or a class handle */
+	uint32_t handle;	/* 0 = let the kernel choose on create */
+	uint32_t limit;		/* 0 = kernel default (txqueuelen) */
+	uint32_t link_speed;	/* Mbit/s; 0 = the plan's, then the device's */
+	uint32_t extra_bypass;	/* priorities OR'ed into the plan's set */
+};
+
+/* What RTM_GETQDISC tells about the tdmwin qdisc at the target. */
+struct tdm_qdisc_info {
+	bool present;		/* a tdmwin qdisc sits at target->parent */
+	bool other;		/* some other qdisc kind sits there */
+	char kind[16];		/* its kind */
+	uint32_t handle;
+	uint32_t version;	/* active plan version */
+	uint64_t cycle_ns;
+	int64_t base_time;
+	unsigned int nwin;
+	bool pending;
+	uint32_t pending_version;
+	int64_t pending_base;
+	bool hold;
+	uint32_t eff_link_speed;
+	struct tc_tdmwin_xstats xstats; /* zeroed fields the kernel lacks */
+	uint64_t drops, backlog, qlen;
+};
+
+int tdm_rtnl_open(struct tdm_rtnl *r, char *err, size_t errlen);
+void tdm_rtnl_close(struct tdm_rtnl *r);
+
+/* Look up ifindex for target->ifname. */
+int tdm_qdisc_resolve(struct tdm_qdisc_target *t, char *err, size_t errlen);
+
+int tdm_qdisc_get(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
+		  struct tdm_qdisc_info *info, char *err, size_t errlen);
+
+/*
+ * Install the windows of sender `name` from plan p (version, base time,
+ * cycle, guard, clock, bypass) at the target:
+ *  - no qdisc or a different kind there: RTM_NEWQDISC create|replace,
+ *    with hold as given (a replaced qdisc's packets are lost: logged by
+ *    the caller from info.other);
+ *  - a tdmwin qdisc there: RTM_NEWQDISC change; a future base time makes
+ *    it the pending plan, switched by the kernel at that instant;
+ *  - then RTM_GETQDISC to verify that the active or pending plan carries
+ *    p->version (and the same base time), else an error.
+ * On failure err holds the kernel's extack message when there was one
+ * ("kernel: Windows overlap"), else strerror.
+ */
+int tdm_qdisc_install(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
+		      const struct tdm_plan *p, const char *name, bool hold,
+		      char *err, size_t errlen);
+
+/* Change only the hold flag of the tdmwin qdisc at the target. */
+int tdm_qdisc_set_hold(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
+		       bool hold, char *err, size_t errlen);
+
+/* Delete the qdisc at the target (used by tests and on request). */
+int tdm_qdisc_delete(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
+		     char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Small helpers shared by every tdmwin tool: parsing numbers and times with
+ * precise errors, clock names, reading the clocks.
+ */
+#ifndef TDM_UTIL_H
+#define TDM_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#define TDM_NSEC_PER_SEC	1000000000ULL
+#define TDM_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+/*
+ * A time with an optional unit: "250", "250ns", "1.5us", "10ms", "2s".
+ * A bare number is nanoseconds.  Fractions are allowed as long as the
+ * result is a whole number of ns.  Returns 0, or -1 with a message in err
+ * ("'10xs': unknown unit 'xs' (use ns, us, ms or s)", "... is too large").
+ */
+int tdm_parse_time(const char *s, uint64_t *ns, char *err, size_t errlen);
+
+/* Unsigned decimal or 0x-hex integer with an upper bound; same errors. */
+int tdm_parse_u64(const char *s, uint64_t max, uint64_t *v,
+		  char *err, size_t errlen);
+
+/* "on"/"off", "yes"/"no", "1"/"0", "true"/"false". */
+int tdm_parse_bool(const char *s, bool *v, char *err, size_t errlen);
+
+/* Print ns as the shortest exact form: "10ms", "1500us", "7ns". */
+const char *tdm_fmt_time(uint64_t ns, char *buf, size_t len);
+
+/* "tai", "realtime", "monotonic", "boottime" (any case, with or without a
+ * CLOCK_ prefix) <-> clockid.  tdm_clock_name() returns "tai" etc.
+ */
+int tdm_clock_parse(const char *s, int *clockid);
+const char *tdm_clock_name(int clockid);
+
+/* Nanoseconds on clockid (CLOCK_TAI, ...). */
+int64_t tdm_clock_ns(int clockid);
+
+/* Bounded string copy that always terminates; returns -1 if truncated. */
+int tdm_strlcpy(char *dst, const char *src, size_t size);
+
+#endif
