@@ -693,7 +693,24 @@ class Opts:
             setattr(self, key, int(val) if key == "index" else val)
 
 
+def cmd_json():
+    """Flatten any JSON document on stdin into sorted key=value lines."""
+    import json
+    text = sys.stdin.read()
+    try:
+        data = json.loads(text)
+    except ValueError as e:
+        die("bad JSON: %s: %r" % (e, text[:200]))
+    out = {}
+    flatten(data, [], out)
+    for k in sorted(out):
+        print("%s=%s" % (k.lstrip("."), out[k]))
+    return 0
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "json":
+        sys.exit(cmd_json())
     if len(sys.argv) > 1 and sys.argv[1] == "flat":
         sys.exit(cmd_flat(Opts(sys.argv[2:], ["kind", "handle", "parent"])) or 0)
     if len(sys.argv) > 1 and sys.argv[1] == "classes":

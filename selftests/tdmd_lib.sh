@@ -1,0 +1,228 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Helpers for the tdmd selftests, on top of lib.sh: a switch (a bridge in
+# its own namespace) with a coordinator namespace and N member namespaces,
+# key and configuration files, tdmd instances in the background with their
+# logs, tdmctl against their control sockets, and JSON snapshots.
+#
+#   . "$(dirname "$0")/tdmd_lib.sh"
+#   tdmd_require
+#   tdmd_topology 3            # C, M1..M3; 198.18.1.1, 198.18.1.11..13
+#   tdmd_key "$TDMD_KEY"
+#   tdmd_coord_conf c.conf plan.conf; tdmd_start coord "$C" c.conf
+#
+# The daemons are the sanitizer build (build/us/san) when it exists: every
+# test ends with a check that no tdmd logged an ASan/UBSan/LSan report.
+
+# shellcheck source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+TDMD_BUILD=${TDMD_BUILD:-$TDM_ROOT/build/us}
+if [ -x "$TDMD_BUILD/san/tdmd" ] && [ -z "${TDMD_RELEASE:-}" ]; then
+	TDMD=$TDMD_BUILD/san/tdmd
+	TDMCTL=$TDMD_BUILD/san/tdmctl
+else
+	TDMD=$TDMD_BUILD/tdmd
+	TDMCTL=$TDMD_BUILD/tdmctl
+fi
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:exitcode=99}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+TDMD_KEY=$TDM_TMP/key
+TDMD_PORT=7453
+TDMD_IP_C=198.18.1.1
+TDMD_IP6_C=2001:db8:7d4::1
+TDMD_NAMES=()
+declare -A TDMD_PID TDMD_NS TDMD_SOCK
+
+tdmd_require() {
+	tdm_require "$@"
+	[ -x "$TDMD" ] && [ -x "$TDMCTL" ] ||
+		tdm_skip_all "tdmd/tdmctl not built in $TDMD_BUILD (make tools)"
+}
+
+tdmd_ip() { echo "198.18.1.$((10 + $1))"; }
+tdmd_ip6() { echo "2001:db8:7d4::$((10 + $1))"; }
+
+# _tdmd_port NS IFNAME IP IP6 SWPORT: one veth from NS to the switch.
+_tdmd_port() {
+	local ns=$1 dev=$2 ip=$3 ip6=$4 sw=$5
+	ip link add "$dev" netns "$ns" type veth peer name "$sw" netns "$SW" || return 1
+	ip -n "$SW" link set "$sw" master br0 up
+	ip -n "$ns" addr add "$ip/24" dev "$dev"
+	nsx "$ns" sysctl -qw "net.ipv6.conf.$dev.disable_ipv6=0"
+	ip -n "$ns" addr add "$ip6/64" dev "$dev" nodad
+	ip -n "$ns" link set "$dev" up
+}
+
+# tdmd_topology N: namespaces SW (bridge br0), C (coordinator, dev c0) and
+# M1..MN (dev m0); IPv4 and IPv6; static neighbours everywhere, so that no
+# ARP or ND has to pass a held gate.  Sets C, SW and M[i].
+tdmd_topology() {
+	local n=$1 i j ns mac
+	declare -gA M MAC
+	setup_ns SW C || return 1
+	ip -n "$SW" link add br0 type bridge || return 1
+	ip -n "$SW" link set br0 up
+	_tdmd_port "$C" c0 $TDMD_IP_C $TDMD_IP6_C swc || return 1
+	MAC[0]=$(nsx "$C" cat /sys/class/net/c0/address)
+	for i in $(seq "$n"); do
+		ns="tdm-m$i-$$-$RANDOM"
+		ip netns add "$ns" || return 1
+		NS_LIST+=("$ns")
+		ip -n "$ns" link set lo up
+		M[$i]=$ns
+		_tdmd_port "$ns" m0 "$(tdmd_ip "$i")" "$(tdmd_ip6 "$i")" "swm$i" || return 1
+		MAC[$i]=$(nsx "$ns" cat /sys/class/net/m0/address)
+	done
+	for i in $(seq "$n"); do
+		ip -n "${M[$i]}" neigh replace $TDMD_IP_C lladdr "${MAC[0]}" dev m0 nud permanent
+		ip -n "${M[$i]}" neigh replace $TDMD_IP6_C lladdr "${MAC[0]}" dev m0 nud permanent
+		ip -n "$C" neigh replace "$(tdmd_ip "$i")" lladdr "${MAC[$i]}" dev c0 nud permanent
+		ip -n "$C" neigh replace "$(tdmd_ip6 "$i")" lladdr "${MAC[$i]}" dev c0 nud permanent
+		for j in $(seq "$n"); do
+			[ "$i" = "$j" ] && continue
+			ip -n "${M[$i]}" neigh replace "$(tdmd_ip "$j")" lladdr "${MAC[$j]}" \
+				dev m0 nud permanent
+		done
+	done
+	TDMD_NMEMBERS=$n
+}
+
+# tdmd_key FILE: a fresh random 256-bit key, mode 0600.
+tdmd_key() {
+	(umask 077 && od -An -tx1 -N32 /dev/urandom | tr -d ' \n' >"$1" && echo >>"$1")
+}
+
+# tdmd_coord_conf FILE PLAN [KEY=VALUE...]
+tdmd_coord_conf() {
+	local f=$1 plan=$2 kv
+	shift 2
+	{
+		echo "[global]"
+		echo "role coordinator"
+		echo "key_file $TDMD_KEY"
+		echo "listen ::"
+		echo "port $TDMD_PORT"
+		[ -n "$plan" ] && echo "plan_file $plan"
+		echo "member_timeout 5s"
+		echo "ack_timeout 10s"
+		for kv in "$@"; do echo "${kv/=/ }"; done
+	} >"$f"
+}
+
+# tdmd_member_conf FILE NAME [KEY=VALUE...]: member on m0, PTP off unless
+# given, link speed 1000 (veth reports none).
+tdmd_member_conf() {
+	local f=$1 name=$2 kv
+	shift 2
+	{
+		echo "[global]"
+		echo "role member"
+		echo "name $name"
+		echo "key_file $TDMD_KEY"
+		echo "interface m0"
+		echo "link_speed 1000"
+		echo "heartbeat_interval 500ms"
+		echo "reconnect_min 100ms"
+		echo "reconnect_max 1s"
+		for kv in "$@"; do echo "${kv/=/ }"; done
+		grep -q '^ptp_policy' <(printf '%s\n' "$@" | tr '=' ' ') ||
+			echo "ptp_policy off"
+		grep -q '^coordinator' <(printf '%s\n' "$@" | tr '=' ' ') ||
+			echo "coordinator $TDMD_IP_C:$TDMD_PORT"
+	} >"$f"
+}
+
+# tdmd_start NAME NS CONF: start tdmd (debug log in $TDM_TMP/NAME.log) with
+# its control socket at $TDM_TMP/NAME.sock, and wait until it answers.
+tdmd_start() {
+	local name=$1 ns=$2 conf=$3 sock=$TDM_TMP/$1.sock
+	grep -q '^control_socket' "$conf" || echo "control_socket $sock" >>"$conf"
+	ip netns exec "$ns" "$TDMD" -f "$conf" -l debug >>"$TDM_TMP/$name.log" 2>&1 &
+	TDMD_PID[$name]=$!
+	TDMD_NS[$name]=$ns
+	TDMD_SOCK[$name]=$sock
+	TDM_BG_PIDS+=($!)
+	TDMD_NAMES+=("$name")
+	tdm_wait_for 20 tdmctl_quiet "$name" status || {
+		tdm_log "tdmd $name did not start:"
+		sed 's/^/#   /' "$TDM_TMP/$name.log" | tail -n 20
+		return 1
+	}
+}
+
+# tdmd_stop NAME [SIGNAL]: stop it and wait; returns its exit status.
+tdmd_stop() {
+	local pid=${TDMD_PID[$1]:-} rc
+	[ -n "$pid" ] || return 0
+	kill "-${2:-TERM}" "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	rc=$?
+	TDMD_PID[$1]=
+	return $rc
+}
+
+tdmctl_at() { # NAME ARGS...
+	local name=$1
+	shift
+	"$TDMCTL" -s "${TDMD_SOCK[$name]}" "$@"
+}
+
+tdmctl_quiet() { tdmctl_at "$@" >/dev/null 2>&1; }
+
+# tdmd_jsnap ARRAY NAME ARGS...: tdmctl -j ARGS at NAME, flattened.
+tdmd_jsnap() {
+	local -n _j=$1
+	local name=$2 line
+	shift 2
+	_j=()
+	while IFS= read -r line; do
+		_j["${line%%=*}"]=${line#*=}
+	done < <(tdmctl_at "$name" -j "$@" 2>/dev/null | py json 2>/dev/null)
+}
+
+# The number of members the coordinator NAME sees connected.
+tdmd_connected() {
+	local -A s
+	local i n=0
+	tdmd_jsnap s "$1" status
+	for ((i = 0; i < ${s[members.len]:-0}; i++)); do
+		[ "${s[members.$i.connected]}" = true ] && n=$((n + 1))
+	done
+	echo $n
+}
+
+# tdmd_qsnap ARRAY I: the tdmwin qdisc of member I (tc -j -s, flattened).
+tdmd_qsnap() {
+	tdm_snap "$1" "${M[$2]}" m0
+}
+
+# Ends a test: every tdmd still running is stopped; any sanitizer report
+# or crash in a log fails.
+tdmd_finish() {
+	local name bad=0
+	for name in "${TDMD_NAMES[@]}"; do
+		tdmd_stop "$name"
+	done
+	for name in "${TDMD_NAMES[@]}"; do
+		if grep -qE 'ERROR: (Address|Leak)Sanitizer|runtime error:|SUMMARY: ' \
+			"$TDM_TMP/$name.log" 2>/dev/null; then
+			bad=1
+			tdm_log "sanitizer report in $name's log:"
+			grep -E -A12 'ERROR: |runtime error:' "$TDM_TMP/$name.log" |
+				head -n 30 | sed 's/^/#   /'
+		fi
+	done
+	# Remove duplicates of names (restarts) before counting.
+	check_eq "no sanitizer report from any tdmd" "$bad" 0
+}
+
+# tdmd_show_logs: on failure, the tail of every log.
+tdmd_show_logs() {
+	local name
+	for name in $(printf '%s\n' "${TDMD_NAMES[@]}" | sort -u); do
+		tdm_log "---- $name"
+		tail -n "${1:-15}" "$TDM_TMP/$name.log" | sed 's/^/#   /'
+	done
+}

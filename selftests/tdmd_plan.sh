@@ -1,0 +1,144 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# tdmd hands out plans: a coordinator and three members (one over IPv6) on
+# a bridge.  Once all three are connected every member's qdisc carries its
+# own windows of plan v1.  A pushed plan change reaches every member as a
+# pending plan with one base time, and all switch then.  A plan that does
+# not validate is refused with its line; one the kernel refuses comes back
+# as a nack with the kernel's reason.
+
+# shellcheck source=tdmd_lib.sh
+. "$(dirname "$0")/tdmd_lib.sh"
+tdmd_require
+
+tdmd_topology 3 || tdm_skip_all "cannot build the bridge topology"
+tdmd_key "$TDMD_KEY"
+NAMES=(- a b c)
+
+cat >"$TDM_TMP/plan1.conf" <<'PLAN'
+[global]
+cycle_time    10ms
+min_dead_time 500us
+guard         2us
+lead_time     1s
+base_align    0
+
+[sender a]
+window 0 2ms
+
+[sender b]
+window 3ms 2ms
+
+[sender c]
+window 6ms 1500us
+window 8ms 1ms
+PLAN
+
+tdmd_coord_conf "$TDM_TMP/coord.conf" "$TDM_TMP/plan1.conf"
+tdmd_start coord "$C" "$TDM_TMP/coord.conf" || tdm_skip_all "coordinator does not start"
+for i in 1 2 3; do
+	coordinator=$TDMD_IP_C:$TDMD_PORT
+	[ $i = 3 ] && coordinator="[$TDMD_IP6_C]:$TDMD_PORT"
+	tdmd_member_conf "$TDM_TMP/m$i.conf" "${NAMES[$i]}" "coordinator=$coordinator"
+	tdmd_start "m$i" "${M[$i]}" "$TDM_TMP/m$i.conf"
+done
+
+qversion() { local -A q; tdmd_qsnap q "$1"; echo "${q[options.plan_version]:-none}"; }
+all_at() { # VERSION
+	local i
+	for i in 1 2 3; do [ "$(qversion $i)" = "$1" ] || return 1; done
+}
+check "all three members connect" tdm_wait_for 30 test "$(tdmd_connected coord)" = 3
+check "every member's qdisc runs plan v1" tdm_wait_for 30 all_at 1
+
+declare -A Q S
+expect=(- "0:2000000" "3000000:2000000" "6000000:1500000 8000000:1000000")
+for i in 1 2 3; do
+	tdmd_qsnap Q $i
+	got=
+	for ((w = 0; w < ${Q[options.windows.len]:-0}; w++)); do
+		got="$got ${Q[options.windows.$w.offset]}:${Q[options.windows.$w.length]}"
+	done
+	check_eq "member ${NAMES[$i]}: its windows" "${got# }" "${expect[$i]}"
+	check_eq "member ${NAMES[$i]}: cycle, guard, not held" \
+		"${Q[options.cycle_time]}:${Q[options.guard]}:$(tdm_bool "${Q[options.hold]}")" \
+		"10000000:2000:0"
+	b[$i]=${Q[options.base_time]}
+done
+check_eq "one base time for all" "${b[1]}" "${b[2]}"
+check_eq "one base time for all (c)" "${b[1]}" "${b[3]}"
+
+tdmd_jsnap S coord status
+check_eq "status: 3 members" "${S[members.len]}" 3
+ok=0
+for i in 0 1 2; do
+	[ "${S[members.$i.ack]}" = ok ] && [ "${S[members.$i.plan_version]}" = 1 ] &&
+		ok=$((ok + 1))
+done
+check_eq "status: every member acked v1" $ok 3
+out=$(tdmctl_at coord status)
+check_match "status text lists member c as up" "$out" '^ +c +up '
+tdmd_jsnap S m1 status
+check_eq "member status: connected, plan v1, qdisc present" \
+	"${S[coordinator.connected]}:${S[qdisc.plan_version]}:${S[qdisc.present]}" "true:1:true"
+
+# ---- a plan change: pending everywhere with the same base time ----
+sed -e 's/^cycle_time .*/cycle_time 12ms/' -e 's/^window 0 2ms/window 0 3ms/' \
+	-e 's/^lead_time .*/lead_time 3s/' \
+	"$TDM_TMP/plan1.conf" >"$TDM_TMP/plan2.conf"
+out=$(tdmctl_at coord -j plan push "$TDM_TMP/plan2.conf")
+rc=$?
+check_eq "plan push v2: tdmctl succeeds" $rc 0
+declare -A P
+tdm_kv P "$(py json <<<"$out")"
+check_eq "push result: v2 acked by 3 of 3" "${P[version]}:${P[acked]}:${P[sent]}:${P[nacked]}" "2:3:3:0"
+base2=${P[base_time]}
+pend=
+for i in 1 2 3; do
+	tdmd_qsnap Q $i
+	pend="$pend ${Q[x.pending]}:${Q[x.pending_version]}:${Q[x.pending_base_time]}"
+done
+check_eq "all three hold v2 as pending with the pushed base time" "$pend" \
+	" 1:2:$base2 1:2:$base2 1:2:$base2"
+check "all three switch to v2" tdm_wait_for 15 all_at 2
+sw=
+for i in 1 2 3; do
+	tdmd_qsnap Q $i
+	sw="$sw ${Q[options.base_time]}:${Q[options.cycle_time]}:${Q[x.plan_switches]}"
+done
+check_eq "v2 took over at its base time on every member" "$sw" \
+	" $base2:12000000:1 $base2:12000000:1 $base2:12000000:1"
+
+# ---- bad plans ----
+printf '[global]\ncycle_time 10ms\n[sender a]\nwindow 0 4ms\n[sender b]\nwindow 3ms 2ms\n' \
+	>"$TDM_TMP/bad.conf"
+out=$(tdmctl_at coord plan push "$TDM_TMP/bad.conf" 2>&1)
+rc=$?
+check_eq "overlapping plan: tdmctl fails" $rc 1
+check_match "overlapping plan: the line and the problem" "$out" 'bad\.conf:6: .*overlaps'
+check "overlapping plan: nothing changed" all_at 2
+
+# Valid for the plan library, too short for the kernel at 10 Mbit/s.
+sed -e 's/^lead_time .*/lead_time 2s/' "$TDM_TMP/plan2.conf" >"$TDM_TMP/plan3.conf"
+printf '\n' >>"$TDM_TMP/plan3.conf"
+sed -i -e 's/^window 8ms 1ms/window 8ms 50us/' -e 's/^guard .*/guard 2us\nlink_speed 10/' \
+	"$TDM_TMP/plan3.conf"
+out=$(tdmctl_at coord plan push "$TDM_TMP/plan3.conf" 2>&1)
+rc=$?
+check_eq "plan the kernel refuses: tdmctl fails" $rc 1
+check_match "the nack carries the kernel's reason" "$out" 'c +nack: kernel: '
+tdmd_jsnap S coord status
+check_eq "coordinator status: c nacked v3" "${S[members.2.name]}:${S[members.2.ack]}" "c:nack"
+
+out=$(tdmctl_at coord plan history)
+check_match "history lists v1 from the file" "$out" '^v1 .* file '
+check_match "history lists v2 from tdmctl, 3 acked" "$out" '^v2 .* tdmctl +3 +3 +0'
+out=$(tdmctl_at m1 plan push "$TDM_TMP/plan2.conf" 2>&1)
+check_match "a member refuses plan push" "$out" 'member'
+out=$(tdmctl_at m1 plan show)
+check_match "member plan show prints its plan" "$out" '^\[sender a\]'
+
+[ "$TDM_FAILS" = 0 ] || tdmd_show_logs
+tdmd_finish
+tdm_exit

@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tdmd: the tdmwin daemon.  See tdmd(8) and tdm.conf(5).
+ *
+ *   tdmd [-f FILE] [-l LEVEL] [-n]
+ *
+ * Reads its configuration, opens its sockets, then drops every capability
+ * but CAP_NET_ADMIN (a member needs it for rtnetlink and SO_PRIORITY; a
+ * coordinator keeps none) and runs its poll loop until SIGINT or SIGTERM.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/capability.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include "tdm_log.h"
+#include "tdm_util.h"
+#include "tdmd.h"
+
+struct tdmd tdmd;
+
+static struct ev sigev = { .fd = -1, .slot = -1 };
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: tdmd [-f FILE] [-l LEVEL] [-n] [-h] [-v]\n"
+		"  -f FILE   configuration (default %s)\n"
+		"  -l LEVEL  log level: err, warning, notice, info, debug\n"
+		"            (overrides log_level in the file)\n"
+		"  -n        check the configuration (and the plan file) and exit\n"
+		"  -h        this help;  -v  version\n",
+		TDMD_DEFAULT_CONF);
+}
+
+static void on_signal(struct ev *e, short revents)
+{
+	struct signalfd_siginfo si;
+
+	(void)revents;
+	if (read(e->fd, &si, sizeof(si)) != sizeof(si))
+		return;
+	log_notice("signal %u: shutting down (qdiscs are left running)",
+		   si.ssi_signo);
+	ev_stop();
+}
+
+static int setup_signals(void)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	if (sigprocmask(SIG_BLOCK, &set, NULL))
+		return -1;
+	signal(SIGPIPE, SIG_IGN);
+	sigev.fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sigev.fd < 0)
+		return -1;
+	sigev.events = POLLIN;
+	sigev.cb = on_signal;
+	return ev_add(&sigev);
+}
+
+/*
+ * Keep only the capabilities this role needs, in every set, and forbid
+ * gaining any back (no_new_privs, bounding set).  A process that lacks
+ * them already (a test run as a user) keeps what it has.
+ */
+static int drop_caps(char *err, size_t errlen)
+{
+	cap_value_t keep[] = { CAP_NET_ADMIN };
+	int nkeep = tdmd.conf.role == ROLE_MEMBER ? 1 : 0;
+	cap_flag_value_t have;
+	cap_t cur, caps;
+	cap_value_t c;
+	int i, n = 0;
+
+	cur = cap_get_proc();
+	caps = cap_init();
+	if (!cur || !caps) {
+		snprintf(err, errlen, "libcap: %s", strerror(errno));
+		cap_free(cur);
+		cap_free(caps);
+		return -1;
+	}
+	for (i = 0; i < nkeep; i++) {
+		if (cap_get_flag(cur, keep[i], CAP_PERMITTED, &have) || !have)
+			continue;
+		cap_set_flag(caps, CAP_PERMITTED, 1, &keep[i], CAP_SET);
+		cap_set_flag(caps, CAP_EFFECTIVE, 1, &keep[i], CAP_SET);
+		n++;
+	}
+	/* The bounding set needs CAP_SETPCAP, so it goes first. */
+	if (CAP_IS_SUPPORTED(CAP_SETPCAP) &&
+	    !cap_get_flag(cur, CAP_SETPCAP, CAP_EFFECTIVE, &have) && have) {
+		for (c = 0; c <= CAP_LAST_CAP; c++) {
+			bool kept = false;
+
+			for (i = 0; i < nkeep; i++)
+				kept |= keep[i] == c;
+			if (!kept && CAP_IS_SUPPORTED(c))
+				prctl(PR_CAPBSET_DROP, c, 0, 0, 0);
+		}
+	}
+	if (cap_set_proc(caps)) {
+		snprintf(err, errlen, "dropping capabilities: %s", strerror(errno));
+		cap_free(cur);
+		cap_free(caps);
+		return -1;
+	}
+	cap_free(cur);
+	cap_free(caps);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)) {
+		snprintf(err, errlen, "no_new_privs: %s", strerror(errno));
+		return -1;
+	}
+	log_debug("capabilities: kept %s", n ? "CAP_NET_ADMIN" : "none");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *conf = TDMD_DEFAULT_CONF;
+	int opt, level = -1, rc;
+	bool check = false;
+	char err[1024];
+
+	while ((opt = getopt(argc, argv, "f:l:nhv")) != -1) {
+		switch (opt) {
+		case 'f':
+			conf = optarg;
+			break;
+		case 'l':
+			level = tdm_log_level_parse(optarg);
+			if (level < 0) {
+				fprintf(stderr, "tdmd: -l: unknown level '%s' (err, warning, notice, info, debug)\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'n':
+			check = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'v':
+			printf("tdmd (tdmwin) protocol %d\n", TDM_PROTO_VERSION);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "tdmd: unexpected argument '%s'\n", argv[optind]);
+		usage(stderr);
+		return 2;
+	}
+	tdm_log_init("tdmd", LOG_INFO);
+	if (tdmd_conf_load(conf, &tdmd.conf, err, sizeof(err))) {
+		log_err("%s", err);
+		return 1;
+	}
+	tdm_log_set_level(level >= 0 ? level : tdmd.conf.log_level);
+	if (tdm_key_load(tdmd.conf.key_file, tdmd.key, &tdmd.keylen, err,
+			 sizeof(err))) {
+		log_err("%s", err);
+		return 1;
+	}
+	if (check) {
+		if (tdmd.conf.role == ROLE_COORDINATOR && tdmd.conf.plan_file[0]) {
+			struct tdm_plan p;
+
+			if (tdm_plan_load(tdmd.conf.plan_file, &p, err, sizeof(err))) {
+				log_err("%s", err);
+				return 1;
+			}
+			tdm_plan_free(&p);
+		}
+		printf("%s: configuration OK (%s)\n", conf,
+		       tdmd_role_name(tdmd.conf.role));
+		return 0;
+	}
+	if (setup_signals()) {
+		log_err("signals: %s", strerror(errno));
+		return 1;
+	}
+	if (tdmd.conf.role == ROLE_COORDINATOR)
+		rc = coord_start(err, sizeof(err));
+	else
+		rc = member_start(err, sizeof(err));
+	if (!rc)
+		rc = ctl_open(tdmd.conf.ctl_path, err, sizeof(err));
+	if (!rc)
+		rc = drop_caps(err, sizeof(err));
+	if (rc) {
+		log_err("%s", err);
+		if (tdmd.conf.role == ROLE_COORDINATOR)
+			coord_stop();
+		else
+			member_stop();
+		ctl_close();
+		return 1;
+	}
+	log_notice("started as %s (control socket %s)",
+		   tdmd_role_name(tdmd.conf.role), tdmd.conf.ctl_path);
+	ev_set_tick(tdmd.conf.role == ROLE_COORDINATOR ? coord_tick : member_tick);
+	rc = ev_run();
+	if (tdmd.conf.role == ROLE_COORDINATOR)
+		coord_stop();
+	else
+		member_stop();
+	ctl_close();
+	ev_del(&sigev);
+	close(sigev.fd);
+	explicit_bzero(tdmd.key, sizeof(tdmd.key));
+	return rc ? 1 : 0;
+}

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Printing plans and qdisc counters for the control socket. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "tdm_json.h"
+#include "tdm_util.h"
+#include "tdmd.h"
+
+/* An absolute time on clockid as "2026-11-22T10:00:03.000000000 TAI". */
+const char *fmt_tai(int64_t t, int clockid, char *buf, size_t len)
+{
+	time_t sec = t / (int64_t)TDM_NSEC_PER_SEC;
+	long ns = t % (int64_t)TDM_NSEC_PER_SEC;
+	struct tm tm;
+	char d[32];
+
+	if (ns < 0) {
+		ns += TDM_NSEC_PER_SEC;
+		sec--;
+	}
+	if ((clockid != CLOCK_TAI && clockid != CLOCK_REALTIME) ||
+	    !gmtime_r(&sec, &tm)) {
+		snprintf(buf, len, "%lld.%09ld (%s)", (long long)sec, ns,
+			 tdm_clock_name(clockid));
+		return buf;
+	}
+	strftime(d, sizeof(d), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf, len, "%s.%09ld %s", d, ns,
+		 clockid == CLOCK_TAI ? "TAI" : "UTC");
+	return buf;
+}
+
+void report_plan_json(struct tdm_json *j, const char *key,
+		      const struct tdm_plan *p)
+{
+	unsigned int i, k;
+
+	tdm_json_obj_open(j, key);
+	tdm_json_u64(j, "version", p->version);
+	tdm_json_str(j, "clock", tdm_clock_name(p->clockid));
+	tdm_json_u64(j, "cycle_ns", p->cycle_ns);
+	tdm_json_s64(j, "base_time", p->base_time);
+	tdm_json_u64(j, "guard_ns", p->guard_ns);
+	tdm_json_u64(j, "min_dead_ns", p->min_dead_ns);
+	tdm_json_u64(j, "link_speed", p->link_speed);
+	tdm_json_u64(j, "bypass_prios", p->bypass_prios);
+	tdm_json_bool(j, "bypass_ptp", p->bypass_ptp);
+	tdm_json_arr_open(j, "senders");
+	for (i = 0; i < p->nsenders; i++) {
+		const struct tdm_sender *s = &p->senders[i];
+
+		tdm_json_obj_open(j, NULL);
+		tdm_json_str(j, "name", s->name);
+		tdm_json_arr_open(j, "windows");
+		for (k = 0; k < s->nwin; k++) {
+			tdm_json_obj_open(j, NULL);
+			tdm_json_u64(j, "offset", s->win[k].offset);
+			tdm_json_u64(j, "length", s->win[k].length);
+			tdm_json_obj_close(j);
+		}
+		tdm_json_arr_close(j);
+		tdm_json_obj_close(j);
+	}
+	tdm_json_arr_close(j);
+	tdm_json_obj_close(j);
+}
+
+/* The plan in plan-file syntax, with the version and base time as
+ * comments.  malloc'd; NULL on failure.
+ */
+char *report_plan_text(const struct tdm_plan *p)
+{
+	size_t len = 4096 + (size_t)p->nsenders * (96 + 48 * TDMWIN_MAX_WINDOWS);
+	char *buf = malloc(len), tb[64];
+	int n;
+
+	if (!buf)
+		return NULL;
+	n = snprintf(buf, len, "# plan version %u, base time %s\n",
+		     p->version, fmt_tai(p->base_time, p->clockid, tb, sizeof(tb)));
+	if (tdm_plan_format(p, buf + n, len - n) < 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+void report_xstats_json(struct tdm_json *j, const char *key,
+			const struct tc_tdmwin_xstats *x)
+{
+	tdm_json_obj_open(j, key);
+	tdm_json_u64(j, "windows_opened", x->windows_opened);
+	tdm_json_u64(j, "window_packets", x->window_packets);
+	tdm_json_u64(j, "window_bytes", x->window_bytes);
+	tdm_json_u64(j, "bypass_packets", x->bypass_packets);
+	tdm_json_u64(j, "bypass_bytes", x->bypass_bytes);
+	tdm_json_u64(j, "guard_deferrals", x->guard_deferrals);
+	tdm_json_u64(j, "oversize_drops", x->oversize_drops);
+	tdm_json_u64(j, "hold_drops", x->hold_drops);
+	tdm_json_u64(j, "plan_switches", x->plan_switches);
+	tdm_json_u64(j, "open_latency_max", x->open_latency_max);
+	tdm_json_u64(j, "open_latency_mean", x->open_latency_count ?
+		     x->open_latency_sum / x->open_latency_count : 0);
+	tdm_json_u64(j, "plan_version", x->plan_version);
+	tdm_json_bool(j, "pending", x->pending);
+	if (x->pending) {
+		tdm_json_u64(j, "pending_version", x->pending_version);
+		tdm_json_s64(j, "pending_base_time", x->pending_base_time);
+	}
+	tdm_json_bool(j, "hold", x->hold);
+	tdm_json_obj_close(j);
+}
