@@ -2,8 +2,9 @@
 #
 # tdmwin: time-division multiplexed transmit windows for Ethernet on Linux.
 #
-#   make                 plugin, tools, and modules for KDIR (the running
-#                        kernel's headers by default, skipped if absent)
+#   make                 plugin, tools (tdmd, tdmctl), and modules for KDIR
+#                        (the running kernel's headers by default, skipped
+#                        if absent)
 #   make install         install them (DESTDIR, KDIR honoured)
 #   make check           unit tests, lint, and the selftests on Debian's 6.1
 #                        and 6.12 kernels in QEMU guests (sets up what is
@@ -12,6 +13,7 @@
 #   make bench           benchmarks in a guest (ratios, not pass/fail)
 #   make lint            checkpatch, sparse and W=1 on both kernels, plugin ABI
 #   make unit            user-space unit tests under ASan/UBSan
+#   make fuzz            each libFuzzer harness for FUZZ_TIME seconds (20)
 
 TOP	:= $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 BUILD	:= $(TOP)/build
@@ -25,13 +27,20 @@ CC	?= cc
 UCFLAGS	:= -std=c11 -O1 -g -Wall -Wextra -Werror -fno-omit-frame-pointer \
 	   -fsanitize=address,undefined -fno-sanitize-recover=all
 
-.PHONY: all modules modules-testbed plugin install uninstall unit lint \
-	check setup demo bench clean help
+.PHONY: all modules modules-testbed plugin tools install uninstall unit \
+	fuzz lint check setup demo bench clean help
 
-all: plugin modules
+US	:= $(MAKE) -C $(TOP)/userspace O=$(BUILD)/us
+FUZZ_TIME ?= 20
+
+all: plugin tools modules
+
+# tdmd and tdmctl, plus their sanitizer builds for the guest selftests.
+tools:
+	$(US) tools $(BUILD)/us/san/tdmd $(BUILD)/us/san/tdmctl
 
 help:
-	@sed -n '3,16p' $(TOP)/Makefile
+	@sed -n '3,18p' $(TOP)/Makefile
 
 plugin:
 	$(MAKE) -C $(TOP)/tc-plugin O=$(BUILD)/tc
@@ -74,14 +83,33 @@ install: all
 		echo "install: no kernel headers at $(KDIR); modules not installed"; \
 	fi
 	$(MAKE) -C $(TOP)/tc-plugin O=$(BUILD)/tc install DESTDIR=$(DESTDIR)
+	$(US) install DESTDIR=$(DESTDIR)
+	install -D -m 0644 -t $(DESTDIR)/usr/share/man/man8 \
+		Documentation/man/tdmd.8 Documentation/man/tdmctl.8
+	install -D -m 0644 -t $(DESTDIR)/usr/share/man/man5 \
+		Documentation/man/tdm.conf.5
 
 uninstall:
 	rm -f $(DESTDIR)/lib/modules/$(KVER)/extra/sch_tdmwin.ko
 	-[ -n "$(DESTDIR)" ] || depmod -a $(KVER)
 	$(MAKE) -C $(TOP)/tc-plugin O=$(BUILD)/tc uninstall DESTDIR=$(DESTDIR)
+	$(US) uninstall DESTDIR=$(DESTDIR)
+	rm -f $(DESTDIR)/usr/share/man/man8/tdmd.8 \
+	      $(DESTDIR)/usr/share/man/man8/tdmctl.8 \
+	      $(DESTDIR)/usr/share/man/man5/tdm.conf.5
 
+# The gate arithmetic, then the user-space library and tools (one
+# "N passed, N failed" line for both).
 unit: $(BUILD)/test_gate
-	$(BUILD)/test_gate
+	@$(BUILD)/test_gate >$(BUILD)/test_gate.log 2>&1; rc=$$?; \
+	  cat $(BUILD)/test_gate.log; \
+	  if [ $$rc = 0 ]; then echo "ok - test_gate"; else echo "not ok - test_gate"; fi; \
+	  $(US) tests >$(BUILD)/us-tests-build.log 2>&1 || { \
+	    tail -n 40 $(BUILD)/us-tests-build.log; echo "0 passed, 1 failed"; exit 1; }; \
+	  cd $(TOP)/userspace && ./tests/run-unit --extra $$rc $(BUILD)/us/tests/test_*
+
+fuzz:
+	$(US) fuzz FUZZ_TIME=$(FUZZ_TIME)
 
 $(BUILD)/test_gate: userspace/tests/test_gate.c userspace/tests/kcompat.h \
 		    kmod/tdmwin_gate.h kmod/uapi/linux/tdmwin.h
@@ -97,7 +125,7 @@ check: setup
 demo: setup plugin modules-testbed
 	$(TOP)/tools/demo $(DEMO_ARGS)
 
-bench: setup plugin modules-testbed
+bench: setup plugin tools modules-testbed
 	$(TOP)/tools/bench $(BENCH_ARGS)
 
 clean:

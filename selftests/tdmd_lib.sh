@@ -33,7 +33,7 @@ TDMD_PORT=7453
 TDMD_IP_C=198.18.1.1
 TDMD_IP6_C=2001:db8:7d4::1
 TDMD_NAMES=()
-declare -A TDMD_PID TDMD_NS TDMD_SOCK
+declare -A TDMD_PID TDMD_SOCK
 
 tdmd_require() {
 	tdm_require "$@"
@@ -56,10 +56,11 @@ _tdmd_port() {
 }
 
 # tdmd_topology N: namespaces SW (bridge br0), C (coordinator, dev c0) and
-# M1..MN (dev m0); IPv4 and IPv6; static neighbours everywhere, so that no
-# ARP or ND has to pass a held gate.  Sets C, SW and M[i].
+# M1..MN (dev m0); IPv4 and IPv6; static neighbours between the
+# coordinator and each member, so that no ARP or ND has to pass a held
+# gate.  Sets C, SW and M[i].
 tdmd_topology() {
-	local n=$1 i j ns mac
+	local n=$1 i ns
 	declare -gA M MAC
 	setup_ns SW C || return 1
 	ip -n "$SW" link add br0 type bridge || return 1
@@ -80,13 +81,7 @@ tdmd_topology() {
 		ip -n "${M[$i]}" neigh replace $TDMD_IP6_C lladdr "${MAC[0]}" dev m0 nud permanent
 		ip -n "$C" neigh replace "$(tdmd_ip "$i")" lladdr "${MAC[$i]}" dev c0 nud permanent
 		ip -n "$C" neigh replace "$(tdmd_ip6 "$i")" lladdr "${MAC[$i]}" dev c0 nud permanent
-		for j in $(seq "$n"); do
-			[ "$i" = "$j" ] && continue
-			ip -n "${M[$i]}" neigh replace "$(tdmd_ip "$j")" lladdr "${MAC[$j]}" \
-				dev m0 nud permanent
-		done
 	done
-	TDMD_NMEMBERS=$n
 }
 
 # tdmd_key FILE: a fresh random 256-bit key, mode 0600.
@@ -94,44 +89,43 @@ tdmd_key() {
 	(umask 077 && od -An -tx1 -N32 /dev/urandom | tr -d ' \n' >"$1" && echo >>"$1")
 }
 
-# tdmd_coord_conf FILE PLAN [KEY=VALUE...]
-tdmd_coord_conf() {
-	local f=$1 plan=$2 kv
-	shift 2
+# _tdmd_conf FILE DEFAULTS... -- OVERRIDES...: write a [global] section of
+# KEY=VALUE pairs, where a KEY in OVERRIDES replaces the default.
+_tdmd_conf() {
+	local f=$1 kv k
+	local -A val
+	local order=()
+	shift
+	for kv in "$@"; do
+		[ "$kv" = -- ] && continue
+		k=${kv%%=*}
+		[ -n "${val[$k]+x}" ] || order+=("$k")
+		val[$k]=${kv#*=}
+	done
 	{
 		echo "[global]"
-		echo "role coordinator"
-		echo "key_file $TDMD_KEY"
-		echo "listen ::"
-		echo "port $TDMD_PORT"
-		[ -n "$plan" ] && echo "plan_file $plan"
-		echo "member_timeout 5s"
-		echo "ack_timeout 10s"
-		for kv in "$@"; do echo "${kv/=/ }"; done
+		for k in "${order[@]}"; do echo "$k ${val[$k]}"; done
 	} >"$f"
+}
+
+# tdmd_coord_conf FILE PLAN [KEY=VALUE...]
+tdmd_coord_conf() {
+	local f=$1 plan=$2
+	shift 2
+	_tdmd_conf "$f" role=coordinator "key_file=$TDMD_KEY" listen=:: \
+		port=$TDMD_PORT ${plan:+"plan_file=$plan"} member_timeout=5s \
+		ack_timeout=10s -- "$@"
 }
 
 # tdmd_member_conf FILE NAME [KEY=VALUE...]: member on m0, PTP off unless
 # given, link speed 1000 (veth reports none).
 tdmd_member_conf() {
-	local f=$1 name=$2 kv
+	local f=$1 name=$2
 	shift 2
-	{
-		echo "[global]"
-		echo "role member"
-		echo "name $name"
-		echo "key_file $TDMD_KEY"
-		echo "interface m0"
-		echo "link_speed 1000"
-		echo "heartbeat_interval 500ms"
-		echo "reconnect_min 100ms"
-		echo "reconnect_max 1s"
-		for kv in "$@"; do echo "${kv/=/ }"; done
-		grep -q '^ptp_policy' <(printf '%s\n' "$@" | tr '=' ' ') ||
-			echo "ptp_policy off"
-		grep -q '^coordinator' <(printf '%s\n' "$@" | tr '=' ' ') ||
-			echo "coordinator $TDMD_IP_C:$TDMD_PORT"
-	} >"$f"
+	_tdmd_conf "$f" role=member "name=$name" "key_file=$TDMD_KEY" \
+		interface=m0 link_speed=1000 heartbeat_interval=500ms \
+		reconnect_min=100ms reconnect_max=1s ptp_policy=off \
+		"coordinator=$TDMD_IP_C:$TDMD_PORT" -- "$@"
 }
 
 # tdmd_start NAME NS CONF: start tdmd (debug log in $TDM_TMP/NAME.log) with
@@ -141,7 +135,6 @@ tdmd_start() {
 	grep -q '^control_socket' "$conf" || echo "control_socket $sock" >>"$conf"
 	ip netns exec "$ns" "$TDMD" -f "$conf" -l debug >>"$TDM_TMP/$name.log" 2>&1 &
 	TDMD_PID[$name]=$!
-	TDMD_NS[$name]=$ns
 	TDMD_SOCK[$name]=$sock
 	TDM_BG_PIDS+=($!)
 	TDMD_NAMES+=("$name")
@@ -214,7 +207,6 @@ tdmd_finish() {
 				head -n 30 | sed 's/^/#   /'
 		fi
 	done
-	# Remove duplicates of names (restarts) before counting.
 	check_eq "no sanitizer report from any tdmd" "$bad" 0
 }
 
