@@ -100,7 +100,12 @@ int tdm_plan_parse(const char *text, const char *file, struct tdm_plan *p,
 int tdm_plan_load(const char *path, struct tdm_plan *p,
 		  char *err, size_t errlen);
 
-/* The [auto] form as a function (used by the parser and the tools). */
+/*
+ * The [auto] form as a function (used by the parser and the tools).  p must
+ * be initialised: its settings (clock, guard, ...) are kept, its senders and
+ * cycle replaced.  names: nsenders names, or NULL (or a NULL entry) for
+ * "0", "1", ...  The result is validated; on error free p as usual.
+ */
 int tdm_plan_auto(struct tdm_plan *p, unsigned int nsenders,
 		  const char *const *names, uint64_t window_ns,
 		  uint64_t dead_ns, unsigned int per_sender,
@@ -124,19 +129,37 @@ const struct tdm_sender *tdm_plan_sender(const struct tdm_plan *p,
 /*
  * Base-time policy: the smallest t >= now + lead_ns with
  * (t % align_ns) == 0 (align_ns 0: t = now + lead_ns rounded up to a
- * multiple of cycle_ns).  Times are on the plan's clock.
+ * multiple of cycle_ns).  Times are on the plan's clock.  Negative now is
+ * fine (floor rounding); if the answer does not fit in int64 (now + lead
+ * near INT64_MAX) it returns INT64_MAX, a time that never comes.
  */
 int64_t tdm_plan_pick_base(const struct tdm_plan *p, int64_t now);
 
 /*
  * SHA-256 over the plan's content: clock, cycle, guard, link speed,
  * bypass settings and every sender's windows, but not version, base time,
- * lead or alignment.  Two plans with the same digest gate identically
+ * lead, alignment or min_dead_time.  Senders count in the plan's order,
+ * windows in offset order.  Two plans with the same digest gate identically
  * apart from their phase.
  */
 void tdm_plan_digest(const struct tdm_plan *p, uint8_t out[32]);
 
-/* Write the plan in the file format above (round-trips through parse). */
+/*
+ * Write the plan in the file format above (round-trips through parse; an
+ * [auto] plan comes out as [sender] sections).  Returns the text's length
+ * without the NUL, or -1 (errno ENOSPC) if it does not fit in len.
+ */
 int tdm_plan_format(const struct tdm_plan *p, char *buf, size_t len);
+
+/* Additions. */
+
+/* The same text in a malloc'd string (free() it), or NULL (ENOMEM). */
+char *tdm_plan_format_alloc(const struct tdm_plan *p);
+
+/*
+ * Same plan: every field, senders in the same order with the same windows
+ * in the same order.  Ignores where senders were defined (line).
+ */
+bool tdm_plan_equal(const struct tdm_plan *a, const struct tdm_plan *b);
 
 #endif

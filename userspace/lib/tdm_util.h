@@ -33,12 +33,13 @@ int tdm_parse_bool(const char *s, bool *v, char *err, size_t errlen);
 const char *tdm_fmt_time(uint64_t ns, char *buf, size_t len);
 
 /* "tai", "realtime", "monotonic", "boottime" (any case, with or without a
- * CLOCK_ prefix) <-> clockid.  tdm_clock_name() returns "tai" etc.
+ * CLOCK_ prefix) <-> clockid.  tdm_clock_parse() returns 0 or -1.
+ * tdm_clock_name() returns "tai" etc., "unknown" for other ids (never NULL).
  */
 int tdm_clock_parse(const char *s, int *clockid);
 const char *tdm_clock_name(int clockid);
 
-/* Nanoseconds on clockid (CLOCK_TAI, ...). */
+/* Nanoseconds on clockid (CLOCK_TAI, ...); -1 if the clock cannot be read. */
 int64_t tdm_clock_ns(int clockid);
 
 /* Bounded string copy that always terminates; returns -1 if truncated. */

@@ -1,0 +1,1182 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Window plans: the model, the plan file parser, validation, the [auto]
+ * form, the base-time policy, the digest and the writer.
+ *
+ * Validation messages say where the problem is (file:line) and what it is
+ * in the file's own terms, because the person reading them is editing a
+ * plan for dozens of nodes and must find the one bad line quickly.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <openssl/evp.h>
+
+#include "tdm_cfg.h"
+#include "tdm_plan.h"
+#include "tdm_util.h"
+
+#ifndef CLOCK_TAI
+#define CLOCK_TAI 11
+#endif
+
+#define PLAN_MAX_FILE	(1024 * 1024)
+#define TIME_STR_MAX	24	/* "18446744073709551615ns" */
+
+/* A printable time for one argument of one message. */
+#define TSTR(ns)	tdm_fmt_time((ns), (char[TIME_STR_MAX]){ 0 }, TIME_STR_MAX)
+
+typedef int (*line_of_t)[TDMWIN_MAX_WINDOWS];
+
+/* Where the parts of a plan came from, for messages. */
+struct plan_where {
+	const char *file;	/* NULL: not parsed from a file */
+	line_of_t wline;	/* line of each window, or NULL: sender's line */
+	int cycle_line;
+	int guard_line;
+	int link_line;
+	int clock_line;
+};
+
+static int fail_at(const struct plan_where *w, int line, char *err,
+		   size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+static int fail_at(const struct plan_where *w, int line, char *err,
+		   size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+	int n = 0;
+
+	if (!err || !errlen)
+		return -1;
+	if (w->file && line > 0)
+		n = snprintf(err, errlen, "%s:%d: ", w->file, line);
+	else if (w->file)
+		n = snprintf(err, errlen, "%s: ", w->file);
+	else if (line > 0)
+		n = snprintf(err, errlen, "line %d: ", line);
+	if (n < 0 || (size_t)n >= errlen)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static int msg(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int msg(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+/* " (line N)" naming another place, or "" if unknown or the same line. */
+static const char *other_line(char *buf, size_t len, int line, int here)
+{
+	if (line <= 0 || line == here)
+		return "";
+	snprintf(buf, len, " (line %d)", line);
+	return buf;
+}
+
+#define OTHER(line, here)	other_line((char[24]){ 0 }, 24, (line), (here))
+
+/* " (first at line N)", or "" if unknown or the same line. */
+static const char *first_at_line(char *buf, size_t len, int line, int here)
+{
+	if (line <= 0 || line == here)
+		return "";
+	snprintf(buf, len, " (first at line %d)", line);
+	return buf;
+}
+
+#define first_at(line, here) \
+	first_at_line((char[32]){ 0 }, 32, (line), (here))
+
+/* ---- the model -------------------------------------------------------- */
+
+void tdm_plan_init(struct tdm_plan *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->clockid = CLOCK_TAI;
+	p->lead_ns = TDM_DEFAULT_LEAD_NS;
+	p->align_ns = TDM_DEFAULT_ALIGN_NS;
+	p->bypass_ptp = true;
+}
+
+void tdm_plan_free(struct tdm_plan *p)
+{
+	if (!p)
+		return;
+	free(p->senders);
+	tdm_plan_init(p);
+}
+
+int tdm_plan_copy(struct tdm_plan *dst, const struct tdm_plan *src)
+{
+	*dst = *src;
+	dst->senders = NULL;
+	if (!src->nsenders)
+		return 0;
+	dst->senders = malloc(src->nsenders * sizeof(*src->senders));
+	if (!dst->senders) {
+		dst->nsenders = 0;
+		errno = ENOMEM;
+		return -1;
+	}
+	memcpy(dst->senders, src->senders,
+	       src->nsenders * sizeof(*src->senders));
+	return 0;
+}
+
+const struct tdm_sender *tdm_plan_sender(const struct tdm_plan *p,
+					 const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < p->nsenders; i++)
+		if (!strncmp(p->senders[i].name, name, TDM_NAME_MAX))
+			return &p->senders[i];
+	return NULL;
+}
+
+bool tdm_plan_equal(const struct tdm_plan *a, const struct tdm_plan *b)
+{
+	const struct tdm_sender *x, *y;
+	unsigned int i;
+
+	if (a->version != b->version || a->clockid != b->clockid ||
+	    a->cycle_ns != b->cycle_ns || a->base_time != b->base_time ||
+	    a->guard_ns != b->guard_ns || a->min_dead_ns != b->min_dead_ns ||
+	    a->lead_ns != b->lead_ns || a->align_ns != b->align_ns ||
+	    a->link_speed != b->link_speed ||
+	    a->bypass_prios != b->bypass_prios ||
+	    a->bypass_ptp != b->bypass_ptp || a->nsenders != b->nsenders)
+		return false;
+	for (i = 0; i < a->nsenders; i++) {
+		x = &a->senders[i];
+		y = &b->senders[i];
+		if (strncmp(x->name, y->name, TDM_NAME_MAX) ||
+		    x->nwin != y->nwin || x->nwin > TDMWIN_MAX_WINDOWS ||
+		    memcmp(x->win, y->win, x->nwin * sizeof(x->win[0])))
+			return false;
+	}
+	return true;
+}
+
+/* ---- validation ------------------------------------------------------- */
+
+static bool name_ok(const char *name)
+{
+	size_t n = strnlen(name, TDM_NAME_MAX), i;
+	char c;
+
+	if (!n || n >= TDM_NAME_MAX)
+		return false;
+	for (i = 0; i < n; i++) {
+		c = name[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		      (c >= '0' && c <= '9') || c == '_' || c == '.' ||
+		      c == '-'))
+			return false;
+	}
+	return true;
+}
+
+static int bad_name(const struct plan_where *w, int line, const char *name,
+		    char *err, size_t errlen)
+{
+	/* %.63s: a name from a built plan need not be terminated. */
+	return fail_at(w, line, err, errlen,
+		       "bad sender name '%.63s' (1..63 characters of A-Z a-z 0-9 _ . -)",
+		       name);
+}
+
+static int win_line(const struct tdm_plan *p, const struct plan_where *w,
+		    unsigned int s, unsigned int i)
+{
+	return w->wline ? w->wline[s][i] : p->senders[s].line;
+}
+
+static int check_globals(const struct tdm_plan *p, const struct plan_where *w,
+			 char *err, size_t errlen)
+{
+	if (p->cycle_ns < TDMWIN_MIN_CYCLE_NS ||
+	    p->cycle_ns > TDMWIN_MAX_CYCLE_NS)
+		return fail_at(w, w->cycle_line, err, errlen,
+			       "cycle_time %s is outside %s..%s",
+			       TSTR(p->cycle_ns), TSTR(TDMWIN_MIN_CYCLE_NS),
+			       TSTR(TDMWIN_MAX_CYCLE_NS));
+	if (p->guard_ns > TDMWIN_MAX_GUARD_NS)
+		return fail_at(w, w->guard_line, err, errlen,
+			       "guard %s is more than %s", TSTR(p->guard_ns),
+			       TSTR(TDMWIN_MAX_GUARD_NS));
+	if (p->link_speed > TDMWIN_MAX_LINK_SPEED)
+		return fail_at(w, w->link_line, err, errlen,
+			       "link_speed %u is more than %u Mbit/s",
+			       p->link_speed, TDMWIN_MAX_LINK_SPEED);
+	if (tdm_clock_parse(tdm_clock_name(p->clockid), &(int){ 0 }))
+		return fail_at(w, w->clock_line, err, errlen,
+			       "unsupported clock id %d", (int)p->clockid);
+	if (!p->nsenders)
+		return fail_at(w, 0, err, errlen, "plan has no senders");
+	if (p->nsenders > TDM_MAX_SENDERS)
+		return fail_at(w, 0, err, errlen, "too many senders (max %d)",
+			       TDM_MAX_SENDERS);
+	return 0;
+}
+
+static int check_senders(const struct tdm_plan *p, const struct plan_where *w,
+			 char *err, size_t errlen)
+{
+	const struct tdm_sender *s, *t;
+	unsigned int i, j, total = 0;
+
+	for (i = 0; i < p->nsenders; i++) {
+		s = &p->senders[i];
+		if (!name_ok(s->name))
+			return bad_name(w, s->line, s->name, err, errlen);
+		for (j = 0; j < i; j++) {
+			t = &p->senders[j];
+			if (!strcmp(s->name, t->name))
+				return fail_at(w, s->line, err, errlen,
+					       "duplicate sender '%s'%s", s->name,
+					       first_at(t->line, s->line));
+		}
+		if (!s->nwin)
+			return fail_at(w, s->line, err, errlen,
+				       "sender '%s' has no windows", s->name);
+		if (s->nwin > TDMWIN_MAX_WINDOWS)
+			return fail_at(w, s->line, err, errlen,
+				       "too many windows for sender '%s' (max %d)",
+				       s->name, TDMWIN_MAX_WINDOWS);
+		total += s->nwin;
+	}
+	if (total > TDM_MAX_PLAN_WINDOWS)
+		return fail_at(w, 0, err, errlen,
+			       "too many windows in the plan (max %d)",
+			       TDM_MAX_PLAN_WINDOWS);
+	return 0;
+}
+
+static int check_window(const struct tdm_plan *p, const struct plan_where *w,
+			unsigned int si, unsigned int wi,
+			char *err, size_t errlen)
+{
+	const struct tdm_sender *s = &p->senders[si];
+	const struct tdm_window *x = &s->win[wi];
+	int line = win_line(p, w, si, wi);
+	uint64_t end;
+
+	if (!x->length)
+		return fail_at(w, line, err, errlen,
+			       "window %s+%s of '%s' has zero length",
+			       TSTR(x->offset), TSTR(x->length), s->name);
+	if (__builtin_add_overflow(x->offset, x->length, &end))
+		return fail_at(w, line, err, errlen,
+			       "window %s+%s of '%s' ends after the cycle (%s)",
+			       TSTR(x->offset), TSTR(x->length), s->name,
+			       TSTR(p->cycle_ns));
+	if (end > p->cycle_ns)
+		return fail_at(w, line, err, errlen,
+			       "window %s+%s of '%s' ends at %s, after the cycle (%s)",
+			       TSTR(x->offset), TSTR(x->length), s->name,
+			       TSTR(end), TSTR(p->cycle_ns));
+	if (p->guard_ns >= x->length)
+		return fail_at(w, line, err, errlen,
+			       "guard %s is not shorter than window %s+%s of '%s'",
+			       TSTR(p->guard_ns), TSTR(x->offset),
+			       TSTR(x->length), s->name);
+	return 0;
+}
+
+/* Sort one sender's windows by offset, carrying their lines along. */
+static void sort_sender(struct tdm_sender *s, int *lines)
+{
+	struct tdm_window x;
+	unsigned int i, j;
+	int l;
+
+	for (i = 1; i < s->nwin; i++) {
+		x = s->win[i];
+		l = lines ? lines[i] : 0;
+		for (j = i; j && s->win[j - 1].offset > x.offset; j--) {
+			s->win[j] = s->win[j - 1];
+			if (lines)
+				lines[j] = lines[j - 1];
+		}
+		s->win[j] = x;
+		if (lines)
+			lines[j] = l;
+	}
+}
+
+/* One window of the whole plan, for the checks across senders. */
+struct win_ref {
+	uint64_t offset;
+	uint64_t length;
+	unsigned int sender;
+	unsigned int index;
+	int line;
+};
+
+static int cmp_ref(const void *a, const void *b)
+{
+	const struct win_ref *x = a, *y = b;
+
+	if (x->offset != y->offset)
+		return x->offset < y->offset ? -1 : 1;
+	if (x->sender != y->sender)
+		return x->sender < y->sender ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static int overlap(const struct tdm_plan *p, const struct plan_where *w,
+		   const struct win_ref *a, const struct win_ref *b,
+		   char *err, size_t errlen)
+{
+	const struct win_ref *here = b, *there = a;
+
+	/* Report at the window defined later: that is the one just added. */
+	if (a->line > b->line) {
+		here = a;
+		there = b;
+	}
+	return fail_at(w, here->line, err, errlen,
+		       "window %s+%s of '%s' overlaps window %s+%s of '%s'%s",
+		       TSTR(here->offset), TSTR(here->length),
+		       p->senders[here->sender].name,
+		       TSTR(there->offset), TSTR(there->length),
+		       p->senders[there->sender].name,
+		       OTHER(there->line, here->line));
+}
+
+static int short_gap(const struct tdm_plan *p, const struct plan_where *w,
+		     const struct win_ref *a, const struct win_ref *b,
+		     uint64_t gap, char *err, size_t errlen)
+{
+	int here = a->line > b->line ? a->line : b->line;
+	bool wrap = b->offset <= a->offset;
+
+	if (a == b)
+		return fail_at(w, here, err, errlen,
+			       "only %s of dead time between window %s+%s of '%s' and its next instance, less than min_dead_time %s",
+			       TSTR(gap), TSTR(a->offset), TSTR(a->length),
+			       p->senders[a->sender].name,
+			       TSTR(p->min_dead_ns));
+	return fail_at(w, here, err, errlen,
+		       "only %s of dead time between window %s+%s of '%s'%s and window %s+%s of '%s'%s%s, less than min_dead_time %s",
+		       TSTR(gap), TSTR(a->offset), TSTR(a->length),
+		       p->senders[a->sender].name, OTHER(a->line, here),
+		       TSTR(b->offset), TSTR(b->length),
+		       p->senders[b->sender].name, OTHER(b->line, here),
+		       wrap ? " round the cycle" : "",
+		       TSTR(p->min_dead_ns));
+}
+
+/*
+ * Sorted by offset, windows that do not overlap their successor do not
+ * overlap at all; and the gaps that matter are those between neighbours,
+ * plus the one from the last window round to the first.
+ */
+static int check_timeline(const struct tdm_plan *p, const struct plan_where *w,
+			  char *err, size_t errlen)
+{
+	struct win_ref *r, *a, *b;
+	unsigned int i, j, n = 0;
+	uint64_t gap;
+	int ret = 0;
+
+	for (i = 0; i < p->nsenders; i++)
+		n += p->senders[i].nwin;
+	r = calloc(n, sizeof(*r));
+	if (!r)
+		return fail_at(w, 0, err, errlen, "out of memory");
+	n = 0;
+	for (i = 0; i < p->nsenders; i++) {
+		for (j = 0; j < p->senders[i].nwin; j++, n++) {
+			r[n].offset = p->senders[i].win[j].offset;
+			r[n].length = p->senders[i].win[j].length;
+			r[n].sender = i;
+			r[n].index = j;
+			r[n].line = win_line(p, w, i, j);
+		}
+	}
+	qsort(r, n, sizeof(*r), cmp_ref);
+	for (i = 0; i + 1 < n && !ret; i++)
+		if (r[i].offset + r[i].length > r[i + 1].offset)
+			ret = overlap(p, w, &r[i], &r[i + 1], err, errlen);
+	for (i = 0; i < n && !ret && p->min_dead_ns; i++) {
+		a = &r[i];
+		b = &r[(i + 1) % n];
+		/* Every window lies inside the cycle, so this cannot wrap. */
+		if (i + 1 < n)
+			gap = b->offset - (a->offset + a->length);
+		else
+			gap = p->cycle_ns - (a->offset + a->length) + b->offset;
+		if (gap < p->min_dead_ns)
+			ret = short_gap(p, w, a, b, gap, err, errlen);
+	}
+	free(r);
+	return ret;
+}
+
+static int plan_check(struct tdm_plan *p, const struct plan_where *w,
+		      char *err, size_t errlen)
+{
+	unsigned int i, j;
+
+	if (check_globals(p, w, err, errlen) ||
+	    check_senders(p, w, err, errlen))
+		return -1;
+	for (i = 0; i < p->nsenders; i++)
+		for (j = 0; j < p->senders[i].nwin; j++)
+			if (check_window(p, w, i, j, err, errlen))
+				return -1;
+	for (i = 0; i < p->nsenders; i++)
+		sort_sender(&p->senders[i], w->wline ? w->wline[i] : NULL);
+	return check_timeline(p, w, err, errlen);
+}
+
+int tdm_plan_validate(struct tdm_plan *p, char *err, size_t errlen)
+{
+	const struct plan_where w = { 0 };
+
+	return plan_check(p, &w, err, errlen);
+}
+
+/* ---- the [auto] form -------------------------------------------------- */
+
+enum auto_key { A_SENDERS, A_WINDOW, A_DEAD, A_PER, A_NKEYS };
+
+/*
+ * Build the senders of the automatic form into p, replacing its senders
+ * and cycle.  *which names the key at fault on error (-1: the section).
+ */
+static int auto_build(struct tdm_plan *p, unsigned int n,
+		      const char *const *names, uint64_t wlen, uint64_t dead,
+		      unsigned int per, int *which, char *err, size_t errlen)
+{
+	struct tdm_sender *s;
+	uint64_t slot, cycle;
+	unsigned int i, k;
+
+	*which = A_SENDERS;
+	if (!n || n > TDM_MAX_SENDERS)
+		return msg(err, errlen, "senders must be 1..%d, not %u",
+			   TDM_MAX_SENDERS, n);
+	*which = A_PER;
+	if (!per || per > TDMWIN_MAX_WINDOWS)
+		return msg(err, errlen, "windows_per_sender must be 1..%d, not %u",
+			   TDMWIN_MAX_WINDOWS, per);
+	*which = A_WINDOW;
+	if (!wlen)
+		return msg(err, errlen, "window must not be 0");
+	*which = -1;
+	if ((uint64_t)n * per > TDM_MAX_PLAN_WINDOWS)
+		return msg(err, errlen, "too many windows in the plan (max %d)",
+			   TDM_MAX_PLAN_WINDOWS);
+	if (__builtin_add_overflow(wlen, dead, &slot) ||
+	    __builtin_mul_overflow(slot, (uint64_t)n * per, &cycle) ||
+	    cycle > TDMWIN_MAX_CYCLE_NS)
+		return msg(err, errlen,
+			   "cycle windows_per_sender x senders x (window + dead_time) is longer than %s",
+			   TSTR(TDMWIN_MAX_CYCLE_NS));
+	*which = A_SENDERS;
+	for (i = 0; names && i < n; i++)
+		if (names[i] && strlen(names[i]) >= TDM_NAME_MAX)
+			return bad_name(&(struct plan_where){ 0 }, 0, names[i],
+					err, errlen);
+
+	s = calloc(n, sizeof(*s));
+	if (!s) {
+		*which = -1;
+		return msg(err, errlen, "out of memory");
+	}
+	for (i = 0; i < n; i++) {
+		if (names && names[i])
+			strcpy(s[i].name, names[i]);
+		else
+			snprintf(s[i].name, sizeof(s[i].name), "%u", i);
+		s[i].nwin = per;
+		for (k = 0; k < per; k++) {
+			s[i].win[k].offset = ((uint64_t)k * n + i) * slot;
+			s[i].win[k].length = wlen;
+		}
+	}
+	free(p->senders);
+	p->senders = s;
+	p->nsenders = n;
+	p->cycle_ns = cycle;
+	return 0;
+}
+
+int tdm_plan_auto(struct tdm_plan *p, unsigned int nsenders,
+		  const char *const *names, uint64_t window_ns,
+		  uint64_t dead_ns, unsigned int per_sender,
+		  char *err, size_t errlen)
+{
+	int which;
+
+	if (auto_build(p, nsenders, names, window_ns, dead_ns, per_sender,
+		       &which, err, errlen))
+		return -1;
+	return tdm_plan_validate(p, err, errlen);
+}
+
+/* ---- the parser ------------------------------------------------------- */
+
+enum global_key {
+	G_CLOCK, G_CYCLE, G_GUARD, G_MIN_DEAD, G_LEAD, G_ALIGN, G_LINK,
+	G_BYPASS_PTP, G_BYPASS_PRIO, G_VERSION, G_NKEYS
+};
+
+static const char *const global_keys[G_NKEYS] = {
+	[G_CLOCK] = "clock",
+	[G_CYCLE] = "cycle_time",
+	[G_GUARD] = "guard",
+	[G_MIN_DEAD] = "min_dead_time",
+	[G_LEAD] = "lead_time",
+	[G_ALIGN] = "base_align",
+	[G_LINK] = "link_speed",
+	[G_BYPASS_PTP] = "bypass_ptp",
+	[G_BYPASS_PRIO] = "bypass_prio",
+	[G_VERSION] = "version",
+};
+
+static const char *const auto_keys[A_NKEYS] = {
+	[A_SENDERS] = "senders",
+	[A_WINDOW] = "window",
+	[A_DEAD] = "dead_time",
+	[A_PER] = "windows_per_sender",
+};
+
+enum section { SEC_GLOBAL, SEC_SENDER, SEC_AUTO };
+
+struct plan_parser {
+	struct tdm_plan *p;
+	const char *file;
+	enum section sec;
+	int gline[G_NKEYS];	/* where each key was given, 0 = not */
+	int aline[A_NKEYS];
+	int auto_line;
+	int first_sender_line;
+	unsigned int cap;	/* senders allocated in p and wline */
+	line_of_t wline;
+	unsigned int nwindows;
+	/* [auto] */
+	bool count_form;
+	uint64_t count, wlen, dead, per;
+	char (*names)[TDM_NAME_MAX];
+	int *name_line;
+	unsigned int nnames;
+};
+
+static int find_key(const char *const *keys, int n, const char *key)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(keys[i], key))
+			return i;
+	return -1;
+}
+
+static int one_value(const struct tdm_cfg_line *l, char *err, size_t errlen)
+{
+	if (l->argc == 1)
+		return 0;
+	return msg(err, errlen, "'%s' takes one value", l->key);
+}
+
+static int key_time(const struct tdm_cfg_line *l, const char *s,
+		    uint64_t *v, char *err, size_t errlen)
+{
+	char e[256];
+
+	if (!tdm_parse_time(s, v, e, sizeof(e)))
+		return 0;
+	return msg(err, errlen, "%s: %s", l->key, e);
+}
+
+static int key_u64(const struct tdm_cfg_line *l, const char *s, uint64_t max,
+		   uint64_t *v, char *err, size_t errlen)
+{
+	char e[256];
+
+	if (!tdm_parse_u64(s, max, v, e, sizeof(e)))
+		return 0;
+	return msg(err, errlen, "%s: %s", l->key, e);
+}
+
+/* A key may be given once; list keys may repeat and add up. */
+static int once(int *seen, const struct tdm_cfg_line *l, bool repeats,
+		char *err, size_t errlen)
+{
+	if (*seen && !repeats)
+		return msg(err, errlen, "duplicate key '%s' (first at line %d)",
+			   l->key, *seen);
+	if (!*seen)
+		*seen = l->lineno;
+	return 0;
+}
+
+static int global_key(struct plan_parser *pp, const struct tdm_cfg_line *l,
+		      char *err, size_t errlen)
+{
+	struct tdm_plan *p = pp->p;
+	int k = find_key(global_keys, G_NKEYS, l->key), clk, i;
+	uint64_t v;
+	char e[256];
+	bool b;
+
+	if (k < 0)
+		return msg(err, errlen, "unknown key '%s' in [global]", l->key);
+	if (once(&pp->gline[k], l, k == G_BYPASS_PRIO, err, errlen))
+		return -1;
+	if (k != G_BYPASS_PRIO && one_value(l, err, errlen))
+		return -1;
+
+	switch (k) {
+	case G_CLOCK:
+		if (tdm_clock_parse(l->argv[0], &clk))
+			return msg(err, errlen,
+				   "unknown clock '%s' (use tai, realtime, monotonic or boottime)",
+				   l->argv[0]);
+		p->clockid = clk;
+		return 0;
+	case G_CYCLE:
+		return key_time(l, l->argv[0], &p->cycle_ns, err, errlen);
+	case G_GUARD:
+		if (key_time(l, l->argv[0], &v, err, errlen))
+			return -1;
+		if (v > TDMWIN_MAX_GUARD_NS)
+			return msg(err, errlen, "guard %s is more than %s",
+				   TSTR(v), TSTR(TDMWIN_MAX_GUARD_NS));
+		p->guard_ns = (uint32_t)v;
+		return 0;
+	case G_MIN_DEAD:
+		return key_time(l, l->argv[0], &p->min_dead_ns, err, errlen);
+	case G_LEAD:
+		return key_time(l, l->argv[0], &p->lead_ns, err, errlen);
+	case G_ALIGN:
+		return key_time(l, l->argv[0], &p->align_ns, err, errlen);
+	case G_LINK:
+		if (key_u64(l, l->argv[0], TDMWIN_MAX_LINK_SPEED, &v,
+			    err, errlen))
+			return -1;
+		p->link_speed = (uint32_t)v;
+		return 0;
+	case G_BYPASS_PTP:
+		if (tdm_parse_bool(l->argv[0], &b, e, sizeof(e)))
+			return msg(err, errlen, "%s: %s", l->key, e);
+		p->bypass_ptp = b;
+		return 0;
+	case G_BYPASS_PRIO:
+		/* The kernel's set is a u32 bitmask: priorities 0..31. */
+		for (i = 0; i < l->argc; i++) {
+			if (key_u64(l, l->argv[i], 31, &v, err, errlen))
+				return -1;
+			p->bypass_prios |= 1U << v;
+		}
+		return 0;
+	case G_VERSION:
+		if (key_u64(l, l->argv[0], UINT32_MAX, &v, err, errlen))
+			return -1;
+		p->version = (uint32_t)v;
+		return 0;
+	}
+	return 0;
+}
+
+static int sender_key(struct plan_parser *pp, const struct tdm_cfg_line *l,
+		      char *err, size_t errlen)
+{
+	struct tdm_sender *s = &pp->p->senders[pp->p->nsenders - 1];
+	struct tdm_window x;
+
+	if (strcmp(l->key, "window"))
+		return msg(err, errlen, "unknown key '%s' in [sender %s]",
+			   l->key, s->name);
+	if (l->argc != 2)
+		return msg(err, errlen, "'window' takes OFFSET LENGTH");
+	if (key_time(l, l->argv[0], &x.offset, err, errlen) ||
+	    key_time(l, l->argv[1], &x.length, err, errlen))
+		return -1;
+	if (s->nwin == TDMWIN_MAX_WINDOWS)
+		return msg(err, errlen,
+			   "too many windows for sender '%s' (max %d)",
+			   s->name, TDMWIN_MAX_WINDOWS);
+	if (pp->nwindows == TDM_MAX_PLAN_WINDOWS)
+		return msg(err, errlen, "too many windows in the plan (max %d)",
+			   TDM_MAX_PLAN_WINDOWS);
+	pp->wline[pp->p->nsenders - 1][s->nwin] = l->lineno;
+	s->win[s->nwin++] = x;
+	pp->nwindows++;
+	return 0;
+}
+
+static bool all_digits(const char *s)
+{
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return false;
+	return true;
+}
+
+static int auto_names(struct plan_parser *pp, const struct tdm_cfg_line *l,
+		      char *err, size_t errlen)
+{
+	const struct plan_where nowhere = { 0 };
+	unsigned int n = pp->nnames + (unsigned int)l->argc;
+	void *names, *lines;
+	int i;
+
+	if (n > TDM_MAX_SENDERS)
+		return msg(err, errlen, "too many senders (max %d)",
+			   TDM_MAX_SENDERS);
+	for (i = 0; i < l->argc; i++)
+		if (!name_ok(l->argv[i]))
+			return bad_name(&nowhere, 0, l->argv[i], err, errlen);
+	names = realloc(pp->names, n * sizeof(*pp->names));
+	if (!names)
+		return msg(err, errlen, "out of memory");
+	pp->names = names;
+	lines = realloc(pp->name_line, n * sizeof(*pp->name_line));
+	if (!lines)
+		return msg(err, errlen, "out of memory");
+	pp->name_line = lines;
+	for (i = 0; i < l->argc; i++, pp->nnames++) {
+		strcpy(pp->names[pp->nnames], l->argv[i]);
+		pp->name_line[pp->nnames] = l->lineno;
+	}
+	return 0;
+}
+
+static int auto_key(struct plan_parser *pp, const struct tdm_cfg_line *l,
+		    char *err, size_t errlen)
+{
+	int k = find_key(auto_keys, A_NKEYS, l->key);
+	bool count;
+
+	if (k < 0)
+		return msg(err, errlen, "unknown key '%s' in [auto]", l->key);
+	if (k == A_SENDERS) {
+		/* A single number is a count; names may go on over lines. */
+		count = l->argc == 1 && all_digits(l->argv[0]);
+		if (once(&pp->aline[k], l,
+			 !count && !pp->count_form && pp->nnames, err, errlen))
+			return -1;
+		if (!count)
+			return auto_names(pp, l, err, errlen);
+		pp->count_form = true;
+		return key_u64(l, l->argv[0], TDM_MAX_SENDERS, &pp->count,
+			       err, errlen);
+	}
+	if (once(&pp->aline[k], l, false, err, errlen) ||
+	    one_value(l, err, errlen))
+		return -1;
+	switch (k) {
+	case A_WINDOW:
+		return key_time(l, l->argv[0], &pp->wlen, err, errlen);
+	case A_DEAD:
+		return key_time(l, l->argv[0], &pp->dead, err, errlen);
+	case A_PER:
+		return key_u64(l, l->argv[0], TDMWIN_MAX_WINDOWS, &pp->per,
+			       err, errlen);
+	}
+	return 0;
+}
+
+static int open_sender(struct plan_parser *pp, const struct tdm_cfg_line *l,
+		       char *err, size_t errlen)
+{
+	const struct plan_where nowhere = { 0 };
+	struct tdm_plan *p = pp->p;
+	struct tdm_sender *s;
+	unsigned int i, cap;
+	void *q;
+
+	if (!l->section_arg)
+		return msg(err, errlen, "[sender] needs a name");
+	if (pp->auto_line)
+		return msg(err, errlen,
+			   "[auto] and [sender] sections cannot be mixed (line %d)",
+			   pp->auto_line);
+	if (!name_ok(l->section_arg))
+		return bad_name(&nowhere, 0, l->section_arg, err, errlen);
+	for (i = 0; i < p->nsenders; i++)
+		if (!strcmp(p->senders[i].name, l->section_arg))
+			return msg(err, errlen,
+				   "duplicate sender '%s' (first at line %d)",
+				   l->section_arg, p->senders[i].line);
+	if (p->nsenders == TDM_MAX_SENDERS)
+		return msg(err, errlen, "too many senders (max %d)",
+			   TDM_MAX_SENDERS);
+	if (p->nsenders == pp->cap) {
+		cap = pp->cap ? pp->cap * 2 : 8;
+		q = realloc(p->senders, cap * sizeof(*p->senders));
+		if (!q)
+			return msg(err, errlen, "out of memory");
+		p->senders = q;
+		q = realloc(pp->wline, cap * sizeof(*pp->wline));
+		if (!q)
+			return msg(err, errlen, "out of memory");
+		pp->wline = q;
+		pp->cap = cap;
+	}
+	s = &p->senders[p->nsenders++];
+	memset(s, 0, sizeof(*s));
+	strcpy(s->name, l->section_arg);
+	s->line = l->lineno;
+	if (!pp->first_sender_line)
+		pp->first_sender_line = l->lineno;
+	pp->sec = SEC_SENDER;
+	return 0;
+}
+
+static int open_section(struct plan_parser *pp, const struct tdm_cfg_line *l,
+			char *err, size_t errlen)
+{
+	if (!strcmp(l->section, "sender"))
+		return open_sender(pp, l, err, errlen);
+	if (!strcmp(l->section, "global")) {
+		if (l->section_arg)
+			return msg(err, errlen, "[global] takes no argument");
+		pp->sec = SEC_GLOBAL;
+		return 0;
+	}
+	if (!strcmp(l->section, "auto")) {
+		if (l->section_arg)
+			return msg(err, errlen, "[auto] takes no argument");
+		if (pp->auto_line)
+			return msg(err, errlen,
+				   "duplicate section [auto] (first at line %d)",
+				   pp->auto_line);
+		if (pp->first_sender_line)
+			return msg(err, errlen,
+				   "[auto] and [sender] sections cannot be mixed (line %d)",
+				   pp->first_sender_line);
+		pp->auto_line = l->lineno;
+		pp->sec = SEC_AUTO;
+		return 0;
+	}
+	return msg(err, errlen, "unknown section [%s]", l->section);
+}
+
+static int plan_line(void *ctx, const struct tdm_cfg_line *l,
+		     char *err, size_t errlen)
+{
+	struct plan_parser *pp = ctx;
+
+	if (!l->key)
+		return open_section(pp, l, err, errlen);
+	switch (pp->sec) {
+	case SEC_SENDER:
+		return sender_key(pp, l, err, errlen);
+	case SEC_AUTO:
+		return auto_key(pp, l, err, errlen);
+	case SEC_GLOBAL:
+		break;
+	}
+	return global_key(pp, l, err, errlen);
+}
+
+/* Expand [auto] into senders, with lines for the messages that follow. */
+static int finish_auto(struct plan_parser *pp, const struct plan_where *w,
+		       char *err, size_t errlen)
+{
+	const char **names = NULL;
+	unsigned int n, i, k;
+	int which, ret, line;
+	char e[256];
+
+	if (pp->gline[G_CYCLE])
+		return fail_at(w, pp->gline[G_CYCLE], err, errlen,
+			       "cycle_time cannot be given with [auto] (the cycle is computed)");
+	for (k = 0; k < A_NKEYS; k++)
+		if (!pp->aline[k] && k != A_PER)
+			return fail_at(w, pp->auto_line, err, errlen,
+				       "[auto] is missing '%s'", auto_keys[k]);
+	n = pp->count_form ? (unsigned int)pp->count : pp->nnames;
+	if (!pp->count_form) {
+		names = calloc(n, sizeof(*names));
+		if (!names)
+			return fail_at(w, 0, err, errlen, "out of memory");
+		for (i = 0; i < n; i++)
+			names[i] = pp->names[i];
+	}
+	ret = auto_build(pp->p, n, names, pp->wlen, pp->dead,
+			 pp->aline[A_PER] ? (unsigned int)pp->per : 1,
+			 &which, e, sizeof(e));
+	free(names);
+	if (ret) {
+		line = which >= 0 && pp->aline[which] ? pp->aline[which]
+						      : pp->auto_line;
+		return fail_at(w, line, err, errlen, "%s", e);
+	}
+	/* The windows came from the window key; senders from their names. */
+	pp->cap = pp->p->nsenders;
+	pp->wline = calloc(pp->cap, sizeof(*pp->wline));
+	if (!pp->wline)
+		return fail_at(w, 0, err, errlen, "out of memory");
+	for (i = 0; i < pp->p->nsenders; i++) {
+		pp->p->senders[i].line = pp->count_form ? pp->aline[A_SENDERS]
+							: pp->name_line[i];
+		for (k = 0; k < pp->p->senders[i].nwin; k++)
+			pp->wline[i][k] = pp->aline[A_WINDOW];
+	}
+	return 0;
+}
+
+static int finish(struct plan_parser *pp, char *err, size_t errlen)
+{
+	struct plan_where w = {
+		.file = pp->file,
+		.cycle_line = pp->gline[G_CYCLE],
+		.guard_line = pp->gline[G_GUARD],
+		.link_line = pp->gline[G_LINK],
+		.clock_line = pp->gline[G_CLOCK],
+	};
+
+	if (pp->auto_line) {
+		if (finish_auto(pp, &w, err, errlen))
+			return -1;
+		w.cycle_line = pp->auto_line;
+	} else if (!pp->gline[G_CYCLE]) {
+		return fail_at(&w, 0, err, errlen,
+			       "missing cycle_time in [global]");
+	} else if (!pp->p->nsenders) {
+		return fail_at(&w, 0, err, errlen,
+			       "no [sender] or [auto] section");
+	}
+	w.wline = pp->wline;
+	return plan_check(pp->p, &w, err, errlen);
+}
+
+int tdm_plan_parse(const char *text, const char *file, struct tdm_plan *p,
+		   char *err, size_t errlen)
+{
+	struct plan_parser pp = { .p = p, .file = file };
+	int ret;
+
+	tdm_plan_init(p);
+	ret = tdm_cfg_parse_text(text, file, plan_line, &pp, err, errlen);
+	if (!ret)
+		ret = finish(&pp, err, errlen);
+	free(pp.wline);
+	free(pp.names);
+	free(pp.name_line);
+	if (ret)
+		tdm_plan_free(p);
+	return ret;
+}
+
+int tdm_plan_load(const char *path, struct tdm_plan *p,
+		  char *err, size_t errlen)
+{
+	size_t len;
+	char *text;
+	int ret;
+
+	tdm_plan_init(p);
+	text = tdm_read_file(path, PLAN_MAX_FILE, &len, err, errlen);
+	if (!text)
+		return -1;
+	if (strlen(text) != len) {
+		msg(err, errlen, "%s: contains a NUL byte", path);
+		free(text);
+		return -1;
+	}
+	ret = tdm_plan_parse(text, path, p, err, errlen);
+	free(text);
+	return ret;
+}
+
+/* ---- base time -------------------------------------------------------- */
+
+int64_t tdm_plan_pick_base(const struct tdm_plan *p, int64_t now)
+{
+	__int128 t = (__int128)now + p->lead_ns, m, r;
+
+	m = p->align_ns ? p->align_ns : p->cycle_ns;
+	if (m) {
+		/* Round up to a multiple of m; floor modulo for t < 0. */
+		r = t % m;
+		if (r < 0)
+			r += m;
+		if (r)
+			t += m - r;
+	}
+	if (t > INT64_MAX)
+		return INT64_MAX;
+	return (int64_t)t;
+}
+
+/* ---- digest ----------------------------------------------------------- */
+
+static void put_be(uint8_t *b, uint64_t v, unsigned int bytes)
+{
+	while (bytes--) {
+		b[bytes] = (uint8_t)v;
+		v >>= 8;
+	}
+}
+
+static int digest_u(EVP_MD_CTX *ctx, uint64_t v, unsigned int bytes)
+{
+	uint8_t b[8];
+
+	put_be(b, v, bytes);
+	return EVP_DigestUpdate(ctx, b, bytes) == 1 ? 0 : -1;
+}
+
+static int digest_sender(EVP_MD_CTX *ctx, const struct tdm_sender *s)
+{
+	struct tdm_sender tmp;
+	size_t n = strnlen(s->name, TDM_NAME_MAX);
+	unsigned int i, nwin = s->nwin;
+
+	/* Windows in offset order, whether or not the plan was validated. */
+	if (nwin > TDMWIN_MAX_WINDOWS)
+		nwin = TDMWIN_MAX_WINDOWS;
+	tmp.nwin = nwin;
+	memcpy(tmp.win, s->win, nwin * sizeof(s->win[0]));
+	sort_sender(&tmp, NULL);
+	if (digest_u(ctx, n, 1) || EVP_DigestUpdate(ctx, s->name, n) != 1 ||
+	    digest_u(ctx, nwin, 4))
+		return -1;
+	for (i = 0; i < nwin; i++)
+		if (digest_u(ctx, tmp.win[i].offset, 8) ||
+		    digest_u(ctx, tmp.win[i].length, 8))
+			return -1;
+	return 0;
+}
+
+void tdm_plan_digest(const struct tdm_plan *p, uint8_t out[32])
+{
+	static const char tag[] = "tdmwin plan v1";
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	unsigned int i, len = 0;
+	int bad;
+
+	bad = !ctx || EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1 ||
+	      EVP_DigestUpdate(ctx, tag, sizeof(tag)) != 1 ||
+	      digest_u(ctx, (uint32_t)p->clockid, 4) ||
+	      digest_u(ctx, p->cycle_ns, 8) ||
+	      digest_u(ctx, p->guard_ns, 4) ||
+	      digest_u(ctx, p->link_speed, 4) ||
+	      digest_u(ctx, p->bypass_prios, 4) ||
+	      digest_u(ctx, p->bypass_ptp, 1) ||
+	      digest_u(ctx, p->nsenders, 4);
+	for (i = 0; !bad && i < p->nsenders; i++)
+		bad = digest_sender(ctx, &p->senders[i]);
+	if (!bad)
+		bad = EVP_DigestFinal_ex(ctx, out, &len) != 1 || len != 32;
+	if (bad)
+		memset(out, 0, 32);
+	EVP_MD_CTX_free(ctx);
+}
+
+/* ---- writer ----------------------------------------------------------- */
+
+struct out {
+	char *buf;
+	size_t len;
+	size_t pos;	/* what the whole text needs, even past len */
+};
+
+static void out(struct out *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void out(struct out *o, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = vsnprintf(o->pos < o->len ? o->buf + o->pos : NULL,
+		      o->pos < o->len ? o->len - o->pos : 0, fmt, ap);
+	va_end(ap);
+	if (r > 0)
+		o->pos += (size_t)r;
+}
+
+static void format_plan(const struct tdm_plan *p, struct out *o)
+{
+	const struct tdm_sender *s;
+	unsigned int i, k, n;
+
+	out(o, "# tdmwin window plan\n[global]\n");
+	out(o, "%-14s %s\n", "clock", tdm_clock_name(p->clockid));
+	out(o, "%-14s %s\n", "cycle_time", TSTR(p->cycle_ns));
+	out(o, "%-14s %s\n", "guard", TSTR(p->guard_ns));
+	out(o, "%-14s %s\n", "min_dead_time", TSTR(p->min_dead_ns));
+	out(o, "%-14s %s\n", "lead_time", TSTR(p->lead_ns));
+	out(o, "%-14s %s\n", "base_align", TSTR(p->align_ns));
+	out(o, "%-14s %u\n", "link_speed", p->link_speed);
+	out(o, "%-14s %s\n", "bypass_ptp", p->bypass_ptp ? "on" : "off");
+	/* A line takes TDM_CFG_MAX_ARGS values; the key may repeat. */
+	for (i = 0, n = 0; i < 32; i++) {
+		if (!(p->bypass_prios & (1U << i)))
+			continue;
+		if (n % TDM_CFG_MAX_ARGS == 0)
+			out(o, "%s%-14s", n ? "\n" : "", "bypass_prio");
+		out(o, " %u", i);
+		n++;
+	}
+	if (n)
+		out(o, "\n");
+	if (p->version)
+		out(o, "%-14s %u\n", "version", p->version);
+	if (p->base_time)
+		out(o, "# base_time %lld (not a plan file key)\n",
+		    (long long)p->base_time);
+	for (i = 0; i < p->nsenders; i++) {
+		s = &p->senders[i];
+		out(o, "\n[sender %.63s]\n", s->name);
+		for (k = 0; k < s->nwin && k < TDMWIN_MAX_WINDOWS; k++)
+			out(o, "window %-10s %s\n", TSTR(s->win[k].offset),
+			    TSTR(s->win[k].length));
+	}
+}
+
+int tdm_plan_format(const struct tdm_plan *p, char *buf, size_t len)
+{
+	struct out o = { .buf = buf, .len = buf ? len : 0 };
+
+	format_plan(p, &o);
+	if (o.pos >= o.len || o.pos > INT_MAX) {
+		errno = ENOSPC;
+		return -1;
+	}
+	return (int)o.pos;
+}
+
+char *tdm_plan_format_alloc(const struct tdm_plan *p)
+{
+	struct out o = { 0 };
+
+	format_plan(p, &o);
+	o.len = o.pos + 1;
+	o.buf = malloc(o.len);
+	if (!o.buf)
+		return NULL;
+	o.pos = 0;
+	format_plan(p, &o);
+	return o.buf;
+}
