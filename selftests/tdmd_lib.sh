@@ -12,16 +12,16 @@
 #   tdmd_key "$TDMD_KEY"
 #   tdmd_coord_conf c.conf plan.conf; tdmd_start coord "$C" c.conf
 #
-# The daemons are the sanitizer build (build/us/san) when it exists: every
+# The daemons are the sanitizer build (build/us/san/bin) when it exists: every
 # test ends with a check that no tdmd logged an ASan/UBSan/LSan report.
 
 # shellcheck source=lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 TDMD_BUILD=${TDMD_BUILD:-$TDM_ROOT/build/us}
-if [ -x "$TDMD_BUILD/san/tdmd" ] && [ -z "${TDMD_RELEASE:-}" ]; then
-	TDMD=$TDMD_BUILD/san/tdmd
-	TDMCTL=$TDMD_BUILD/san/tdmctl
+if [ -x "$TDMD_BUILD/san/bin/tdmd" ] && [ -z "${TDMD_RELEASE:-}" ]; then
+	TDMD=$TDMD_BUILD/san/bin/tdmd
+	TDMCTL=$TDMD_BUILD/san/bin/tdmctl
 else
 	TDMD=$TDMD_BUILD/tdmd
 	TDMCTL=$TDMD_BUILD/tdmctl

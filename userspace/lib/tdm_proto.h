@@ -50,6 +50,8 @@
 #define TDM_NONCE_LEN		16
 #define TDM_KEY_MIN		16	/* bytes */
 #define TDM_KEY_MAX		128
+#define TDM_MESSAGE_MAX		512	/* MESSAGE, S_REASON, NUL included */
+#define TDM_QDISC_MAX		1024	/* TDM_A_QDISC payload */
 
 struct tdm_fhdr {
 	uint32_t magic;
@@ -124,6 +126,13 @@ enum tdm_sync_attr {
 };
 #define TDM_S_MAX (__TDM_S_MAX - 1)
 
+/* Where the receive side of a session is in the handshake. */
+enum tdm_rx_state {
+	TDM_RX_HANDSHAKE,	/* client: wants HELLO; server: wants REGISTER */
+	TDM_RX_WELCOME,		/* client: wants WELCOME (or ERROR) */
+	TDM_RX_OPEN,		/* handshake done */
+};
+
 /* Connection state for MACs and sequence numbers. */
 struct tdm_session {
 	uint8_t key[TDM_KEY_MAX];
@@ -133,6 +142,7 @@ struct tdm_session {
 	uint8_t cnonce[TDM_NONCE_LEN];	/* client's nonce (zero until known) */
 	uint32_t tx_seq;		/* next to send */
 	uint32_t rx_seq;		/* next expected */
+	uint8_t rx_state;		/* enum tdm_rx_state */
 };
 
 /* A received frame after tdm_frame_open(): attributes by type. */
@@ -155,13 +165,27 @@ int tdm_key_load(const char *path, uint8_t *key, size_t *keylen,
 int tdm_session_init(struct tdm_session *s, bool server,
 		     const uint8_t *key, size_t keylen);
 
+/* Wipe the key from a session (before freeing or reusing it). */
+void tdm_session_clear(struct tdm_session *s);
+
+/*
+ * Add our nonce as TDM_A_NONCE: the server's snonce (HELLO), or for a
+ * client a fresh one from getrandom, which becomes cnonce when the
+ * REGISTER frame carrying it is sealed.  0, or -1 (no room, CSPRNG).
+ */
+int tdm_put_nonce(struct tdm_session *s, struct nlmsghdr *nlh, size_t size);
+
 /* Begin a frame of type in buf (size >= TDM_MAX_FRAME is always enough);
  * add attributes with mnl_attr_put*() on the returned header.
  */
 struct nlmsghdr *tdm_frame_begin(void *buf, size_t size, uint16_t type);
 
 /* Set the sequence number, append the MAC; returns the frame length to
- * send, or -1 if the frame would exceed the buffer or TDM_MAX_FRAME.
+ * send, or -1 if the frame would exceed the buffer or TDM_MAX_FRAME
+ * (errno EMSGSIZE), or the type is not ours to send now (EINVAL: a
+ * server->client type from a client or vice versa, HELLO/REGISTER other
+ * than first, anything but HELLO/ERROR from a server before REGISTER,
+ * anything from a client before HELLO, REGISTER without TDM_A_NONCE).
  */
 ssize_t tdm_frame_seal(struct tdm_session *s, struct nlmsghdr *nlh,
 		       size_t size);
@@ -175,7 +199,7 @@ ssize_t tdm_frame_need(const void *buf, size_t have, char *err,
 		       size_t errlen);
 
 /*
- * Check a complete frame (len from tdm_frame_need) and parse its
+ * Check a complete frame (len from tdm_frame_need; buf 4-byte aligned) and parse its
  * attributes for its type: magic, version, MAC, sequence, attribute
  * types, lengths, required and unknown attributes.  On HELLO (client side)
  * it records snonce before checking the MAC; on REGISTER (server side) it
@@ -185,10 +209,22 @@ ssize_t tdm_frame_need(const void *buf, size_t have, char *err,
 int tdm_frame_open(struct tdm_session *s, const void *buf, size_t len,
 		   struct tdm_msg *m, char *err, size_t errlen);
 
-/* Plans in frames. */
+/*
+ * A TDM_A_SYNC nest by attribute type (S_STATE required; the others
+ * optional).  tdm_frame_open() has already checked it for HEARTBEAT.
+ */
+int tdm_sync_get(const struct nlattr *nest,
+		 const struct nlattr *tb[TDM_S_MAX + 1],
+		 char *err, size_t errlen);
+
+/* Plans in frames: a nest of attribute type (TDM_A_PLAN); 0, or -1 when
+ * it does not fit size or the 64 KiB limit of one attribute (EMSGSIZE).
+ */
 int tdm_plan_put(struct nlmsghdr *nlh, size_t size, uint16_t type,
 		 const struct tdm_plan *p);
-/* Decode and validate (tdm_plan_validate) a TDM_A_PLAN nest. */
+/* Decode and validate (tdm_plan_validate) a TDM_A_PLAN nest into p
+ * (overwritten, not freed first; left freed on error).
+ */
 int tdm_plan_get(const struct nlattr *nest, struct tdm_plan *p,
 		 char *err, size_t errlen);
 

@@ -94,7 +94,7 @@ void conn_free(struct conn *c)
 	if (c->ev.fd >= 0)
 		close(c->ev.fd);
 	/* The session holds the key. */
-	explicit_bzero(&c->sess, sizeof(c->sess));
+	tdm_session_clear(&c->sess);
 	free(c->rbuf);
 	free(c->wbuf);
 	free(c);

@@ -770,7 +770,7 @@ static void on_accept(struct ev *e, short revents)
 	co.npeers++;
 	log_debug("connection from %s", p->c->peer);
 	nlh = frame_begin(TDM_MSG_HELLO);
-	mnl_attr_put(nlh, TDM_A_NONCE, TDM_NONCE_LEN, p->c->sess.snonce);
+	tdm_put_nonce(&p->c->sess, nlh, frame_size());
 	mnl_attr_put_u32(nlh, TDM_A_PROTO, TDM_PROTO_VERSION);
 	if (conn_send(p->c, nlh, err, sizeof(err)))
 		peer_close(p, err);

@@ -83,7 +83,7 @@ static void disconnect(const char *why)
 
 	if (me.c) {
 		if (me.welcomed)
-			log_warn("lost the coordinator %s: %s; the qdisc keeps plan v%u",
+			log_warn("lost the coordinator %s: %s; the qdisc keeps its plan (v%u)",
 				 me.coord_addr, why, me.have_plan ? me.plan.version : 0);
 		else
 			log_warn("coordinator %s: %s", me.coord_addr, why);
@@ -205,12 +205,11 @@ static int on_frame(struct conn *c, const struct tdm_msg *m, char *err,
 	switch (m->type) {
 	case TDM_MSG_HELLO:
 		/* Our nonce, then REGISTER with what we run. */
-		if (getrandom(c->sess.cnonce, TDM_NONCE_LEN, 0) != TDM_NONCE_LEN) {
-			snprintf(err, errlen, "getrandom: %s", strerror(errno));
+		nlh = frame_begin(TDM_MSG_REGISTER);
+		if (tdm_put_nonce(&c->sess, nlh, frame_size())) {
+			snprintf(err, errlen, "cannot make a nonce: %s", strerror(errno));
 			return -1;
 		}
-		nlh = frame_begin(TDM_MSG_REGISTER);
-		mnl_attr_put(nlh, TDM_A_NONCE, TDM_NONCE_LEN, c->sess.cnonce);
 		mnl_attr_put_strz(nlh, TDM_A_NAME, tdmd.conf.name);
 		if (me.have_plan) {
 			mnl_attr_put_u32(nlh, TDM_A_PLAN_VERSION, me.plan.version);
