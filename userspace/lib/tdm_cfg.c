@@ -24,13 +24,27 @@ struct cfg_reader {
 	char section[TDM_CFG_MAX_LINE];
 	char section_arg[TDM_CFG_MAX_LINE];
 	bool has_arg;
-	char buf[TDM_CFG_MAX_LINE];	/* the current line, split in place */
+	char buf[TDM_CFG_MAX_LINE];	/* this line, split in place */
 	char msg[CFG_MSG_MAX];
 };
 
 static bool is_space(char c)
 {
 	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
 }
 
 /* Fail with "file:line: message"; also used for the callbacks' messages. */
@@ -157,20 +171,22 @@ int tdm_cfg_parse_text(const char *text, const char *file, tdm_cfg_cb cb,
 		       void *ctx, char *err, size_t errlen)
 {
 	struct cfg_reader *r;
-	const char *p = text, *nl;
+	const char *p, *nl;
 	size_t len;
 	int ret = 0;
 
 	/* About 4 KiB of buffers: keep them off the (daemon thread) stack. */
 	r = calloc(1, sizeof(*r));
 	if (!r) {
-		if (err && errlen)
-			snprintf(err, errlen, "%s: out of memory",
-				 file ? file : "config");
+		set_err(err, errlen, "%s: out of memory",
+			file ? file : "config");
 		return -1;
 	}
 	r->file = file;
 	strcpy(r->section, "global");
+	if (!text)
+		text = "";
+	p = text;
 
 	while (*p) {
 		r->lineno++;
@@ -207,7 +223,7 @@ char *tdm_read_file(const char *path, size_t max, size_t *len,
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		e = errno;
-		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(e));
+		set_err(err, errlen, "%s: cannot open: %s", path, strerror(e));
 		return NULL;
 	}
 	/* Read until EOF rather than trusting st_size: pipes, /proc. */
@@ -217,7 +233,7 @@ char *tdm_read_file(const char *path, size_t max, size_t *len,
 				cap *= 2;
 			nbuf = realloc(buf, cap + 1);
 			if (!nbuf) {
-				snprintf(err, errlen, "%s: out of memory", path);
+				set_err(err, errlen, "%s: out of memory", path);
 				goto fail;
 			}
 			buf = nbuf;
@@ -227,7 +243,7 @@ char *tdm_read_file(const char *path, size_t max, size_t *len,
 			continue;
 		if (got < 0) {
 			e = errno;
-			snprintf(err, errlen, "%s: cannot read: %s", path,
+			set_err(err, errlen, "%s: cannot read: %s", path,
 				 strerror(e));
 			goto fail;
 		}
@@ -235,7 +251,7 @@ char *tdm_read_file(const char *path, size_t max, size_t *len,
 			break;
 		n += (size_t)got;
 		if (n > max) {
-			snprintf(err, errlen, "%s: larger than %zu bytes",
+			set_err(err, errlen, "%s: larger than %zu bytes",
 				 path, max);
 			goto fail;
 		}
@@ -263,7 +279,7 @@ int tdm_cfg_parse_file(const char *path, tdm_cfg_cb cb, void *ctx,
 		return -1;
 	/* A NUL would silently end the text early. */
 	if (strlen(text) != len) {
-		snprintf(err, errlen, "%s: contains a NUL byte", path);
+		set_err(err, errlen, "%s: contains a NUL byte", path);
 		free(text);
 		return -1;
 	}

@@ -90,7 +90,8 @@ static void write_all(const char *buf, size_t len)
 
 void tdm_log(int level, const char *fmt, ...)
 {
-	int saved_errno = errno;	/* callers may log "%m" or log then test errno */
+	/* Callers may log "%m", or log and then look at errno. */
+	int saved_errno = errno;
 	char line[LOG_LINE_MAX];
 	struct timespec ts;
 	size_t n = 0;
@@ -122,8 +123,10 @@ void tdm_log(int level, const char *fmt, ...)
 	va_start(ap, fmt);
 	r = vsnprintf(line + n, sizeof(line) - n, fmt, ap);
 	va_end(ap);
-	if (r > 0)
-		n += (size_t)r < sizeof(line) - n ? (size_t)r : sizeof(line) - n - 1;
+	if (r > 0 && (size_t)r < sizeof(line) - n)
+		n += (size_t)r;
+	else if (r > 0)
+		n = sizeof(line) - 1;	/* cut: vsnprintf stopped there */
 
 	/* Exactly one newline, even if the message brought its own. */
 	while (n && line[n - 1] == '\n')

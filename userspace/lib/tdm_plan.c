@@ -29,14 +29,15 @@
 #define TIME_STR_MAX	24	/* "18446744073709551615ns" */
 
 /* A printable time for one argument of one message. */
-#define TSTR(ns)	tdm_fmt_time((ns), (char[TIME_STR_MAX]){ 0 }, TIME_STR_MAX)
+#define TSTR(ns) \
+	tdm_fmt_time((ns), (char[TIME_STR_MAX]){ 0 }, TIME_STR_MAX)
 
 typedef int (*line_of_t)[TDMWIN_MAX_WINDOWS];
 
 /* Where the parts of a plan came from, for messages. */
 struct plan_where {
 	const char *file;	/* NULL: not parsed from a file */
-	line_of_t wline;	/* line of each window, or NULL: sender's line */
+	line_of_t wline;	/* each window's line; NULL: the sender's */
 	int cycle_line;
 	int guard_line;
 	int link_line;
@@ -84,28 +85,23 @@ static int msg(char *err, size_t errlen, const char *fmt, ...)
 	return -1;
 }
 
-/* " (line N)" naming another place, or "" if unknown or the same line. */
-static const char *other_line(char *buf, size_t len, int line, int here)
+/*
+ * " (line N)" or " (first at line N)" pointing at another place, or "" if
+ * that place is unknown or the line the message is already at.
+ */
+static const char *line_note(char *buf, size_t len, const char *what,
+			     int line, int here)
 {
 	if (line <= 0 || line == here)
 		return "";
-	snprintf(buf, len, " (line %d)", line);
+	snprintf(buf, len, " (%sline %d)", what, line);
 	return buf;
 }
 
-#define OTHER(line, here)	other_line((char[24]){ 0 }, 24, (line), (here))
-
-/* " (first at line N)", or "" if unknown or the same line. */
-static const char *first_at_line(char *buf, size_t len, int line, int here)
-{
-	if (line <= 0 || line == here)
-		return "";
-	snprintf(buf, len, " (first at line %d)", line);
-	return buf;
-}
-
-#define first_at(line, here) \
-	first_at_line((char[32]){ 0 }, 32, (line), (here))
+#define OTHER(line, here) \
+	line_note((char[40]){ 0 }, 40, "", (line), (here))
+#define FIRST_AT(line, here) \
+	line_note((char[40]){ 0 }, 40, "first at ", (line), (here))
 
 /* ---- the model -------------------------------------------------------- */
 
@@ -255,7 +251,7 @@ static int check_senders(const struct tdm_plan *p, const struct plan_where *w,
 			if (!strcmp(s->name, t->name))
 				return fail_at(w, s->line, err, errlen,
 					       "duplicate sender '%s'%s", s->name,
-					       first_at(t->line, s->line));
+					       FIRST_AT(t->line, s->line));
 		}
 		if (!s->nwin)
 			return fail_at(w, s->line, err, errlen,
@@ -481,7 +477,8 @@ static int auto_build(struct tdm_plan *p, unsigned int n,
 			   TDM_MAX_SENDERS, n);
 	*which = A_PER;
 	if (!per || per > TDMWIN_MAX_WINDOWS)
-		return msg(err, errlen, "windows_per_sender must be 1..%d, not %u",
+		return msg(err, errlen,
+			   "windows_per_sender must be 1..%d, not %u",
 			   TDMWIN_MAX_WINDOWS, per);
 	*which = A_WINDOW;
 	if (!wlen)

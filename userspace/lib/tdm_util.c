@@ -186,6 +186,7 @@ const char *tdm_fmt_time(uint64_t ns, char *buf, size_t len)
 		{ "s", 9 }, { "ms", 6 }, { "us", 3 },
 	};
 	unsigned int i;
+	uint64_t scale;
 
 	if (!buf || !len)
 		return "";
@@ -195,9 +196,10 @@ const char *tdm_fmt_time(uint64_t ns, char *buf, size_t len)
 	}
 	/* The largest unit that divides exactly: 1500000 -> "1500us". */
 	for (i = 0; i < TDM_ARRAY_SIZE(units); i++) {
-		if (ns % pow10_tab[units[i].exp] == 0) {
+		scale = pow10_tab[units[i].exp];
+		if (ns % scale == 0) {
 			snprintf(buf, len, "%llu%s",
-				 (unsigned long long)(ns / pow10_tab[units[i].exp]),
+				 (unsigned long long)(ns / scale),
 				 units[i].name);
 			return buf;
 		}

@@ -212,6 +212,12 @@ static void test_callback_errors(void **state)
 					    err, sizeof(err)), -1);
 	assert_string_equal(err, "line 1: unterminated section header");
 
+	/* No text is an empty text. */
+	memset(&t, 0, sizeof(t));
+	assert_int_equal(tdm_cfg_parse_text(NULL, "t.conf", record, &t,
+					    err, sizeof(err)), 0);
+	assert_int_equal(t.calls, 0);
+
 	/* A short err buffer is cut, not overrun. */
 	assert_int_equal(tdm_cfg_parse_text("[x", "t.conf", record, &t,
 					    err, 8), -1);
@@ -267,6 +273,9 @@ static void test_parse_file(void **state)
 
 	assert_int_equal(tdm_cfg_parse_file("/", record, &t, err, sizeof(err)), -1);
 	assert_string_equal(err, "/: cannot read: Is a directory");
+	/* A caller that does not want the reason. */
+	assert_int_equal(tdm_cfg_parse_file("/", record, &t, NULL, 0), -1);
+	assert_null(tdm_read_file("/nonexistent", 10, NULL, NULL, 0));
 }
 
 static void test_parse_file_too_large(void **state)

@@ -390,6 +390,49 @@ static void test_log_level_parse(void **state)
 	assert_int_equal(tdm_log_level_parse(NULL), -1);
 }
 
+static void log_first(void)
+{
+	log_warn("before init");
+	log_debug("not shown by default");
+}
+
+/* Logging works before tdm_log_init: named after the program, level info. */
+static void test_log_lazy_init(void **state)
+{
+	char want[128];
+	const char *out;
+
+	(void)state;
+	unsetenv("JOURNAL_STREAM");
+	out = capture_stderr(log_first);
+	snprintf(want, sizeof(want), "] %s[%d]: warning: before init\n",
+		 program_invocation_short_name, (int)getpid());
+	assert_non_null(strstr(out, want));
+	assert_null(strstr(out, "not shown"));
+}
+
+static void log_odd_levels(void)
+{
+	tdm_log(-3, "below emerg");
+	tdm_log(42, "above debug");
+}
+
+static void test_log_levels_clamped(void **state)
+{
+	const char *out;
+
+	(void)state;
+	setenv("JOURNAL_STREAM", "8:1", 1);
+	tdm_log_init("x", 1000);	/* clamped to debug */
+	out = capture_stderr(log_odd_levels);
+	assert_string_equal(out, "<0>below emerg\n<7>above debug\n");
+	tdm_log_set_level(-1);		/* clamped to emerg */
+	out = capture_stderr(log_odd_levels);
+	assert_string_equal(out, "<0>below emerg\n");
+	unsetenv("JOURNAL_STREAM");
+	tdm_log_init("tdmd", LOG_INFO);
+}
+
 static void log_some(void)
 {
 	log_err("disk %s", "full");
@@ -502,6 +545,8 @@ int main(void)
 		cmocka_unit_test(test_clock_ns),
 		cmocka_unit_test(test_strlcpy),
 		cmocka_unit_test(test_log_level_parse),
+		cmocka_unit_test(test_log_lazy_init),	/* before any init */
+		cmocka_unit_test(test_log_levels_clamped),
 		cmocka_unit_test(test_log_stderr),
 		cmocka_unit_test(test_log_journal),
 		cmocka_unit_test(test_log_errno_and_long),
