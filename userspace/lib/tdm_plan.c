@@ -217,6 +217,10 @@ static int check_globals(const struct tdm_plan *p, const struct plan_where *w,
 			       "cycle_time %s is outside %s..%s",
 			       TSTR(p->cycle_ns), TSTR(TDMWIN_MIN_CYCLE_NS),
 			       TSTR(TDMWIN_MAX_CYCLE_NS));
+	if (p->bypass_prios >> (TDM_MAX_PRIO + 1))
+		return fail_at(w, 0, err, errlen,
+			       "bypass priorities 0x%x: only 0..%d exist",
+			       p->bypass_prios, TDM_MAX_PRIO);
 	if (p->guard_ns > TDMWIN_MAX_GUARD_NS)
 		return fail_at(w, w->guard_line, err, errlen,
 			       "guard %s is more than %s", TSTR(p->guard_ns),
@@ -684,9 +688,9 @@ static int global_key(struct plan_parser *pp, const struct tdm_cfg_line *l,
 		p->bypass_ptp = b;
 		return 0;
 	case G_BYPASS_PRIO:
-		/* The kernel's set is a u32 bitmask: priorities 0..31. */
+		/* The kernel takes priorities 0..15 (TC_PRIO_MAX). */
 		for (i = 0; i < l->argc; i++) {
-			if (key_u64(l, l->argv[i], 31, &v, err, errlen))
+			if (key_u64(l, l->argv[i], TDM_MAX_PRIO, &v, err, errlen))
 				return -1;
 			p->bypass_prios |= 1U << v;
 		}
@@ -1128,7 +1132,7 @@ static void format_plan(const struct tdm_plan *p, struct out *o)
 	out(o, "%-14s %u\n", "link_speed", p->link_speed);
 	out(o, "%-14s %s\n", "bypass_ptp", p->bypass_ptp ? "on" : "off");
 	/* A line takes TDM_CFG_MAX_ARGS values; the key may repeat. */
-	for (i = 0, n = 0; i < 32; i++) {
+	for (i = 0, n = 0; i <= TDM_MAX_PRIO; i++) {
 		if (!(p->bypass_prios & (1U << i)))
 			continue;
 		if (n % TDM_CFG_MAX_ARGS == 0)

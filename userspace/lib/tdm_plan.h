@@ -17,7 +17,7 @@
  *                                # 0 = any cycle boundary)
  *   link_speed       10000       # Mbit/s; 0 (default) = each member's device
  *   bypass_ptp       on          # default on
- *   bypass_prio      6 7         # skb priorities that bypass (default none)
+ *   bypass_prio      6 7         # skb priorities 0..15 that bypass (default none)
  *   version          12          # optional; the coordinator numbers plans
  *
  *   [sender alpha]               # one section per sender: a name or an id
@@ -48,6 +48,7 @@
 #define TDM_NAME_MAX		64	/* including the NUL */
 #define TDM_MAX_SENDERS		1024
 #define TDM_MAX_PLAN_WINDOWS	4096	/* over all senders */
+#define TDM_MAX_PRIO		15	/* TC_PRIO_MAX: bypass_prio 0..15 */
 #define TDM_DEFAULT_LEAD_NS	2000000000ULL
 #define TDM_DEFAULT_ALIGN_NS	1000000000ULL
 

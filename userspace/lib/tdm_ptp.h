@@ -34,6 +34,9 @@ struct tdm_ptp {
 	char remote[108];	/* ptp4l's socket */
 	uint8_t domain;
 	uint16_t seq;
+	/* Additions: set after tdm_ptp_open() when needed. */
+	uint8_t transport_specific;	/* 1 for gPTP (802.1AS) configs */
+	uint16_t port_number;		/* our source port: the pid, as pmc */
 };
 
 struct tdm_ptp_status {
@@ -44,14 +47,23 @@ struct tdm_ptp_status {
 	bool port_ok;		/* PORT_DATA_SET answered */
 	int port_state;		/* enum tdm_port_state */
 	int tai_offset;		/* s, from adjtimex */
+	/* Addition: PORT_DATA_SET answers (one per port of a boundary
+	 * clock).  port_state is then the most telling one: SLAVE, else
+	 * UNCALIBRATED, else GRAND_MASTER/MASTER, else the others.
+	 */
+	unsigned int nports;
 };
 
 /*
  * Bind a datagram socket in dir (e.g. /var/run) named tdmd.<pid>.<n>
- * and aim it at ptp4l's socket path.
+ * and aim it at ptp4l's socket path (NULL: TDM_PTP_DEFAULT_SOCKET).
+ * tdm_ptp_open() binds in the folder of ptp4l's socket, as pmc does;
+ * tdm_ptp_open_dir() in dir.  A stale socket of that name is removed.
  */
 int tdm_ptp_open(struct tdm_ptp *p, const char *ptp4l_path, uint8_t domain,
 		 char *err, size_t errlen);
+int tdm_ptp_open_dir(struct tdm_ptp *p, const char *ptp4l_path,
+		     uint8_t domain, const char *dir, char *err, size_t errlen);
 void tdm_ptp_close(struct tdm_ptp *p);
 
 /*
@@ -79,11 +91,24 @@ bool tdm_ptp_good(const struct tdm_ptp_status *st, uint64_t threshold_ns,
 		  bool check_tai, char *reason, size_t len);
 
 /* Pure codec, exported for tests and the fuzzer. */
+#define TDM_PTP_MID_TIME_STATUS_NP	0xC000
+#define TDM_PTP_MID_PORT_DATA_SET	0x2004
+/*
+ * A GET as pmc 3.1 sends it (-b 0): header with the all-ones target
+ * port, source port number = our pid, the data field zero-filled to the
+ * size of the data set (empty for other ids).  Returns its length, or
+ * -1 if len is too small.  _ex takes the transportSpecific nibble and
+ * the source port number.
+ */
 int tdm_ptp_build_get(uint8_t *buf, size_t len, uint8_t domain,
 		      uint16_t seq, uint16_t mgmt_id);
+int tdm_ptp_build_get_ex(uint8_t *buf, size_t len, uint8_t domain,
+			 uint8_t transport_specific, uint16_t port,
+			 uint16_t seq, uint16_t mgmt_id);
 /* Parse a management response: returns 0 and fills st for the ids above,
  * 1 for a message to ignore (other id / not a response / other seq),
  * -1 with err for a malformed message or a management error status.
+ * Each call fills only the fields of the one data set it found.
  */
 int tdm_ptp_parse(const uint8_t *buf, size_t len, uint16_t expect_seq,
 		  struct tdm_ptp_status *st, char *err, size_t errlen);

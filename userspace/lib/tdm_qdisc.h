@@ -49,6 +49,19 @@ struct tdm_qdisc_info {
 	uint32_t eff_link_speed;
 	struct tc_tdmwin_xstats xstats; /* zeroed fields the kernel lacks */
 	uint64_t drops, backlog, qlen;
+	/* More of the dump (additions to the first version of this API). */
+	int32_t clockid;
+	uint32_t link_speed;	/* as set: 0 = from the device */
+	uint32_t bypass_prios;
+	bool bypass_ptp;
+	uint32_t limit;
+	uint32_t guard_ns;	/* of the active plan */
+	struct tdm_window win[TDMWIN_MAX_WINDOWS]; /* active, by offset */
+	uint64_t pending_cycle_ns;
+	uint32_t pending_guard_ns;
+	unsigned int pending_nwin;
+	struct tdm_window pending_win[TDMWIN_MAX_WINDOWS];
+	uint64_t bytes, packets;	/* TCA_STATS_BASIC */
 };
 
 int tdm_rtnl_open(struct tdm_rtnl *r, char *err, size_t errlen);
@@ -70,6 +83,8 @@ int tdm_qdisc_get(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
  *    it the pending plan, switched by the kernel at that instant;
  *  - then RTM_GETQDISC to verify that the active or pending plan carries
  *    p->version (and the same base time), else an error.
+ * A tdmwin qdisc on another clock than p->clockid is deleted and created
+ * afresh (the kernel cannot change a qdisc's clock; its packets are lost).
  * On failure err holds the kernel's extack message when there was one
  * ("kernel: Windows overlap"), else strerror.
  */
@@ -81,7 +96,10 @@ int tdm_qdisc_install(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
 int tdm_qdisc_set_hold(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
 		       bool hold, char *err, size_t errlen);
 
-/* Delete the qdisc at the target (used by tests and on request). */
+/*
+ * Delete the tdmwin qdisc at the target (used by tests and on request).
+ * Another kind of qdisc there is left alone; 0 if there is no tdmwin.
+ */
 int tdm_qdisc_delete(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
 		     char *err, size_t errlen);
 

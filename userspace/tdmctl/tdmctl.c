@@ -8,7 +8,8 @@
  *   tdmctl plan check FILE|-
  *
  * Exit status: 0 success, 1 tdmd refused or reported a failure (a plan
- * not acked by every member), 2 usage error, 3 tdmd unreachable.
+ * not acked by every member), 2 usage error, 3 tdmd unreachable or no
+ * answer within -t.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -151,6 +152,7 @@ static int request(const char *path, const char *line, const char *body,
 		if (left <= 0 || poll(&p, 1, left) == 0) {
 			fprintf(stderr, "tdmctl: no answer from tdmd within %d s\n",
 				timeout_s);
+			rc = 3;
 			goto out;
 		}
 		if (len + 65536 + 1 > cap) {

@@ -370,7 +370,7 @@ static int set_control_priority(struct tdmd_conf *c,
 		c->control_priority = -1;
 		return 0;
 	}
-	if (uint_arg(&v, 31, l, err, errlen))
+	if (uint_arg(&v, TDM_MAX_PRIO, l, err, errlen))
 		return -1;
 	c->control_priority = v;
 	return 0;

@@ -31,11 +31,13 @@
 #include "tdmd.h"
 
 #define HANDSHAKE_NS	(5 * (int64_t)TDM_NSEC_PER_SEC)
-#define MAX_PEERS	2048
+#define MAX_PEERS	2048	/* below the loop's EV_MAX */
 
-enum ack_state { ACK_NONE, ACK_WAIT, ACK_OK, ACK_NACK };
+enum ack_state { ACK_NONE, ACK_WAIT, ACK_OK, ACK_NACK, ACK_TIMEOUT };
 
-static const char *const ack_names[] = { "none", "waiting", "ok", "nack" };
+static const char *const ack_names[] = {
+	"none", "waiting", "ok", "nack", "timeout"
+};
 
 struct member {
 	char name[TDM_NAME_MAX];
@@ -282,6 +284,17 @@ static int push_plan(struct tdm_plan *p, const char *source,
 	struct peer *pe, *nx;
 	struct hist *h;
 
+	/* One PLAN attribute holds at most 64 KiB (nlattr length). */
+	if (tdm_plan_put(frame_begin(TDM_MSG_PLAN), frame_size(), TDM_A_PLAN, p)) {
+		unsigned int i, n = 0;
+
+		for (i = 0; i < p->nsenders; i++)
+			n += p->senders[i].nwin;
+		snprintf(err, errlen, "the plan is too large to send (%u senders, %u windows): one plan must encode into 64 KiB, about 3000 windows",
+			 p->nsenders, n);
+		tdm_plan_free(p);
+		return -1;
+	}
 	if (p->version && p->version < next) {
 		snprintf(err, errlen, "plan version %u is not above the highest version in use (%u)",
 			 p->version, next - 1);
@@ -356,7 +369,8 @@ static void push_result_text(FILE *f)
 }
 
 static void push_result_json(struct tdm_json *j, unsigned int acked,
-			     unsigned int nacked, int64_t elapsed)
+			     unsigned int nacked, int64_t elapsed,
+			     int64_t last_ack)
 {
 	unsigned int i;
 
@@ -367,6 +381,7 @@ static void push_result_json(struct tdm_json *j, unsigned int acked,
 	tdm_json_u64(j, "acked", acked);
 	tdm_json_u64(j, "nacked", nacked);
 	tdm_json_u64(j, "elapsed_ns", elapsed);
+	tdm_json_u64(j, "last_ack_ns", last_ack);
 	tdm_json_arr_open(j, "members");
 	for (i = 0; i < co.nmembers; i++) {
 		const struct member *m = &co.members[i];
@@ -403,9 +418,11 @@ static void push_finish(void)
 		} else if (m->ack == ACK_NACK) {
 			nacked++;
 		} else if (m->ack == ACK_WAIT) {
-			m->ack = ACK_NONE;
+			m->ack = ACK_TIMEOUT;
 			snprintf(m->ack_msg, sizeof(m->ack_msg),
 				 "no answer within the ack timeout");
+			missing++;
+		} else if (m->ack == ACK_TIMEOUT) {
 			missing++;
 		}
 	}
@@ -432,7 +449,7 @@ static void push_finish(void)
 			struct tdm_json j;
 
 			tdm_json_init(&j);
-			push_result_json(&j, acked, nacked, last);
+			push_result_json(&j, acked, nacked, elapsed, last);
 			ctl_reply(w, !nacked && !missing, tdm_json_finish(&j));
 			tdm_json_free(&j);
 			return;
@@ -685,7 +702,7 @@ static void peer_close(struct peer *p, const char *why)
 			   p->m->name, p->c->peer, why);
 		if (p->m->ack == ACK_WAIT && co.push.active &&
 		    p->m->ack_version == co.push.version) {
-			p->m->ack = ACK_NONE;
+			p->m->ack = ACK_TIMEOUT;
 			snprintf(p->m->ack_msg, sizeof(p->m->ack_msg),
 				 "disconnected before answering");
 			if (co.push.waiting)
@@ -703,7 +720,6 @@ static void peer_close(struct peer *p, const char *why)
 		}
 	}
 	co.npeers--;
-	/* Best effort: tell the peer why, unless the session is broken. */
 	conn_free(p->c);
 	free(p);
 	if (co.push.active && !co.push.waiting && !co.push.sending)

@@ -14,7 +14,7 @@
 #include "tdm_log.h"
 #include "tdmd.h"
 
-#define EV_MAX	1024
+#define EV_MAX	2200	/* MAX_PEERS, listeners, control clients */
 
 static struct ev *evs[EV_MAX];
 static int nev;

@@ -7,6 +7,8 @@
  * Reads its configuration, opens its sockets, then drops every capability
  * but CAP_NET_ADMIN (a member needs it for rtnetlink and SO_PRIORITY; a
  * coordinator keeps none) and runs its poll loop until SIGINT or SIGTERM.
+ * SIGHUP is ignored: there is no reload (restart it; the qdiscs and the
+ * members' plans are not disturbed by a restart).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -17,6 +19,7 @@
 #include <string.h>
 #include <sys/capability.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
 
@@ -59,10 +62,10 @@ static int setup_signals(void)
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
 	if (sigprocmask(SIG_BLOCK, &set, NULL))
 		return -1;
 	signal(SIGPIPE, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
 	sigev.fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (sigev.fd < 0)
 		return -1;
@@ -191,6 +194,15 @@ int main(int argc, char **argv)
 		printf("%s: configuration OK (%s)\n", conf,
 		       tdmd_role_name(tdmd.conf.role));
 		return 0;
+	}
+	/* A coordinator may hold a socket per member. */
+	{
+		struct rlimit rl;
+
+		if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < 4096) {
+			rl.rlim_cur = rl.rlim_max < 4096 ? rl.rlim_max : 4096;
+			setrlimit(RLIMIT_NOFILE, &rl);
+		}
 	}
 	if (setup_signals()) {
 		log_err("signals: %s", strerror(errno));

@@ -66,6 +66,8 @@ static struct {
 	char reason[300];
 	bool hold_applied;		/* what the qdisc was last told */
 	bool qdisc_seen;		/* a tdmwin qdisc was there at start */
+	uint32_t kernel_version;	/* its plan version then */
+	int64_t kernel_base;
 	bool qdisc_gone_logged;
 } me = { .cev = { .fd = -1, .slot = -1 } };
 
@@ -158,9 +160,10 @@ static int on_plan(const struct tdm_msg *m, char *err, size_t errlen)
 		tdm_plan_free(&p);
 		return send_ack(me.plan.version, 0, "already installed");
 	}
-	if (me.have_plan && p.version <= me.plan.version) {
+	if ((me.have_plan && p.version <= me.plan.version) ||
+	    (!me.have_plan && p.version < me.kernel_version)) {
 		snprintf(msg, sizeof(msg), "plan v%u is not newer than the installed v%u",
-			 p.version, me.plan.version);
+			 p.version, me.have_plan ? me.plan.version : me.kernel_version);
 		log_warn("refusing a plan: %s", msg);
 		tdm_plan_free(&p);
 		return send_ack(p.version, ESTALE, msg);
@@ -215,6 +218,12 @@ static int on_frame(struct conn *c, const struct tdm_msg *m, char *err,
 			mnl_attr_put_u32(nlh, TDM_A_PLAN_VERSION, me.plan.version);
 			mnl_attr_put_u64(nlh, TDM_A_BASE_TIME, me.plan.base_time);
 			mnl_attr_put(nlh, TDM_A_DIGEST, 32, me.digest);
+		} else if (me.kernel_version) {
+			/* After a restart: the version in the qdisc, so that
+			 * the coordinator numbers the next plan above it.
+			 */
+			mnl_attr_put_u32(nlh, TDM_A_PLAN_VERSION, me.kernel_version);
+			mnl_attr_put_u64(nlh, TDM_A_BASE_TIME, me.kernel_base);
 		}
 		return conn_send(c, nlh, err, errlen);
 	case TDM_MSG_WELCOME:
@@ -616,7 +625,7 @@ void member_ctl(struct ctl_req *r)
 
 			tdm_json_init(&j);
 			tdm_json_obj_open(&j, NULL);
-			report_plan_json(&j, "active", &me.plan);
+			report_plan_json(&j, "installed", &me.plan);
 			tdm_json_obj_close(&j);
 			s = tdm_json_finish(&j);
 			ctl_reply(r, s != NULL, s ? s : "out of memory\n");
@@ -653,6 +662,8 @@ int member_start(char *err, size_t errlen)
 		if (q.present) {
 			me.qdisc_seen = true;
 			me.hold_applied = q.hold;
+			me.kernel_version = q.pending ? q.pending_version : q.version;
+			me.kernel_base = q.pending ? q.pending_base : q.base_time;
 			log_info("found a tdmwin qdisc on %s running plan v%u%s",
 				 me.target.ifname, q.version, q.hold ? " (held)" : "");
 		}

@@ -198,7 +198,7 @@ static void test_parse_all_keys(void **state)
 		"link_speed     10000\n"		/* 9 */
 		"bypass_ptp     off\n"			/* 10 */
 		"bypass_prio    6 7\n"			/* 11 */
-		"bypass_prio    0 31  # adds up\n"	/* 12 */
+		"bypass_prio    0 15  # adds up\n"	/* 12 */
 		"version        12\n"			/* 13 */
 		"[sender n1]\n"				/* 14 */
 		"window 2200us  500us\n"		/* 15 */
@@ -217,7 +217,7 @@ static void test_parse_all_keys(void **state)
 	assert_int_equal(p.align_ns, 0);
 	assert_int_equal(p.link_speed, 10000);
 	assert_false(p.bypass_ptp);
-	assert_int_equal(p.bypass_prios, (1U << 6) | (1U << 7) | 1U | (1U << 31));
+	assert_int_equal(p.bypass_prios, (1U << 6) | (1U << 7) | 1U | (1U << 15));
 	assert_int_equal(p.version, 12);
 	assert_int_equal(p.base_time, 0);
 	assert_int_equal(p.nsenders, 2);
@@ -477,8 +477,8 @@ static void test_global_value_errors(void **state)
 		  "plan.conf:1: link_speed: '10G': not a number");
 	parse_bad("bypass_ptp maybe\n",
 		  "plan.conf:1: bypass_ptp: 'maybe': not a boolean (use on/off, yes/no, true/false or 1/0)");
-	parse_bad("bypass_prio 6 32\n",
-		  "plan.conf:1: bypass_prio: '32' is too large (max 31)");
+	parse_bad("bypass_prio 6 16\n",
+		  "plan.conf:1: bypass_prio: '16' is too large (max 15)");
 	parse_bad("bypass_prio x\n",
 		  "plan.conf:1: bypass_prio: 'x': not a number");
 	parse_bad("version 4294967296\n",
@@ -1281,7 +1281,7 @@ static void test_format_built(void **state)
 	(void)state;
 	/* Every bypass priority: more values than one line takes. */
 	build(&p, 3, 1 * MS);
-	p.bypass_prios = UINT32_MAX;
+	p.bypass_prios = 0xffff;
 	p.base_time = 1700000000000000000LL;
 	p.version = 7;
 	p.lead_ns = 0;
@@ -1291,7 +1291,6 @@ static void test_format_built(void **state)
 	assert_non_null(text);
 	assert_non_null(strstr(text, "bypass_prio    0 1 2 3 4 5 6 7\n"
 				     "bypass_prio    8 9 10 11 12 13 14 15\n"));
-	assert_non_null(strstr(text, "bypass_prio    24 25 26 27 28 29 30 31\n"));
 	assert_non_null(strstr(text, "# base_time 1700000000000000000"));
 	assert_non_null(strstr(text, "[sender s2]\nwindow 2us        500ns\n"));
 	free(text);
@@ -1301,8 +1300,12 @@ static void test_format_built(void **state)
 	p.clockid = CLOCK_BOOTTIME;
 	round_trip(&p);
 	p.clockid = CLOCK_TAI;
-	p.bypass_prios = 0x80000001;
+	p.bypass_prios = 0x8001;
 	round_trip(&p);
+
+	/* The kernel knows priorities 0..15 only. */
+	p.bypass_prios = 0x10000;
+	assert_int_equal(tdm_plan_validate(&p, NULL, 0), -1);
 	tdm_plan_free(&p);
 }
 

@@ -1,0 +1,904 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Programming the tdmwin qdisc over rtnetlink with libmnl.
+ *
+ * One request at a time: every request carries a fresh sequence number
+ * and is followed by reading answers until its ack (or NLMSG_DONE for a
+ * dump).  Answers with another sequence number are left-overs of an
+ * earlier, abandoned request and are skipped.  The socket asks for
+ * extended acks (NETLINK_EXT_ACK) so that a refused request comes back
+ * with the kernel's own explanation ("Windows overlap"), and for capped
+ * acks (NETLINK_CAP_ACK) so that an error does not echo our request.
+ */
+#include <errno.h>
+#include <net/if.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <time.h>
+
+#include <libmnl/libmnl.h>
+#include <linux/gen_stats.h>
+#include <linux/netlink.h>
+#include <linux/pkt_sched.h>
+#include <linux/rtnetlink.h>
+
+#include "tdm_qdisc.h"
+
+#define TDMWIN_KIND	"tdmwin"
+/* Big enough for any dump skb the kernel builds for a 32 KiB reader. */
+#define RTNL_RECV_SIZE	32768
+/* A request: header, tcmsg, kind and at most 64 windows of 28 bytes. */
+#define RTNL_SEND_SIZE	8192
+/* The kernel always answers; this only bounds a wait on a stuck RTNL. */
+#define RTNL_TIMEOUT_S	10
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+/* ---- the socket --------------------------------------------------------- */
+
+int tdm_rtnl_open(struct tdm_rtnl *r, char *err, size_t errlen)
+{
+	struct timeval tmo = { .tv_sec = RTNL_TIMEOUT_S };
+	int one = 1;
+
+	r->nl = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC);
+	if (!r->nl) {
+		set_err(err, errlen, "rtnetlink socket: %s", strerror(errno));
+		return -1;
+	}
+	/* Both are optional: without them we still get errno. */
+	mnl_socket_setsockopt(r->nl, NETLINK_EXT_ACK, &one, sizeof(one));
+	mnl_socket_setsockopt(r->nl, NETLINK_CAP_ACK, &one, sizeof(one));
+	setsockopt(mnl_socket_get_fd(r->nl), SOL_SOCKET, SO_RCVTIMEO, &tmo,
+		   sizeof(tmo));
+	if (mnl_socket_bind(r->nl, 0, MNL_SOCKET_AUTOPID) < 0) {
+		set_err(err, errlen, "rtnetlink bind: %s", strerror(errno));
+		mnl_socket_close(r->nl);
+		r->nl = NULL;
+		return -1;
+	}
+	r->portid = mnl_socket_get_portid(r->nl);
+	r->seq = (uint32_t)time(NULL);
+	return 0;
+}
+
+void tdm_rtnl_close(struct tdm_rtnl *r)
+{
+	if (r->nl)
+		mnl_socket_close(r->nl);
+	r->nl = NULL;
+}
+
+/* ---- one request and its answers ---------------------------------------- */
+
+/* The extack message of an NLMSG_ERROR or NLMSG_DONE, if any. */
+static int ack_tlv_cb(const struct nlattr *a, void *data)
+{
+	const char **msg = data;
+
+	if (mnl_attr_get_type(a) == NLMSGERR_ATTR_MSG &&
+	    mnl_attr_validate(a, MNL_TYPE_NUL_STRING) == 0)
+		*msg = mnl_attr_get_str(a);
+	return MNL_CB_OK;
+}
+
+static const char *ack_message(const struct nlmsghdr *nlh, size_t off)
+{
+	const char *msg = NULL;
+	size_t plen = mnl_nlmsg_get_payload_len(nlh);
+
+	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS) || off >= plen)
+		return NULL;
+	mnl_attr_parse_payload((const char *)mnl_nlmsg_get_payload(nlh) + off,
+			       plen - off, ack_tlv_cb, &msg);
+	return msg && *msg ? msg : NULL;
+}
+
+/*
+ * An error from the kernel: "kernel: <extack>" when it explained itself,
+ * else strerror.  The extack text has no trailing newline.
+ */
+static void kernel_err(int error, const char *msg, char *err, size_t errlen)
+{
+	if (msg)
+		set_err(err, errlen, "kernel: %s", msg);
+	else
+		set_err(err, errlen, "%s", strerror(error));
+}
+
+/* 1: ack seen (0 in *error) or error; 0: go on; -1: malformed. */
+static int handle_error_msg(const struct nlmsghdr *nlh, int *error,
+			    const char **msg)
+{
+	const struct nlmsgerr *e = mnl_nlmsg_get_payload(nlh);
+	size_t off = sizeof(*e);
+
+	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*e))
+		return -1;
+	/* Without NETLINK_CAP_ACK (old kernels) our request is echoed. */
+	if (!(nlh->nlmsg_flags & NLM_F_CAPPED) &&
+	    e->msg.nlmsg_len > sizeof(struct nlmsghdr))
+		off += MNL_ALIGN(e->msg.nlmsg_len - sizeof(struct nlmsghdr));
+	*error = -e->error;
+	*msg = e->error ? ack_message(nlh, off) : NULL;
+	return 1;
+}
+
+static int handle_done_msg(const struct nlmsghdr *nlh, int *error,
+			   const char **msg)
+{
+	int v = 0;
+
+	if (mnl_nlmsg_get_payload_len(nlh) >= sizeof(v))
+		memcpy(&v, mnl_nlmsg_get_payload(nlh), sizeof(v));
+	*error = v < 0 ? -v : 0;
+	*msg = v < 0 ? ack_message(nlh, sizeof(v)) : NULL;
+	return 1;
+}
+
+/*
+ * Walk one datagram.  Returns 1 when the request is finished (ack, error
+ * or end of dump; *error tells which), 0 to read on, -1 on a callback
+ * failure or a malformed answer (*error set).
+ */
+static int walk_answers(struct tdm_rtnl *r, const void *buf, size_t len,
+			mnl_cb_t cb, void *data, int *error, const char **msg)
+{
+	const struct nlmsghdr *nlh = buf;
+	int n = (int)len;
+
+	while (mnl_nlmsg_ok(nlh, n)) {
+		int ret = 0;
+
+		if (nlh->nlmsg_seq != r->seq ||
+		    (nlh->nlmsg_pid && nlh->nlmsg_pid != r->portid)) {
+			nlh = mnl_nlmsg_next(nlh, &n);
+			continue;
+		}
+		switch (nlh->nlmsg_type) {
+		case NLMSG_NOOP:
+			break;
+		case NLMSG_ERROR:
+			ret = handle_error_msg(nlh, error, msg);
+			break;
+		case NLMSG_DONE:
+			ret = handle_done_msg(nlh, error, msg);
+			break;
+		case NLMSG_OVERRUN:
+			*error = ENOBUFS;
+			return -1;
+		default:
+			if (cb && cb(nlh, data) < MNL_CB_OK) {
+				*error = EPROTO;
+				return -1;
+			}
+			break;
+		}
+		if (ret < 0)
+			*error = EPROTO;
+		if (ret)
+			return ret;
+		nlh = mnl_nlmsg_next(nlh, &n);
+	}
+	return 0;
+}
+
+/*
+ * Send nlh (sequence number, request and ack or dump flags filled in here)
+ * and read answers until the request is finished.  cb sees every data message.  Returns 0
+ * or -1 with err ("kernel: <extack>" or strerror) and errno set.
+ */
+static int rtnl_talk(struct tdm_rtnl *r, struct nlmsghdr *nlh, bool dump,
+		     mnl_cb_t cb, void *data, char *err, size_t errlen)
+{
+	const char *msg = NULL;
+	int error = 0, ret = 0;
+	char *buf;
+
+	if (!r->nl) {
+		set_err(err, errlen, "rtnetlink socket is not open");
+		errno = EBADF;
+		return -1;
+	}
+	/* Not a test of NLM_F_DUMP: its NLM_F_ROOT bit is NLM_F_REPLACE. */
+	nlh->nlmsg_flags |= NLM_F_REQUEST | (dump ? NLM_F_DUMP : NLM_F_ACK);
+	nlh->nlmsg_seq = ++r->seq;
+
+	buf = malloc(RTNL_RECV_SIZE);
+	if (!buf) {
+		set_err(err, errlen, "%s", strerror(ENOMEM));
+		errno = ENOMEM;
+		return -1;
+	}
+	if (mnl_socket_sendto(r->nl, nlh, nlh->nlmsg_len) < 0) {
+		error = errno;
+		goto out;
+	}
+	while (!ret) {
+		ssize_t n = mnl_socket_recvfrom(r->nl, buf, RTNL_RECV_SIZE);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			/*
+			 * ENOSPC: an answer was bigger than our buffer;
+			 * EAGAIN: no answer within RTNL_TIMEOUT_S.
+			 */
+			error = errno == EAGAIN ? ETIMEDOUT : errno;
+			break;
+		}
+		ret = walk_answers(r, buf, (size_t)n, cb, data, &error, &msg);
+	}
+out:
+	if (error)
+		kernel_err(error, msg, err, errlen);
+	free(buf);
+	errno = error;
+	return error ? -1 : 0;
+}
+
+/* ---- reading the qdisc -------------------------------------------------- */
+
+struct dump_ctx {
+	int ifindex;
+	uint32_t parent;
+	struct tdm_qdisc_info *info;
+	bool malformed;
+};
+
+/* Attribute types and the payload length each must have. */
+static const uint8_t tdmwin_attr_len[TCA_TDMWIN_MAX + 1] = {
+	[TCA_TDMWIN_CYCLE_TIME]		= 8,
+	[TCA_TDMWIN_BASE_TIME]		= 8,
+	[TCA_TDMWIN_GUARD]		= 4,
+	[TCA_TDMWIN_LINK_SPEED]		= 4,
+	[TCA_TDMWIN_CLOCKID]		= 4,
+	[TCA_TDMWIN_BYPASS_PRIOS]	= 4,
+	[TCA_TDMWIN_BYPASS_PTP]		= 1,
+	[TCA_TDMWIN_HOLD]		= 1,
+	[TCA_TDMWIN_PLAN_VERSION]	= 4,
+	[TCA_TDMWIN_LIMIT]		= 4,
+	[TCA_TDMWIN_EFF_LINK_SPEED]	= 4,
+};
+
+struct opt_tb {
+	const struct nlattr *tb[TCA_TDMWIN_MAX + 1];
+	bool bad;
+};
+
+/* Index the options; unknown (newer) attributes are skipped. */
+static int opt_cb(const struct nlattr *a, void *data)
+{
+	struct opt_tb *o = data;
+	uint16_t type = mnl_attr_get_type(a);
+
+	if (type > TCA_TDMWIN_MAX)
+		return MNL_CB_OK;
+	if (tdmwin_attr_len[type] &&
+	    mnl_attr_get_payload_len(a) != tdmwin_attr_len[type]) {
+		o->bad = true;
+		return MNL_CB_OK;
+	}
+	o->tb[type] = a;
+	return MNL_CB_OK;
+}
+
+static uint64_t get_u64(const struct nlattr *a)
+{
+	uint64_t v;
+
+	/* 64-bit attributes may sit on a 4-byte boundary. */
+	memcpy(&v, mnl_attr_get_payload(a), sizeof(v));
+	return v;
+}
+
+/* Windows of one plan: at most TDMWIN_MAX_WINDOWS are kept. */
+static int parse_windows(const struct nlattr *list, struct tdm_window *win,
+			 unsigned int *nwin)
+{
+	const struct nlattr *w, *x;
+	unsigned int n = 0;
+
+	mnl_attr_for_each_nested(w, list) {
+		struct tdm_window cur = { 0, 0 };
+		bool off = false, len = false;
+
+		if (mnl_attr_get_type(w) != TCA_TDMWIN_WINDOW)
+			continue;
+		mnl_attr_for_each_nested(x, w) {
+			uint16_t type = mnl_attr_get_type(x);
+
+			if (type != TCA_TDMWIN_WIN_OFFSET &&
+			    type != TCA_TDMWIN_WIN_LENGTH)
+				continue;
+			if (mnl_attr_get_payload_len(x) != 8)
+				return -1;
+			if (type == TCA_TDMWIN_WIN_OFFSET) {
+				cur.offset = get_u64(x);
+				off = true;
+			} else {
+				cur.length = get_u64(x);
+				len = true;
+			}
+		}
+		if (!off || !len)
+			return -1;
+		if (n < TDMWIN_MAX_WINDOWS)
+			win[n] = cur;
+		n++;
+	}
+	*nwin = n < TDMWIN_MAX_WINDOWS ? n : TDMWIN_MAX_WINDOWS;
+	return 0;
+}
+
+struct plan_view {
+	uint32_t *version;
+	uint64_t *cycle;
+	int64_t *base;
+	uint32_t *guard;
+	struct tdm_window *win;
+	unsigned int *nwin;
+};
+
+static int parse_plan(struct opt_tb *o, const struct plan_view *v)
+{
+	const struct nlattr *const *tb = o->tb;
+
+	if (!tb[TCA_TDMWIN_PLAN_VERSION] || !tb[TCA_TDMWIN_CYCLE_TIME] ||
+	    !tb[TCA_TDMWIN_BASE_TIME] || !tb[TCA_TDMWIN_WINDOWS])
+		return -1;
+	*v->version = mnl_attr_get_u32(tb[TCA_TDMWIN_PLAN_VERSION]);
+	*v->cycle = get_u64(tb[TCA_TDMWIN_CYCLE_TIME]);
+	*v->base = (int64_t)get_u64(tb[TCA_TDMWIN_BASE_TIME]);
+	if (tb[TCA_TDMWIN_GUARD])
+		*v->guard = mnl_attr_get_u32(tb[TCA_TDMWIN_GUARD]);
+	return parse_windows(tb[TCA_TDMWIN_WINDOWS], v->win, v->nwin);
+}
+
+static int parse_pending(const struct nlattr *nest, struct tdm_qdisc_info *in)
+{
+	struct opt_tb o;
+	const struct plan_view v = {
+		&in->pending_version, &in->pending_cycle_ns, &in->pending_base,
+		&in->pending_guard_ns, in->pending_win, &in->pending_nwin,
+	};
+
+	memset(&o, 0, sizeof(o));
+	if (mnl_attr_parse_nested(nest, opt_cb, &o) < 0 || o.bad)
+		return -1;
+	in->pending = true;
+	return parse_plan(&o, &v);
+}
+
+static int parse_options(const struct nlattr *opts, struct tdm_qdisc_info *in)
+{
+	const struct plan_view v = {
+		&in->version, &in->cycle_ns, &in->base_time, &in->guard_ns,
+		in->win, &in->nwin,
+	};
+	const struct nlattr *const *tb;
+	struct opt_tb o;
+
+	memset(&o, 0, sizeof(o));
+	if (mnl_attr_parse_nested(opts, opt_cb, &o) < 0 || o.bad)
+		return -1;
+	tb = o.tb;
+	if (tb[TCA_TDMWIN_CLOCKID])
+		in->clockid = (int32_t)mnl_attr_get_u32(tb[TCA_TDMWIN_CLOCKID]);
+	if (tb[TCA_TDMWIN_LINK_SPEED])
+		in->link_speed = mnl_attr_get_u32(tb[TCA_TDMWIN_LINK_SPEED]);
+	if (tb[TCA_TDMWIN_EFF_LINK_SPEED])
+		in->eff_link_speed =
+			mnl_attr_get_u32(tb[TCA_TDMWIN_EFF_LINK_SPEED]);
+	if (tb[TCA_TDMWIN_BYPASS_PRIOS])
+		in->bypass_prios = mnl_attr_get_u32(tb[TCA_TDMWIN_BYPASS_PRIOS]);
+	if (tb[TCA_TDMWIN_BYPASS_PTP])
+		in->bypass_ptp = mnl_attr_get_u8(tb[TCA_TDMWIN_BYPASS_PTP]);
+	if (tb[TCA_TDMWIN_HOLD])
+		in->hold = mnl_attr_get_u8(tb[TCA_TDMWIN_HOLD]);
+	if (tb[TCA_TDMWIN_LIMIT])
+		in->limit = mnl_attr_get_u32(tb[TCA_TDMWIN_LIMIT]);
+	if (parse_plan(&o, &v) < 0)
+		return -1;
+	if (tb[TCA_TDMWIN_PENDING] &&
+	    parse_pending(tb[TCA_TDMWIN_PENDING], in) < 0)
+		return -1;
+	return 0;
+}
+
+/* TCA_STATS2: basic and queue counters, and our xstats as TCA_STATS_APP. */
+static int parse_stats(const struct nlattr *stats, struct tdm_qdisc_info *in)
+{
+	const struct nlattr *a;
+
+	mnl_attr_for_each_nested(a, stats) {
+		const void *p = mnl_attr_get_payload(a);
+		uint16_t len = mnl_attr_get_payload_len(a);
+
+		switch (mnl_attr_get_type(a)) {
+		case TCA_STATS_BASIC: {
+			struct gnet_stats_basic b;
+
+			/* 12 bytes of data; the struct may be padded. */
+			if (len < 12)
+				return -1;
+			memset(&b, 0, sizeof(b));
+			memcpy(&b, p, len < sizeof(b) ? len : sizeof(b));
+			in->bytes = b.bytes;
+			in->packets = b.packets;
+			break;
+		}
+		case TCA_STATS_QUEUE: {
+			struct gnet_stats_queue q;
+
+			if (len < sizeof(q))
+				return -1;
+			memcpy(&q, p, sizeof(q));
+			in->qlen = q.qlen;
+			in->backlog = q.backlog;
+			in->drops = q.drops;
+			break;
+		}
+		case TCA_STATS_APP:
+			/* Fields are only appended: take what both know. */
+			memcpy(&in->xstats, p, len < sizeof(in->xstats) ?
+			       len : sizeof(in->xstats));
+			break;
+		}
+	}
+	return 0;
+}
+
+static int qdisc_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct dump_ctx *ctx = data;
+	struct tdm_qdisc_info *in = ctx->info;
+	const struct tcmsg *tcm;
+	const struct nlattr *a, *opts = NULL, *stats = NULL;
+	const char *kind = NULL;
+
+	if (nlh->nlmsg_type != RTM_NEWQDISC ||
+	    mnl_nlmsg_get_payload_len(nlh) < sizeof(*tcm))
+		return MNL_CB_OK;
+	tcm = mnl_nlmsg_get_payload(nlh);
+	if (tcm->tcm_ifindex != ctx->ifindex || tcm->tcm_parent != ctx->parent)
+		return MNL_CB_OK;
+
+	mnl_attr_for_each(a, nlh, sizeof(*tcm)) {
+		switch (mnl_attr_get_type(a)) {
+		case TCA_KIND:
+			if (mnl_attr_validate(a, MNL_TYPE_NUL_STRING) == 0)
+				kind = mnl_attr_get_str(a);
+			break;
+		case TCA_OPTIONS:
+			opts = a;
+			break;
+		case TCA_STATS2:
+			stats = a;
+			break;
+		}
+	}
+	if (!kind)
+		return MNL_CB_OK;
+	snprintf(in->kind, sizeof(in->kind), "%s", kind);
+	in->handle = tcm->tcm_handle;
+	if (strcmp(kind, TDMWIN_KIND)) {
+		in->other = true;
+		return MNL_CB_OK;
+	}
+	in->present = true;
+	if (!opts || parse_options(opts, in) < 0 ||
+	    (stats && parse_stats(stats, in) < 0))
+		ctx->malformed = true;
+	return MNL_CB_OK;
+}
+
+static int target_ifindex(const struct tdm_qdisc_target *t,
+			  char *err, size_t errlen)
+{
+	int ifindex = t->ifindex;
+
+	if (ifindex <= 0 && t->ifname[0] &&
+	    memchr(t->ifname, 0, sizeof(t->ifname)))
+		ifindex = (int)if_nametoindex(t->ifname);
+	if (ifindex <= 0)
+		set_err(err, errlen, "no interface '%.*s'",
+			(int)sizeof(t->ifname), t->ifname);
+	return ifindex;
+}
+
+static uint32_t target_parent(const struct tdm_qdisc_target *t)
+{
+	return t->parent ? t->parent : TC_H_ROOT;
+}
+
+int tdm_qdisc_resolve(struct tdm_qdisc_target *t, char *err, size_t errlen)
+{
+	char name[IF_NAMESIZE];
+	unsigned int idx;
+
+	if (!t->ifname[0] && t->ifindex > 0) {
+		if (!if_indextoname((unsigned int)t->ifindex, name)) {
+			set_err(err, errlen, "no interface with index %d: %s",
+				t->ifindex, strerror(errno));
+			return -1;
+		}
+		snprintf(t->ifname, sizeof(t->ifname), "%s", name);
+		return 0;
+	}
+	if (!memchr(t->ifname, 0, sizeof(t->ifname)) || !t->ifname[0]) {
+		set_err(err, errlen, "no interface name given");
+		return -1;
+	}
+	idx = if_nametoindex(t->ifname);
+	if (!idx) {
+		set_err(err, errlen, "no interface '%s': %s", t->ifname,
+			strerror(errno));
+		return -1;
+	}
+	t->ifindex = (int)idx;
+	return 0;
+}
+
+static struct nlmsghdr *put_tc_header(char *buf, uint16_t type,
+				      uint16_t flags, int ifindex,
+				      uint32_t parent, uint32_t handle)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct tcmsg *tcm;
+
+	nlh->nlmsg_type = type;
+	nlh->nlmsg_flags = flags;
+	tcm = mnl_nlmsg_put_extra_header(nlh, sizeof(*tcm));
+	tcm->tcm_family = AF_UNSPEC;
+	tcm->tcm_ifindex = ifindex;
+	tcm->tcm_parent = parent;
+	tcm->tcm_handle = handle;
+	return nlh;
+}
+
+int tdm_qdisc_get(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
+		  struct tdm_qdisc_info *info, char *err, size_t errlen)
+{
+	char buf[MNL_ALIGN(sizeof(struct nlmsghdr)) +
+		 MNL_ALIGN(sizeof(struct tcmsg))];
+	struct dump_ctx ctx;
+	struct nlmsghdr *nlh;
+
+	memset(info, 0, sizeof(*info));
+	ctx.ifindex = target_ifindex(t, err, errlen);
+	if (ctx.ifindex <= 0)
+		return -1;
+	ctx.parent = target_parent(t);
+	ctx.info = info;
+	ctx.malformed = false;
+
+	memset(buf, 0, sizeof(buf));
+	/* The kernel may or may not filter by ifindex; qdisc_cb does. */
+	nlh = put_tc_header(buf, RTM_GETQDISC, 0, ctx.ifindex, 0, 0);
+	if (rtnl_talk(r, nlh, true, qdisc_cb, &ctx, err, errlen) < 0)
+		return -1;
+	if (ctx.malformed) {
+		set_err(err, errlen,
+			"unexpected tdmwin options in the kernel's dump");
+		errno = EPROTO;
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- changing the qdisc ------------------------------------------------- */
+
+enum install_mode {
+	MODE_CREATE,	/* nothing there */
+	MODE_REPLACE,	/* another kind there, perhaps a default (handle 0) */
+	MODE_CHANGE,	/* our kind there */
+};
+
+struct install_req {
+	const struct tdm_qdisc_target *t;
+	const struct tdm_plan *p;
+	const struct tdm_sender *s;
+	int ifindex;
+	bool hold;
+	enum install_mode mode;
+	uint32_t handle;	/* of the existing qdisc when changing */
+};
+
+static void put_windows(struct nlmsghdr *nlh, const struct tdm_sender *s)
+{
+	struct nlattr *list, *w;
+	unsigned int i;
+
+	list = mnl_attr_nest_start(nlh, TCA_TDMWIN_WINDOWS);
+	for (i = 0; i < s->nwin; i++) {
+		w = mnl_attr_nest_start(nlh, TCA_TDMWIN_WINDOW);
+		mnl_attr_put_u64(nlh, TCA_TDMWIN_WIN_OFFSET, s->win[i].offset);
+		mnl_attr_put_u64(nlh, TCA_TDMWIN_WIN_LENGTH, s->win[i].length);
+		mnl_attr_nest_end(nlh, w);
+	}
+	mnl_attr_nest_end(nlh, list);
+}
+
+static struct nlmsghdr *build_install(char *buf, const struct install_req *q)
+{
+	const struct tdm_plan *p = q->p;
+	uint16_t flags = NLM_F_CREATE | NLM_F_EXCL;
+	uint32_t handle = q->t->handle;
+	uint32_t speed;
+	struct nlmsghdr *nlh;
+	struct nlattr *opts;
+
+	if (q->mode == MODE_REPLACE)
+		flags = NLM_F_CREATE | NLM_F_REPLACE;
+	if (q->mode == MODE_CHANGE) {
+		flags = 0;
+		handle = q->handle;
+	}
+	nlh = put_tc_header(buf, RTM_NEWQDISC, flags, q->ifindex,
+			    target_parent(q->t), handle);
+	mnl_attr_put_strz(nlh, TCA_KIND, TDMWIN_KIND);
+
+	opts = mnl_attr_nest_start(nlh, TCA_OPTIONS);
+	mnl_attr_put_u64(nlh, TCA_TDMWIN_CYCLE_TIME, p->cycle_ns);
+	mnl_attr_put_u64(nlh, TCA_TDMWIN_BASE_TIME, (uint64_t)p->base_time);
+	put_windows(nlh, q->s);
+	mnl_attr_put_u32(nlh, TCA_TDMWIN_GUARD, p->guard_ns);
+	/* The kernel refuses any clockid on change, even the same one. */
+	if (q->mode != MODE_CHANGE)
+		mnl_attr_put_u32(nlh, TCA_TDMWIN_CLOCKID, (uint32_t)p->clockid);
+	/*
+	 * On change an absent link speed keeps the old one, which may be an
+	 * override no longer wanted: there 0 ("from the device") is sent.
+	 */
+	speed = q->t->link_speed ? q->t->link_speed : p->link_speed;
+	if (speed || q->mode == MODE_CHANGE)
+		mnl_attr_put_u32(nlh, TCA_TDMWIN_LINK_SPEED, speed);
+	mnl_attr_put_u32(nlh, TCA_TDMWIN_BYPASS_PRIOS,
+			 p->bypass_prios | q->t->extra_bypass);
+	mnl_attr_put_u8(nlh, TCA_TDMWIN_BYPASS_PTP, p->bypass_ptp ? 1 : 0);
+	mnl_attr_put_u32(nlh, TCA_TDMWIN_PLAN_VERSION, p->version);
+	mnl_attr_put_u8(nlh, TCA_TDMWIN_HOLD, q->hold ? 1 : 0);
+	if (q->t->limit)
+		mnl_attr_put_u32(nlh, TCA_TDMWIN_LIMIT, q->t->limit);
+	mnl_attr_nest_end(nlh, opts);
+	return nlh;
+}
+
+static bool same_windows(const struct tdm_window *a, unsigned int na,
+			 const struct tdm_sender *s)
+{
+	unsigned int i;
+
+	if (na != s->nwin)
+		return false;
+	for (i = 0; i < na; i++)
+		if (a[i].offset != s->win[i].offset ||
+		    a[i].length != s->win[i].length)
+			return false;
+	return true;
+}
+
+/*
+ * Read back what the kernel holds: the plan must be the active or the
+ * pending one, with our version, base time, cycle and windows (both
+ * sides sorted by offset).
+ */
+static int verify_install(struct tdm_rtnl *r, const struct install_req *q,
+			  char *err, size_t errlen)
+{
+	const struct tdm_plan *p = q->p;
+	struct tdm_qdisc_info *in;
+	int ret = -1;
+
+	in = malloc(sizeof(*in));
+	if (!in) {
+		set_err(err, errlen, "%s", strerror(ENOMEM));
+		return -1;
+	}
+	if (tdm_qdisc_get(r, q->t, in, err, errlen) < 0)
+		goto out;
+	if (!in->present) {
+		set_err(err, errlen, "no tdmwin qdisc found after installing it%s%s",
+			in->other ? "; there is " : "",
+			in->other ? in->kind : "");
+		goto out;
+	}
+	if (in->version == p->version && in->base_time == p->base_time) {
+		ret = in->cycle_ns == p->cycle_ns &&
+		      same_windows(in->win, in->nwin, q->s) ? 0 : 1;
+	} else if (in->pending && in->pending_version == p->version &&
+		   in->pending_base == p->base_time) {
+		ret = in->pending_cycle_ns == p->cycle_ns &&
+		      same_windows(in->pending_win, in->pending_nwin, q->s) ?
+		      0 : 1;
+	}
+	if (ret > 0)
+		set_err(err, errlen,
+			"plan version %u is in the kernel with another cycle or other windows",
+			p->version);
+	else if (ret < 0)
+		set_err(err, errlen,
+			"the qdisc does not carry plan version %u (base %lld): active version %u (base %lld)%s",
+			p->version, (long long)p->base_time, in->version,
+			(long long)in->base_time,
+			in->pending ? ", another one pending" : "");
+	if (ret) {
+		errno = EPROTO;
+		ret = -1;
+	}
+out:
+	free(in);
+	return ret;
+}
+
+static int send_install(struct tdm_rtnl *r, const struct install_req *q,
+			char *err, size_t errlen)
+{
+	struct nlmsghdr *nlh;
+	char *buf;
+	int ret;
+
+	buf = calloc(1, RTNL_SEND_SIZE);
+	if (!buf) {
+		set_err(err, errlen, "%s", strerror(ENOMEM));
+		return -1;
+	}
+	nlh = build_install(buf, q);
+	ret = rtnl_talk(r, nlh, false, NULL, NULL, err, errlen);
+	free(buf);
+	return ret;
+}
+
+static int send_delete(struct tdm_rtnl *r, int ifindex, uint32_t parent,
+		       uint32_t handle, char *err, size_t errlen)
+{
+	char buf[256];
+	struct nlmsghdr *nlh;
+
+	memset(buf, 0, sizeof(buf));
+	nlh = put_tc_header(buf, RTM_DELQDISC, 0, ifindex, parent, handle);
+	/* The kernel then refuses to delete a qdisc of another kind. */
+	mnl_attr_put_strz(nlh, TCA_KIND, TDMWIN_KIND);
+	return rtnl_talk(r, nlh, false, NULL, NULL, err, errlen);
+}
+
+/* What sits at the target decides create, replace or change. */
+static int choose_mode(struct tdm_rtnl *r, struct install_req *q,
+		       char *err, size_t errlen)
+{
+	struct tdm_qdisc_info *in;
+	int ret = 0;
+
+	in = malloc(sizeof(*in));
+	if (!in) {
+		set_err(err, errlen, "%s", strerror(ENOMEM));
+		return -1;
+	}
+	if (tdm_qdisc_get(r, q->t, in, err, errlen) < 0) {
+		ret = -1;
+	} else if (in->present && in->clockid != q->p->clockid) {
+		/*
+		 * The kernel cannot change a qdisc's clock: start afresh.
+		 * Queued packets are lost, as when replacing another kind.
+		 */
+		ret = send_delete(r, q->ifindex, target_parent(q->t),
+				  in->handle, err, errlen);
+		q->mode = MODE_CREATE;
+	} else if (in->present) {
+		q->mode = MODE_CHANGE;
+		q->handle = in->handle;
+	} else {
+		q->mode = in->other ? MODE_REPLACE : MODE_CREATE;
+	}
+	free(in);
+	return ret;
+}
+
+int tdm_qdisc_install(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
+		      const struct tdm_plan *p, const char *name, bool hold,
+		      char *err, size_t errlen)
+{
+	struct install_req q = { .t = t, .p = p, .hold = hold };
+
+	q.s = tdm_plan_sender(p, name);
+	if (!q.s) {
+		set_err(err, errlen, "the plan has no sender '%s'", name);
+		errno = ENOENT;
+		return -1;
+	}
+	if (!q.s->nwin || q.s->nwin > TDMWIN_MAX_WINDOWS) {
+		set_err(err, errlen, "sender '%s' has %u windows (1 to %d)",
+			name, q.s->nwin, TDMWIN_MAX_WINDOWS);
+		errno = EINVAL;
+		return -1;
+	}
+	q.ifindex = target_ifindex(t, err, errlen);
+	if (q.ifindex <= 0) {
+		errno = ENODEV;
+		return -1;
+	}
+	if (choose_mode(r, &q, err, errlen) < 0 ||
+	    send_install(r, &q, err, errlen) < 0)
+		return -1;
+	return verify_install(r, &q, err, errlen);
+}
+
+int tdm_qdisc_set_hold(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
+		       bool hold, char *err, size_t errlen)
+{
+	struct tdm_qdisc_info *in;
+	struct nlmsghdr *nlh;
+	struct nlattr *opts;
+	char buf[256];
+	int ret = -1;
+
+	in = malloc(sizeof(*in));
+	if (!in) {
+		set_err(err, errlen, "%s", strerror(ENOMEM));
+		return -1;
+	}
+	if (tdm_qdisc_get(r, t, in, err, errlen) < 0)
+		goto out;
+	if (!in->present) {
+		set_err(err, errlen, "no tdmwin qdisc on %s", t->ifname);
+		errno = ENOENT;
+		goto out;
+	}
+	memset(buf, 0, sizeof(buf));
+	nlh = put_tc_header(buf, RTM_NEWQDISC, 0, target_ifindex(t, NULL, 0),
+			    target_parent(t), in->handle);
+	mnl_attr_put_strz(nlh, TCA_KIND, TDMWIN_KIND);
+	opts = mnl_attr_nest_start(nlh, TCA_OPTIONS);
+	mnl_attr_put_u8(nlh, TCA_TDMWIN_HOLD, hold ? 1 : 0);
+	mnl_attr_nest_end(nlh, opts);
+	if (rtnl_talk(r, nlh, false, NULL, NULL, err, errlen) < 0 ||
+	    tdm_qdisc_get(r, t, in, err, errlen) < 0)
+		goto out;
+	if (!in->present || in->hold != hold) {
+		set_err(err, errlen, "the qdisc on %s did not take hold %s",
+			t->ifname, hold ? "on" : "off");
+		errno = EPROTO;
+		goto out;
+	}
+	ret = 0;
+out:
+	free(in);
+	return ret;
+}
+
+int tdm_qdisc_delete(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
+		     char *err, size_t errlen)
+{
+	struct tdm_qdisc_info *in;
+	int ret = 0;
+
+	in = malloc(sizeof(*in));
+	if (!in) {
+		set_err(err, errlen, "%s", strerror(ENOMEM));
+		return -1;
+	}
+	if (tdm_qdisc_get(r, t, in, err, errlen) < 0)
+		ret = -1;
+	else if (in->present)
+		ret = send_delete(r, target_ifindex(t, NULL, 0),
+				  target_parent(t), in->handle, err, errlen);
+	free(in);
+	return ret;
+}
