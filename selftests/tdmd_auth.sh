@@ -37,8 +37,8 @@ tdmd_start m2 "${M[2]}" "$TDM_TMP/m2.conf"
 
 declare -A S
 ver() { local -A q; tdmd_qsnap q "$1"; echo "${q[options.plan_version]:-none}:${q[options.base_time]:-}"; }
-check "a and b (the quorum) get plan v1" tdm_wait_for 30 \
-	eval '[[ "$(ver 1)" == 1:* && "$(ver 2)" == 1:* ]]'
+both_v1() { [[ "$(ver 1)" == 1:* && "$(ver 2)" == 1:* ]]; }
+check "a and b (the quorum) get plan v1" tdm_wait_for 30 both_v1
 v1a=$(ver 1) v1b=$(ver 2)
 
 # ---- the wrong key ----
@@ -106,8 +106,8 @@ check_eq "member b: plan untouched" "$(ver 2)" "$v1b"
 tdmd_stop m3
 tdmd_member_conf "$TDM_TMP/m3ok.conf" c
 tdmd_start m3ok "${M[3]}" "$TDM_TMP/m3ok.conf"
-check "with the right key, c gets plan v1 with the same base time" tdm_wait_for 20 \
-	eval '[ "$(ver 3)" = "1:${v1a#1:}" ]'
+c_like_a() { [ "$(ver 3)" = "1:${v1a#1:}" ]; }
+check "with the right key, c gets plan v1 with the same base time" tdm_wait_for 20 c_like_a
 
 [ "$TDM_FAILS" = 0 ] || tdmd_show_logs
 tdmd_finish

@@ -37,8 +37,9 @@ declare -A TDMD_PID TDMD_SOCK
 
 tdmd_require() {
 	tdm_require "$@"
-	[ -x "$TDMD" ] && [ -x "$TDMCTL" ] ||
+	if [ ! -x "$TDMD" ] || [ ! -x "$TDMCTL" ]; then
 		tdm_skip_all "tdmd/tdmctl not built in $TDMD_BUILD (make tools)"
+	fi
 }
 
 tdmd_ip() { echo "198.18.1.$((10 + $1))"; }

@@ -47,7 +47,7 @@ done
 qversion() { local -A q; tdmd_qsnap q "$1"; echo "${q[options.plan_version]:-none}"; }
 all_at() { # VERSION
 	local i
-	for i in 1 2 3; do [ "$(qversion $i)" = "$1" ] || return 1; done
+	for i in 1 2 3; do [ "$(qversion "$i")" = "$1" ] || return 1; done
 }
 check "all three members connect" tdm_wait_for 30 test "$(tdmd_connected coord)" = 3
 check "every member's qdisc runs plan v1" tdm_wait_for 30 all_at 1
@@ -64,7 +64,7 @@ for i in 1 2 3; do
 	check_eq "member ${NAMES[$i]}: cycle, guard, not held" \
 		"${Q[options.cycle_time]}:${Q[options.guard]}:$(tdm_bool "${Q[options.hold]}")" \
 		"10000000:2000:0"
-	b[$i]=${Q[options.base_time]}
+	b[i]=${Q[options.base_time]}
 done
 check_eq "one base time for all" "${b[1]}" "${b[2]}"
 check_eq "one base time for all (c)" "${b[1]}" "${b[3]}"

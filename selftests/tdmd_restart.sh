@@ -39,14 +39,14 @@ sig() { # the plan signature of member I: version, base, switches
 	tdmd_qsnap q "$1"
 	echo "${q[options.plan_version]:-none}:${q[options.base_time]:-}:${q[x.plan_switches]:-}"
 }
-all_v1() { local i; for i in 1 2 3; do [[ "$(sig $i)" == 1:* ]] || return 1; done; }
+all_v1() { local i; for i in 1 2 3; do [[ "$(sig "$i")" == 1:* ]] || return 1; done; }
 check "three members connected" tdm_wait_for 30 test "$(tdmd_connected coord)" = 3
 check "all run plan v1 (auto form: cycle 9 ms)" tdm_wait_for 30 all_v1
 tdmd_qsnap Q 2
 check_eq "member b: window 3ms+2ms of a 9 ms cycle" \
 	"${Q[options.cycle_time]}:${Q[options.windows.0.offset]}:${Q[options.windows.0.length]}" \
 	"9000000:3000000:2000000"
-for i in 1 2 3; do before[$i]=$(sig $i); done
+for i in 1 2 3; do before[i]=$(sig "$i"); done
 
 # ---- the coordinator dies ----
 tdmd_stop coord KILL
