@@ -620,14 +620,16 @@ def timex_type():
 
 
 ADJ_TAI = 0x0080
+ADJ_FREQUENCY = 0x0002
 
 
-def adjtimex(modes=0, constant=0):
+def adjtimex(modes=0, constant=0, freq=0):
     import ctypes
     libc = ctypes.CDLL("libc.so.6", use_errno=True)
     tx = timex_type()()
     tx.modes = modes
     tx.constant = constant
+    tx.freq = freq
     if libc.adjtimex(ctypes.byref(tx)) < 0:
         die("adjtimex: %s" % os.strerror(ctypes.get_errno()))
     return tx
@@ -651,14 +653,17 @@ def cmd_clock(a):
         # Realtime minus boottime: restoring adds the time elapsed since.
         off = time.clock_gettime_ns(time.CLOCK_REALTIME) - \
             time.clock_gettime_ns(time.CLOCK_BOOTTIME)
+        tx = adjtimex()
         with open(a.arg, "w") as f:
-            f.write("%d %d\n" % (off, adjtimex().tai))
+            f.write("%d %d %d\n" % (off, tx.tai, tx.freq))
     elif a.op == "restore":
         with open(a.arg) as f:
-            off, tai = [int(x) for x in f.read().split()]
+            off, tai, freq = [int(x) for x in f.read().split()]
         now = time.clock_gettime_ns(time.CLOCK_BOOTTIME) + off
         time.clock_settime_ns(time.CLOCK_REALTIME, now)
         adjtimex(ADJ_TAI, tai)
+        # ptp4l in a test may have left its frequency correction.
+        adjtimex(ADJ_FREQUENCY, freq=freq)
     elif a.op == "step":
         clock_step(int(a.arg))
     elif a.op == "tai":
