@@ -77,7 +77,8 @@ install: all
 	@if [ -d "$(KDIR)" ]; then \
 		kver=$$($(TOP)/tools/kernelrelease $(KDIR)); \
 		install -D -m 0644 -t $(DESTDIR)/lib/modules/$$kver/extra \
-			$(BUILD)/kmod/$$kver/sch_tdmwin.ko && \
+			$(BUILD)/kmod/$$kver/sch_tdmwin.ko \
+			$(BUILD)/kmod/$$kver/tdmrx.ko && \
 		{ [ -n "$(DESTDIR)" ] || depmod -a $$kver; }; \
 	else \
 		echo "install: no kernel headers at $(KDIR); modules not installed"; \
@@ -90,7 +91,8 @@ install: all
 		Documentation/man/tdm.conf.5
 
 uninstall:
-	rm -f $(DESTDIR)/lib/modules/$(KVER)/extra/sch_tdmwin.ko
+	rm -f $(DESTDIR)/lib/modules/$(KVER)/extra/sch_tdmwin.ko \
+	      $(DESTDIR)/lib/modules/$(KVER)/extra/tdmrx.ko
 	-[ -n "$(DESTDIR)" ] || depmod -a $(KVER)
 	$(MAKE) -C $(TOP)/tc-plugin O=$(BUILD)/tc uninstall DESTDIR=$(DESTDIR)
 	$(US) uninstall DESTDIR=$(DESTDIR)
