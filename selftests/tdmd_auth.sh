@@ -29,7 +29,7 @@ window 8ms 1ms
 PLAN
 
 tdmd_coord_conf "$TDM_TMP/coord.conf" "$TDM_TMP/plan.conf" "quorum=2"
-tdmd_start coord "$C" "$TDM_TMP/coord.conf" || tdm_skip_all "coordinator does not start"
+tdmd_start coord "$C" "$TDM_TMP/coord.conf" || tdmd_fatal "the coordinator starts"
 tdmd_member_conf "$TDM_TMP/m1.conf" a
 tdmd_member_conf "$TDM_TMP/m2.conf" b
 tdmd_start m1 "${M[1]}" "$TDM_TMP/m1.conf"

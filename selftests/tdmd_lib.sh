@@ -219,3 +219,11 @@ tdmd_show_logs() {
 		tail -n "${1:-15}" "$TDM_TMP/$name.log" | sed 's/^/#   /'
 	done
 }
+
+# tdmd_fatal DESC: a failure that ends the test (a daemon that does not
+# start is a bug, not a reason to skip).
+tdmd_fatal() {
+	tdm_fail "$1"
+	tdmd_show_logs 20
+	tdm_exit
+}

@@ -31,7 +31,6 @@ NAMES=(- a b c)
 
 cat >"$TDM_TMP/plan.conf" <<'PLAN'
 [global]
-cycle_time 10ms
 lead_time  1s
 base_align 0
 [auto]
@@ -68,7 +67,7 @@ pmc_state() {
 ptp_start gm "$C" c0 --priority1=1
 
 tdmd_coord_conf "$TDM_TMP/coord.conf" "$TDM_TMP/plan.conf"
-tdmd_start coord "$C" "$TDM_TMP/coord.conf" || tdm_skip_all "coordinator does not start"
+tdmd_start coord "$C" "$TDM_TMP/coord.conf" || tdmd_fatal "the coordinator starts"
 for i in 1 2 3; do
 	tai=off
 	[ $i = 3 ] && tai=on

@@ -17,7 +17,6 @@ tdmd_key "$TDMD_KEY"
 NAMES=(- a b c)
 cat >"$TDM_TMP/plan.conf" <<'PLAN'
 [global]
-cycle_time 10ms
 lead_time  1s
 base_align 0
 [auto]
@@ -27,7 +26,7 @@ dead_time 1ms
 PLAN
 
 tdmd_coord_conf "$TDM_TMP/coord.conf" "$TDM_TMP/plan.conf"
-tdmd_start coord "$C" "$TDM_TMP/coord.conf" || tdm_skip_all "coordinator does not start"
+tdmd_start coord "$C" "$TDM_TMP/coord.conf" || tdmd_fatal "the coordinator starts"
 for i in 1 2 3; do
 	tdmd_member_conf "$TDM_TMP/m$i.conf" "${NAMES[$i]}"
 	tdmd_start "m$i" "${M[$i]}" "$TDM_TMP/m$i.conf"
