@@ -1,0 +1,621 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The user side of tdmrx.ko: generic netlink control with libmnl and the
+ * reader of the per-CPU record rings mapped from /dev/tdmrx.
+ *
+ * Netlink follows tdm_qdisc.c: one request at a time with a fresh sequence
+ * number, answers read until the ack, extended acks so that a refusal
+ * carries the kernel's own words ("kernel: tdmrx is attached to eth1 by
+ * port id 1234").
+ *
+ * The ring protocol, with its barriers A-D, is described once in
+ * kmod/uapi/linux/tdmrx.h (and in kmod/tdmrx.c); this file is the consumer
+ * side: (C) load-acquire of prod, read the records, (D) store-release of
+ * cons.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <libmnl/libmnl.h>
+#include <linux/genetlink.h>
+#include <linux/netlink.h>
+
+#include "tdm_rx.h"
+
+#define RX_DEV_PATH	"/dev/" TDMRX_DEV_NAME
+#define RX_RECV_SIZE	16384
+#define RX_SEND_SIZE	1024
+#define RX_TIMEOUT_S	10
+/* Release cons at least every this many records within one batch. */
+#define RX_RELEASE_BATCH 256
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+/* ---- the ring reader ------------------------------------------------------ */
+
+void tdm_rx_ring_init(struct tdm_rx_ring *r, void *base)
+{
+	r->prod = base;
+	r->cons = (struct tdmrx_ring_cons *)((char *)base + TDMRX_PAGE);
+	r->rec = (const struct tdmrx_record *)((char *)base +
+					       TDMRX_RING_DATA_OFF);
+	r->mask = r->prod->size ? r->prod->size - 1 : 0;
+	/* (C) */
+	r->cached_prod = __atomic_load_n(&r->prod->prod, __ATOMIC_ACQUIRE);
+	r->cached_cons = __atomic_load_n(&r->cons->cons, __ATOMIC_RELAXED);
+}
+
+/* Hand over [cached_cons, prod); *stopped when cb asked to stop. */
+static size_t ring_drain(struct tdm_rx_ring *r, tdm_rx_cb cb, void *ctx,
+			 size_t max, bool *stopped)
+{
+	uint64_t size = (uint64_t)r->mask + 1;
+	uint64_t cons = r->cached_cons, prod, used;
+	size_t n = 0;
+
+	if (!r->prod || !r->prod->size)
+		return 0;
+	prod = __atomic_load_n(&r->prod->prod, __ATOMIC_ACQUIRE);	/* (C) */
+	r->cached_prod = prod;
+	used = prod - cons;
+	if ((int64_t)used < 0)
+		cons = prod;		/* we claim more than was written */
+	else if (used > size)
+		cons = prod - size;	/* cannot be: the kernel never overwrites */
+
+	while (cons != prod && (!max || n < max)) {
+		const struct tdmrx_record *rec = &r->rec[cons & r->mask];
+		int stop = cb ? cb(ctx, rec) : 0;
+
+		cons++;
+		n++;
+		if (stop) {
+			*stopped = true;
+			break;
+		}
+		if (!(n % RX_RELEASE_BATCH))	/* (D): slots free early */
+			__atomic_store_n(&r->cons->cons, cons, __ATOMIC_RELEASE);
+	}
+	if (cons != r->cached_cons || n)
+		__atomic_store_n(&r->cons->cons, cons, __ATOMIC_RELEASE); /* (D) */
+	r->cached_cons = cons;
+	return n;
+}
+
+size_t tdm_rx_ring_drain(struct tdm_rx_ring *r, tdm_rx_cb cb, void *ctx,
+			 size_t max)
+{
+	bool stopped = false;
+
+	return ring_drain(r, cb, ctx, max, &stopped);
+}
+
+size_t tdm_rx_drain(struct tdm_rx *rx, tdm_rx_cb cb, void *ctx, size_t max)
+{
+	bool stopped = false;
+	size_t n = 0;
+	unsigned int i;
+
+	for (i = 0; i < rx->nr_rings && !stopped; i++) {
+		if (max && n >= max)
+			break;
+		n += ring_drain(&rx->rings[i], cb, ctx, max ? max - n : 0,
+				&stopped);
+	}
+	return n;
+}
+
+uint64_t tdm_rx_dropped(const struct tdm_rx *rx)
+{
+	uint64_t sum = 0;
+	unsigned int i;
+
+	for (i = 0; i < rx->nr_rings; i++)
+		sum += __atomic_load_n(&rx->rings[i].prod->dropped,
+				       __ATOMIC_RELAXED);
+	return sum;
+}
+
+bool tdm_rx_finished(const struct tdm_rx *rx)
+{
+	unsigned int i;
+
+	if (!rx->nr_rings)
+		return false;
+	for (i = 0; i < rx->nr_rings; i++) {
+		const struct tdm_rx_ring *r = &rx->rings[i];
+
+		/* detached before prod: then prod is final (kernel release) */
+		if (!__atomic_load_n(&r->prod->detached, __ATOMIC_ACQUIRE))
+			return false;
+		if (__atomic_load_n(&r->prod->prod, __ATOMIC_ACQUIRE) !=
+		    r->cached_cons)
+			return false;
+	}
+	return true;
+}
+
+/* ---- netlink ---------------------------------------------------------------- */
+
+static int ack_tlv_cb(const struct nlattr *a, void *data)
+{
+	const char **msg = data;
+
+	if (mnl_attr_get_type(a) == NLMSGERR_ATTR_MSG &&
+	    mnl_attr_validate(a, MNL_TYPE_NUL_STRING) == 0)
+		*msg = mnl_attr_get_str(a);
+	return MNL_CB_OK;
+}
+
+static const char *ack_message(const struct nlmsghdr *nlh, size_t off)
+{
+	const char *msg = NULL;
+	size_t plen = mnl_nlmsg_get_payload_len(nlh);
+
+	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS) || off >= plen)
+		return NULL;
+	mnl_attr_parse_payload((const char *)mnl_nlmsg_get_payload(nlh) + off,
+			       plen - off, ack_tlv_cb, &msg);
+	return msg && *msg ? msg : NULL;
+}
+
+/* 1: finished (ack or error in *error), 0: read on, -1: malformed. */
+static int walk_answers(struct tdm_rx *rx, const void *buf, size_t len,
+			mnl_cb_t cb, void *data, int *error, char *msg,
+			size_t msglen)
+{
+	const struct nlmsghdr *nlh = buf;
+	int n = (int)len;
+
+	while (mnl_nlmsg_ok(nlh, n)) {
+		if (nlh->nlmsg_seq != rx->seq ||
+		    (nlh->nlmsg_pid && nlh->nlmsg_pid != rx->portid)) {
+			nlh = mnl_nlmsg_next(nlh, &n);
+			continue;
+		}
+		if (nlh->nlmsg_type == NLMSG_ERROR) {
+			const struct nlmsgerr *e = mnl_nlmsg_get_payload(nlh);
+			size_t off = sizeof(*e);
+			const char *m;
+
+			if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*e)) {
+				*error = EPROTO;
+				return -1;
+			}
+			if (!(nlh->nlmsg_flags & NLM_F_CAPPED) &&
+			    e->msg.nlmsg_len > sizeof(struct nlmsghdr))
+				off += MNL_ALIGN(e->msg.nlmsg_len -
+						 sizeof(struct nlmsghdr));
+			*error = -e->error;
+			m = e->error ? ack_message(nlh, off) : NULL;
+			if (m)
+				snprintf(msg, msglen, "%s", m);
+			return 1;
+		}
+		if (nlh->nlmsg_type == NLMSG_OVERRUN) {
+			*error = ENOBUFS;
+			return -1;
+		}
+		if (nlh->nlmsg_type >= NLMSG_MIN_TYPE && cb &&
+		    cb(nlh, data) < MNL_CB_OK) {
+			*error = EPROTO;
+			return -1;
+		}
+		nlh = mnl_nlmsg_next(nlh, &n);
+	}
+	return 0;
+}
+
+/* Send nlh with an ack request, read until the ack.  0 or -1 with err. */
+static int rx_talk(struct tdm_rx *rx, struct nlmsghdr *nlh, mnl_cb_t cb,
+		   void *data, char *err, size_t errlen)
+{
+	char msg[256] = "";
+	int error = 0, ret = 0;
+	char *buf;
+
+	if (!rx->nl) {
+		set_err(err, errlen, "generic netlink socket is not open");
+		errno = EBADF;
+		return -1;
+	}
+	nlh->nlmsg_flags |= NLM_F_REQUEST | NLM_F_ACK;
+	nlh->nlmsg_seq = ++rx->seq;
+	buf = malloc(RX_RECV_SIZE);
+	if (!buf) {
+		set_err(err, errlen, "%s", strerror(ENOMEM));
+		errno = ENOMEM;
+		return -1;
+	}
+	if (mnl_socket_sendto(rx->nl, nlh, nlh->nlmsg_len) < 0) {
+		error = errno;
+		goto out;
+	}
+	while (!ret) {
+		ssize_t n = mnl_socket_recvfrom(rx->nl, buf, RX_RECV_SIZE);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			error = errno == EAGAIN ? ETIMEDOUT : errno;
+			break;
+		}
+		ret = walk_answers(rx, buf, (size_t)n, cb, data, &error, msg,
+				   sizeof(msg));
+	}
+out:
+	if (error) {
+		if (msg[0])
+			set_err(err, errlen, "kernel: %s", msg);
+		else
+			set_err(err, errlen, "%s", strerror(error));
+	}
+	free(buf);
+	errno = error;
+	return error ? -1 : 0;
+}
+
+static struct nlmsghdr *put_genl(char *buf, uint16_t type, uint8_t cmd,
+				 uint8_t version)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct genlmsghdr *g;
+
+	nlh->nlmsg_type = type;
+	g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
+	g->cmd = cmd;
+	g->version = version;
+	return nlh;
+}
+
+static int family_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct nlattr *a;
+
+	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
+		if (mnl_attr_get_type(a) == CTRL_ATTR_FAMILY_ID &&
+		    mnl_attr_validate(a, MNL_TYPE_U16) == 0)
+			*(uint16_t *)data = mnl_attr_get_u16(a);
+	}
+	return MNL_CB_OK;
+}
+
+static int resolve_family(struct tdm_rx *rx, char *err, size_t errlen)
+{
+	char buf[RX_SEND_SIZE];
+	struct nlmsghdr *nlh;
+	uint16_t id = 0;
+
+	nlh = put_genl(buf, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, 1);
+	mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, TDMRX_GENL_NAME);
+	if (rx_talk(rx, nlh, family_cb, &id, err, errlen)) {
+		if (errno == ENOENT)
+			set_err(err, errlen,
+				"tdmrx.ko is not loaded (no generic netlink family '%s')",
+				TDMRX_GENL_NAME);
+		return -1;
+	}
+	if (!id) {
+		set_err(err, errlen, "no id for generic netlink family '%s'",
+			TDMRX_GENL_NAME);
+		errno = EPROTO;
+		return -1;
+	}
+	rx->family = id;
+	return 0;
+}
+
+/* ---- replies -------------------------------------------------------------------- */
+
+static int ports_cb(const struct nlattr *a, void *data)
+{
+	struct tdm_rx_info *info = data;
+
+	if (mnl_attr_get_type(a) == TDMRX_A_PORT &&
+	    mnl_attr_validate(a, MNL_TYPE_U16) == 0 &&
+	    info->nports < TDMRX_MAX_PORTS)
+		info->ports[info->nports++] = mnl_attr_get_u16(a);
+	return MNL_CB_OK;
+}
+
+static int info_attr_cb(const struct nlattr *a, void *data)
+{
+	struct tdm_rx_info *info = data;
+	uint16_t len = mnl_attr_get_payload_len(a);
+
+	switch (mnl_attr_get_type(a)) {
+	case TDMRX_A_ATTACHED:
+		if (!mnl_attr_validate(a, MNL_TYPE_U8))
+			info->attached = mnl_attr_get_u8(a);
+		break;
+	case TDMRX_A_IFINDEX:
+		if (!mnl_attr_validate(a, MNL_TYPE_U32))
+			info->ifindex = mnl_attr_get_u32(a);
+		break;
+	case TDMRX_A_IFNAME:
+		if (!mnl_attr_validate(a, MNL_TYPE_NUL_STRING))
+			snprintf(info->ifname, sizeof(info->ifname), "%s",
+				 mnl_attr_get_str(a));
+		break;
+	case TDMRX_A_PORTS:
+		mnl_attr_parse_nested(a, ports_cb, info);
+		break;
+	case TDMRX_A_OWNER:
+		if (!mnl_attr_validate(a, MNL_TYPE_U32))
+			info->owner = mnl_attr_get_u32(a);
+		break;
+	case TDMRX_A_SESSION:
+		if (!mnl_attr_validate(a, MNL_TYPE_U32))
+			info->session = mnl_attr_get_u32(a);
+		break;
+	case TDMRX_A_NR_RINGS:
+		if (!mnl_attr_validate(a, MNL_TYPE_U32))
+			info->nr_rings = mnl_attr_get_u32(a);
+		break;
+	case TDMRX_A_RING_RECORDS:
+		if (!mnl_attr_validate(a, MNL_TYPE_U32))
+			info->ring_records = mnl_attr_get_u32(a);
+		break;
+	case TDMRX_A_RING_BYTES:
+		if (!mnl_attr_validate(a, MNL_TYPE_U64))
+			info->ring_bytes = mnl_attr_get_u64(a);
+		break;
+	case TDMRX_A_HW_TSTAMP:
+		if (!mnl_attr_validate(a, MNL_TYPE_U8))
+			info->hw_tstamp = mnl_attr_get_u8(a);
+		break;
+	case TDMRX_A_STATS:
+		/* Older kernels send fewer counters: the rest stay 0. */
+		memcpy(&info->stats, mnl_attr_get_payload(a),
+		       len < sizeof(info->stats) ? len : sizeof(info->stats));
+		break;
+	}
+	return MNL_CB_OK;
+}
+
+static int info_cb(const struct nlmsghdr *nlh, void *data)
+{
+	memset(data, 0, sizeof(struct tdm_rx_info));
+	return mnl_attr_parse(nlh, sizeof(struct genlmsghdr), info_attr_cb,
+			      data) < 0 ? MNL_CB_ERROR : MNL_CB_OK;
+}
+
+/* ---- the client ------------------------------------------------------------------ */
+
+int tdm_rx_open(struct tdm_rx *rx, char *err, size_t errlen)
+{
+	struct timeval tmo = { .tv_sec = RX_TIMEOUT_S };
+	int one = 1;
+
+	memset(rx, 0, sizeof(*rx));
+	rx->dev_fd = -1;
+	rx->nl = mnl_socket_open2(NETLINK_GENERIC, SOCK_CLOEXEC);
+	if (!rx->nl) {
+		set_err(err, errlen, "generic netlink socket: %s",
+			strerror(errno));
+		return -1;
+	}
+	mnl_socket_setsockopt(rx->nl, NETLINK_EXT_ACK, &one, sizeof(one));
+	mnl_socket_setsockopt(rx->nl, NETLINK_CAP_ACK, &one, sizeof(one));
+	setsockopt(mnl_socket_get_fd(rx->nl), SOL_SOCKET, SO_RCVTIMEO, &tmo,
+		   sizeof(tmo));
+	if (mnl_socket_bind(rx->nl, 0, MNL_SOCKET_AUTOPID) < 0) {
+		set_err(err, errlen, "generic netlink bind: %s",
+			strerror(errno));
+		goto fail;
+	}
+	rx->portid = mnl_socket_get_portid(rx->nl);
+	rx->seq = (uint32_t)time(NULL);
+	if (resolve_family(rx, err, errlen))
+		goto fail;
+	rx->dev_fd = open(RX_DEV_PATH, O_RDWR | O_CLOEXEC);
+	if (rx->dev_fd < 0) {
+		set_err(err, errlen, "cannot open %s: %s", RX_DEV_PATH,
+			strerror(errno));
+		goto fail;
+	}
+	return 0;
+fail:
+	tdm_rx_close(rx);
+	return -1;
+}
+
+static void rx_unmap(struct tdm_rx *rx)
+{
+	if (rx->map)
+		munmap(rx->map, rx->map_len);
+	free(rx->rings);
+	rx->map = NULL;
+	rx->map_len = 0;
+	rx->rings = NULL;
+	rx->nr_rings = 0;
+}
+
+void tdm_rx_close(struct tdm_rx *rx)
+{
+	rx_unmap(rx);
+	if (rx->dev_fd >= 0)
+		close(rx->dev_fd);
+	rx->dev_fd = -1;
+	if (rx->nl)
+		mnl_socket_close(rx->nl);	/* the kernel detaches us */
+	rx->nl = NULL;
+}
+
+/* Map the rings of the session in rx->info. */
+static int rx_map(struct tdm_rx *rx, char *err, size_t errlen)
+{
+	const struct tdm_rx_info *in = &rx->info;
+	long page = sysconf(_SC_PAGESIZE);
+	unsigned int i;
+	size_t len;
+
+	if (!in->nr_rings || in->ring_bytes < TDMRX_RING_DATA_OFF) {
+		set_err(err, errlen, "kernel reply without the ring layout");
+		errno = EPROTO;
+		return -1;
+	}
+	len = (size_t)in->nr_rings * in->ring_bytes;
+	len = (len + (size_t)page - 1) / (size_t)page * (size_t)page;
+	/* A file maps one session: a new session needs a new file. */
+	if (rx->map) {
+		rx_unmap(rx);
+		close(rx->dev_fd);
+		rx->dev_fd = open(RX_DEV_PATH, O_RDWR | O_CLOEXEC);
+		if (rx->dev_fd < 0) {
+			set_err(err, errlen, "cannot open %s: %s", RX_DEV_PATH,
+				strerror(errno));
+			return -1;
+		}
+	}
+	rx->map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		       rx->dev_fd, 0);
+	if (rx->map == MAP_FAILED) {
+		rx->map = NULL;
+		set_err(err, errlen, "cannot map the rings (%zu bytes): %s%s",
+			len, strerror(errno),
+			errno == ENODEV ? " (the session ended already)" : "");
+		return -1;
+	}
+	rx->map_len = len;
+	rx->rings = calloc(in->nr_rings, sizeof(*rx->rings));
+	if (!rx->rings) {
+		set_err(err, errlen, "%s", strerror(ENOMEM));
+		rx_unmap(rx);
+		errno = ENOMEM;
+		return -1;
+	}
+	rx->nr_rings = in->nr_rings;
+	for (i = 0; i < rx->nr_rings; i++) {
+		struct tdm_rx_ring *r = &rx->rings[i];
+
+		tdm_rx_ring_init(r, (char *)rx->map + (size_t)i * in->ring_bytes);
+		if (r->prod->session != in->session ||
+		    r->prod->rec_size != sizeof(struct tdmrx_record) ||
+		    r->prod->size != in->ring_records) {
+			set_err(err, errlen,
+				"ring %u does not belong to session %u (session %u, record size %u)",
+				i, in->session, r->prod->session,
+				r->prod->rec_size);
+			rx_unmap(rx);
+			errno = ESTALE;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int tdm_rx_attach(struct tdm_rx *rx, const struct tdm_rx_cfg *cfg,
+		  char *err, size_t errlen)
+{
+	char buf[RX_SEND_SIZE];
+	struct nlmsghdr *nlh;
+	struct nlattr *nest;
+	unsigned int ifindex, i;
+
+	if (!cfg->nports || cfg->nports > TDMRX_MAX_PORTS) {
+		set_err(err, errlen, "between 1 and %d ports, not %u",
+			TDMRX_MAX_PORTS, cfg->nports);
+		errno = EINVAL;
+		return -1;
+	}
+	ifindex = if_nametoindex(cfg->ifname);
+	if (!ifindex) {
+		set_err(err, errlen, "no such device: %s", cfg->ifname);
+		errno = ENODEV;
+		return -1;
+	}
+	nlh = put_genl(buf, rx->family, TDMRX_CMD_ATTACH, TDMRX_GENL_VERSION);
+	mnl_attr_put_u32(nlh, TDMRX_A_IFINDEX, ifindex);
+	nest = mnl_attr_nest_start(nlh, TDMRX_A_PORTS);
+	for (i = 0; i < cfg->nports; i++)
+		mnl_attr_put_u16(nlh, TDMRX_A_PORT, cfg->ports[i]);
+	mnl_attr_nest_end(nlh, nest);
+	if (cfg->ring_records)
+		mnl_attr_put_u32(nlh, TDMRX_A_RING_RECORDS, cfg->ring_records);
+	if (cfg->watermark)
+		mnl_attr_put_u32(nlh, TDMRX_A_WATERMARK, cfg->watermark);
+	if (cfg->flush_us)
+		mnl_attr_put_u32(nlh, TDMRX_A_FLUSH_US, cfg->flush_us);
+	if (rx_talk(rx, nlh, info_cb, &rx->info, err, errlen))
+		return -1;
+	if (!rx->info.attached || rx->info.owner != rx->portid) {
+		set_err(err, errlen, "kernel reply does not show our session");
+		errno = EPROTO;
+		return -1;
+	}
+	if (rx_map(rx, err, errlen)) {
+		int e = errno;
+
+		tdm_rx_detach(rx, false, NULL, 0);
+		errno = e;
+		return -1;
+	}
+	return 0;
+}
+
+int tdm_rx_detach(struct tdm_rx *rx, bool force, char *err, size_t errlen)
+{
+	char buf[RX_SEND_SIZE];
+	struct nlmsghdr *nlh;
+
+	nlh = put_genl(buf, rx->family, TDMRX_CMD_DETACH, TDMRX_GENL_VERSION);
+	if (force)
+		mnl_attr_put(nlh, TDMRX_A_FORCE, 0, NULL);
+	return rx_talk(rx, nlh, NULL, NULL, err, errlen);
+}
+
+int tdm_rx_get(struct tdm_rx *rx, struct tdm_rx_info *info,
+	       char *err, size_t errlen)
+{
+	char buf[RX_SEND_SIZE];
+	struct nlmsghdr *nlh;
+
+	memset(info, 0, sizeof(*info));
+	nlh = put_genl(buf, rx->family, TDMRX_CMD_GET, TDMRX_GENL_VERSION);
+	return rx_talk(rx, nlh, info_cb, info, err, errlen);
+}
+
+int tdm_rx_wait(struct tdm_rx *rx, int timeout_ms, char *err, size_t errlen)
+{
+	struct pollfd p = { .fd = rx->dev_fd, .events = POLLIN };
+	int n;
+
+	n = poll(&p, 1, timeout_ms);
+	if (n < 0) {
+		if (errno == EINTR)
+			return 0;
+		set_err(err, errlen, "poll %s: %s", RX_DEV_PATH,
+			strerror(errno));
+		return -1;
+	}
+	if (n && (p.revents & (POLLERR | POLLNVAL))) {
+		set_err(err, errlen, "poll %s: no rings mapped", RX_DEV_PATH);
+		errno = EBADF;
+		return -1;
+	}
+	return n > 0;
+}
