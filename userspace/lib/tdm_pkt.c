@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The stamped test packet: encoding for tdmgen, decoding of the header and
+ * of whole captured frames for tdmstat.  Everything is read with explicit
+ * byte loads: a capture may put the payload at any alignment.
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tdm_pkt.h"
+
+_Static_assert(sizeof(struct tdm_pkt_hdr) == TDM_PKT_HDR_LEN,
+	       "tdm_pkt_hdr is 40 bytes on the wire");
+_Static_assert(sizeof(struct tdmrx_record) == 64, "records are 64 bytes");
+
+static void put16(uint8_t *p, uint16_t v)
+{
+	p[0] = v >> 8;
+	p[1] = v;
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	put16(p, v >> 16);
+	put16(p + 2, v);
+}
+
+static void put64(uint8_t *p, uint64_t v)
+{
+	put32(p, v >> 32);
+	put32(p + 4, v);
+}
+
+static uint16_t get16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	return (uint32_t)get16(p) << 16 | get16(p + 2);
+}
+
+static uint64_t get64(const uint8_t *p)
+{
+	return (uint64_t)get32(p) << 32 | get32(p + 4);
+}
+
+void tdm_pkt_encode(void *buf, const struct tdm_pkt *p)
+{
+	uint8_t *b = buf;
+
+	put32(b + 0, TDM_PKT_MAGIC);
+	b[4] = TDM_PKT_VERSION;
+	b[5] = p->flags;
+	put16(b + 6, TDM_PKT_HDR_LEN);
+	put32(b + 8, p->sender);
+	put32(b + 12, p->plan_version);
+	put64(b + 16, p->seq);
+	put64(b + 24, (uint64_t)p->tx_ns);
+	put64(b + 32, p->sent);
+}
+
+void tdm_pkt_stamp(void *buf, int64_t tx_ns)
+{
+	put64((uint8_t *)buf + 24, (uint64_t)tx_ns);
+}
+
+int tdm_pkt_decode(const void *payload, size_t len, struct tdmrx_record *rec)
+{
+	const uint8_t *b = payload;
+
+	if (len < TDM_PKT_HDR_LEN) {
+		rec->flags |= TDMRX_F_TRUNC;
+		return -1;
+	}
+	if (get32(b) != TDM_PKT_MAGIC || b[4] != TDM_PKT_VERSION) {
+		rec->flags |= TDMRX_F_BAD_MAGIC;
+		return -1;
+	}
+	if (b[5] & TDM_PKT_F_END)
+		rec->flags |= TDMRX_F_END;
+	rec->sender = get32(b + 8);
+	rec->plan_version = get32(b + 12);
+	rec->seq = get64(b + 16);
+	rec->tx_ns = (int64_t)get64(b + 24);
+	rec->sent = get64(b + 32);
+	return 0;
+}
+
+/* ---- frames -------------------------------------------------------------- */
+
+#define ETH_P_IPV4	0x0800
+#define ETH_P_IPV6_	0x86dd
+#define ETH_P_8021Q_	0x8100
+#define ETH_P_8021AD_	0x88a8
+#define IPPROTO_UDP_	17
+
+static bool port_ok(uint16_t dport, const uint16_t *ports, unsigned int n)
+{
+	unsigned int i;
+
+	if (!n)
+		return true;
+	for (i = 0; i < n; i++)
+		if (ports[i] == dport)
+			return true;
+	return false;
+}
+
+/* FNV-1a over the IPv6 source: the record has 32 bits for it. */
+static uint32_t hash_v6(const uint8_t *a)
+{
+	uint32_t h = 2166136261u;
+	int i;
+
+	for (i = 0; i < 16; i++)
+		h = (h ^ a[i]) * 16777619u;
+	return h;
+}
+
+static enum tdm_frame_res udp(const uint8_t *p, size_t avail, bool first_frag,
+			      const uint16_t *ports, unsigned int nports,
+			      struct tdmrx_record *rec)
+{
+	size_t ulen, plen;
+
+	if (!first_frag)
+		return TDM_FRAME_FRAGMENT;
+	if (avail < 8)
+		return TDM_FRAME_NOT_UDP;
+	rec->sport = get16(p);
+	rec->dport = get16(p + 2);
+	ulen = get16(p + 4);
+	if (ulen < 8)
+		return TDM_FRAME_NOT_UDP;
+	if (!port_ok(rec->dport, ports, nports))
+		return TDM_FRAME_PORT;
+	rec->len = ulen - 8;
+	plen = avail - 8 < ulen - 8 ? avail - 8 : ulen - 8;
+	if (tdm_pkt_decode(p + 8, plen, rec))
+		return nports ? TDM_FRAME_BAD : TDM_FRAME_PORT;
+	return TDM_FRAME_OK;
+}
+
+static enum tdm_frame_res ipv4(const uint8_t *p, size_t avail,
+			       const uint16_t *ports, unsigned int nports,
+			       struct tdmrx_record *rec)
+{
+	size_t ihl, tot;
+	uint16_t frag;
+
+	if (avail < 20 || (p[0] >> 4) != 4)
+		return TDM_FRAME_NOT_UDP;
+	ihl = (size_t)(p[0] & 15) * 4;
+	tot = get16(p + 2);
+	if (ihl < 20 || tot < ihl || avail < ihl || p[9] != IPPROTO_UDP_)
+		return TDM_FRAME_NOT_UDP;
+	if (avail > tot)
+		avail = tot;
+	frag = get16(p + 6);
+	rec->saddr = get32(p + 12);
+	return udp(p + ihl, avail - ihl, (frag & 0x1fff) == 0, ports, nports,
+		   rec);
+}
+
+static enum tdm_frame_res ipv6(const uint8_t *p, size_t avail,
+			       const uint16_t *ports, unsigned int nports,
+			       struct tdmrx_record *rec)
+{
+	size_t off = 40, plen;
+	uint8_t nh;
+	bool first = true;
+	int hops;
+
+	if (avail < 40 || (p[0] >> 4) != 6)
+		return TDM_FRAME_NOT_UDP;
+	plen = get16(p + 4);
+	if (avail > 40 + plen)
+		avail = 40 + plen;
+	nh = p[6];
+	rec->saddr = hash_v6(p + 8);
+	rec->flags |= TDMRX_F_IPV6;
+	/* Skip extension headers: hop-by-hop, routing, fragment, dest opts. */
+	for (hops = 0; hops < 8 && nh != IPPROTO_UDP_; hops++) {
+		if (avail < off + 8)
+			return TDM_FRAME_NOT_UDP;
+		if (nh == 44) {
+			if (get16(p + off + 2) & 0xfff8)
+				first = false;
+			nh = p[off];
+			off += 8;
+		} else if (nh == 0 || nh == 43 || nh == 60) {
+			nh = p[off];
+			off += ((size_t)p[off + 1] + 1) * 8;
+		} else {
+			return TDM_FRAME_NOT_UDP;
+		}
+	}
+	if (nh != IPPROTO_UDP_ || avail < off)
+		return TDM_FRAME_NOT_UDP;
+	return udp(p + off, avail - off, first, ports, nports, rec);
+}
+
+static enum tdm_frame_res l3(uint16_t proto, const uint8_t *p, size_t avail,
+			     const uint16_t *ports, unsigned int nports,
+			     struct tdmrx_record *rec)
+{
+	if (proto == ETH_P_IPV4)
+		return ipv4(p, avail, ports, nports, rec);
+	if (proto == ETH_P_IPV6_)
+		return ipv6(p, avail, ports, nports, rec);
+	return TDM_FRAME_NOT_UDP;
+}
+
+enum tdm_frame_res tdm_frame_decode(int linktype, const uint8_t *data,
+				    size_t caplen, int64_t rx_ns,
+				    uint16_t rx_flags, const uint16_t *ports,
+				    unsigned int nports,
+				    struct tdmrx_record *rec)
+{
+	uint16_t proto;
+	size_t off;
+
+	memset(rec, 0, sizeof(*rec));
+	rec->rx_ns = rx_ns;
+	rec->flags = rx_flags;
+	rec->gso_segs = 1;
+	switch (linktype) {
+	case TDM_DLT_EN10MB:
+		if (caplen < 14)
+			return TDM_FRAME_NOT_UDP;
+		proto = get16(data + 12);
+		off = 14;
+		while ((proto == ETH_P_8021Q_ || proto == ETH_P_8021AD_) &&
+		       caplen >= off + 4) {
+			proto = get16(data + off + 2);
+			off += 4;
+		}
+		break;
+	case TDM_DLT_LINUX_SLL:
+		if (caplen < 16)
+			return TDM_FRAME_NOT_UDP;
+		proto = get16(data + 14);
+		off = 16;
+		break;
+	case TDM_DLT_LINUX_SLL2:
+		if (caplen < 20)
+			return TDM_FRAME_NOT_UDP;
+		proto = get16(data);
+		off = 20;
+		break;
+	case TDM_DLT_NULL: {
+		uint32_t fam;
+
+		if (caplen < 4)
+			return TDM_FRAME_NOT_UDP;
+		memcpy(&fam, data, 4);
+		if (fam > 0xffff)
+			fam = __builtin_bswap32(fam);
+		proto = fam == 2 ? ETH_P_IPV4 :
+			(fam == 24 || fam == 28 || fam == 30) ? ETH_P_IPV6_ : 0;
+		off = 4;
+		break;
+	}
+	case TDM_DLT_RAW:
+	case 12:
+	case 14:
+		if (caplen < 1)
+			return TDM_FRAME_NOT_UDP;
+		proto = (data[0] >> 4) == 6 ? ETH_P_IPV6_ : ETH_P_IPV4;
+		off = 0;
+		break;
+	default:
+		return TDM_FRAME_LINKTYPE;
+	}
+	if (off > caplen)
+		return TDM_FRAME_NOT_UDP;
+	return l3(proto, data + off, caplen - off, ports, nports, rec);
+}
+
+/* ---- record files ------------------------------------------------------- */
+
+void tdm_rec_file_header(uint8_t out[TDM_REC_FILE_HDR_LEN])
+{
+	uint32_t v = TDM_REC_FILE_VERSION, sz = sizeof(struct tdmrx_record);
+
+	memcpy(out, TDM_REC_FILE_MAGIC, 8);
+	memcpy(out + 8, &v, 4);
+	memcpy(out + 12, &sz, 4);
+}
+
+int tdm_rec_file_check(const uint8_t *hdr, size_t len, char *err,
+		       size_t errlen)
+{
+	uint32_t v, sz;
+
+	if (len < TDM_REC_FILE_HDR_LEN || memcmp(hdr, TDM_REC_FILE_MAGIC, 8)) {
+		if (err && errlen)
+			snprintf(err, errlen, "not a tdmstat record file");
+		return -1;
+	}
+	memcpy(&v, hdr + 8, 4);
+	memcpy(&sz, hdr + 12, 4);
+	if (v != TDM_REC_FILE_VERSION || sz != sizeof(struct tdmrx_record)) {
+		if (err && errlen)
+			snprintf(err, errlen,
+				 "record file version %u with %u-byte records (this tdmstat reads version %u, %zu bytes)",
+				 v, sz, TDM_REC_FILE_VERSION,
+				 sizeof(struct tdmrx_record));
+		return -1;
+	}
+	return 0;
+}

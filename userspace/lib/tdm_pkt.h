@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The stamped test packet (struct tdm_pkt_hdr in kmod/uapi/linux/tdmrx.h)
+ * in user space: tdmgen writes it, tdmstat reads it back from captured
+ * frames.  A captured frame becomes the same struct tdmrx_record that
+ * tdmrx.ko writes, so the statistics engine (tdm_stats.h) sees one kind of
+ * input whatever the source.
+ */
+#ifndef TDM_PKT_H
+#define TDM_PKT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../../kmod/uapi/linux/tdmrx.h"
+
+#define TDM_PKT_HDR_LEN	40	/* sizeof(struct tdm_pkt_hdr) */
+
+/* The header fields in host order. */
+struct tdm_pkt {
+	uint8_t flags;		/* TDM_PKT_F_* */
+	uint32_t sender;
+	uint32_t plan_version;
+	uint64_t seq;
+	int64_t tx_ns;
+	uint64_t sent;
+};
+
+/* Write the header at buf (at least TDM_PKT_HDR_LEN bytes). */
+void tdm_pkt_encode(void *buf, const struct tdm_pkt *p);
+/* Only the tx_ns field, for stamping a prepared packet just before send. */
+void tdm_pkt_stamp(void *buf, int64_t tx_ns);
+
+/*
+ * Fill the header fields of rec from a UDP payload of len bytes (the
+ * kernel's rules): TDMRX_F_TRUNC if shorter than the header,
+ * TDMRX_F_BAD_MAGIC for a wrong magic or version, TDMRX_F_END for an end
+ * marker.  Returns 0 for a valid header, -1 otherwise (rec still filled).
+ */
+int tdm_pkt_decode(const void *payload, size_t len, struct tdmrx_record *rec);
+
+/* Link types understood by tdm_frame_decode (pcap DLT values). */
+#define TDM_DLT_NULL		0	/* BSD loopback: 4-byte family */
+#define TDM_DLT_EN10MB		1	/* Ethernet, 802.1Q/ad tags allowed */
+#define TDM_DLT_RAW		101	/* bare IPv4/IPv6 (also 12, 14) */
+#define TDM_DLT_LINUX_SLL	113
+#define TDM_DLT_LINUX_SLL2	276
+
+/* Why tdm_frame_decode did not produce a record. */
+enum tdm_frame_res {
+	TDM_FRAME_OK = 0,
+	TDM_FRAME_NOT_UDP,	/* not IPv4/IPv6 UDP, or truncated L2-L4 */
+	TDM_FRAME_PORT,		/* UDP, but not to one of the ports */
+	TDM_FRAME_FRAGMENT,	/* a non-first IP fragment */
+	TDM_FRAME_BAD,		/* UDP to the port without a valid header */
+	TDM_FRAME_LINKTYPE,	/* a link type we do not know */
+};
+
+/*
+ * Turn one captured frame (caplen bytes of it captured) into a record with
+ * rx_ns and flags |= rx_flags (TDMRX_F_SW_TS for a pcap file).  ports:
+ * nports UDP destination ports to accept, or 0 for any port (then only
+ * payloads with the magic count).  The first fragment of a fragmented
+ * datagram is enough: the header is at the start of the payload and len
+ * comes from the UDP header.  TDM_FRAME_BAD still fills rec (flags tell
+ * why), like the kernel which records such packets.
+ */
+enum tdm_frame_res tdm_frame_decode(int linktype, const uint8_t *data,
+				    size_t caplen, int64_t rx_ns,
+				    uint16_t rx_flags, const uint16_t *ports,
+				    unsigned int nports,
+				    struct tdmrx_record *rec);
+
+/*
+ * Record files: what `tdmstat capture -w` writes and `tdmstat analyze`
+ * reads besides pcap: a 16-byte header ("TDMRXREC", u32 version 1,
+ * u32 record size 64, host order) followed by the records as they were
+ * read from the rings.
+ */
+#define TDM_REC_FILE_MAGIC	"TDMRXREC"
+#define TDM_REC_FILE_VERSION	1
+#define TDM_REC_FILE_HDR_LEN	16
+
+void tdm_rec_file_header(uint8_t out[TDM_REC_FILE_HDR_LEN]);
+/* 0 if hdr is a record file header we can read, else -1 with err. */
+int tdm_rec_file_check(const uint8_t *hdr, size_t len, char *err,
+		       size_t errlen);
+
+#endif

@@ -1,0 +1,549 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tdmgen: stamped UDP test traffic for tdmwin (replaces the original
+ * udp_send).  Every datagram starts with struct tdm_pkt_hdr (magic,
+ * sender id, plan version, sequence number, TX time on CLOCK_TAI); the
+ * test ends with end markers that carry the number of data packets sent.
+ * See tdmgen(1).
+ *
+ *   tdmgen [-p PORT] [-s SIZE] [-r RATE] [-d TIME | -c COUNT] [-i SENDER]
+ *          [-V PLAN_VERSION] [-P PRIO] [-b BATCH] [-I IFACE] [-B ADDR]
+ *          [--start TAI_NS | --align TIME] [-E MARKERS] [-j] [-q] HOST
+ *
+ * Exit status: 0 sent, 1 a send failed for good, 2 usage error.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <netdb.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tdm_json.h"
+#include "tdm_pkt.h"
+#include "tdm_util.h"
+
+#ifndef CLOCK_TAI
+#define CLOCK_TAI 11
+#endif
+
+#define DEFAULT_PORT	"8081"
+#define DEFAULT_SIZE	1024
+#define MAX_SIZE	65507
+#define MAX_BATCH	1024
+#define SPIN_NS		50000	/* busy-wait the last 50 us before a packet */
+
+struct opts {
+	const char *host, *port, *bind_addr, *ifname;
+	size_t size;
+	double pps;		/* 0 = unlimited */
+	uint64_t duration_ns, count;
+	uint32_t sender, plan_version;
+	int prio;		/* -1 = leave */
+	unsigned int batch, markers;
+	int64_t start_ns;	/* 0 = now */
+	uint64_t align_ns, end_wait_ns;
+	bool json, quiet;
+};
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: tdmgen [options] HOST\n"
+		"  -p, --port PORT          UDP destination port (default " DEFAULT_PORT ")\n"
+		"  -s, --size BYTES         UDP payload, 40..65507 (default 1024)\n"
+		"  -r, --rate RATE          PPS (\"20000pps\", \"1.5Mpps\"), payload bit rate\n"
+		"                           (\"800Mbit\", \"2Gbit\", \"500kbit\") or \"max\" (default)\n"
+		"  -d, --duration TIME      stop after TIME (\"10s\", \"500ms\")\n"
+		"  -c, --count N            stop after N data packets\n"
+		"  -i, --sender ID          sender id: its index in the plan (default 0)\n"
+		"  -V, --plan-version N     plan version to put in the header (default 0)\n"
+		"  -P, --priority PRIO      socket priority (SO_PRIORITY, 0..15 without CAP_NET_ADMIN)\n"
+		"  -b, --batch N            at most N packets per sendmmsg (default 32)\n"
+		"  -I, --interface IF       bind to this device (SO_BINDTODEVICE)\n"
+		"  -B, --bind ADDR          source address\n"
+		"      --start TAI_NS       start at this CLOCK_TAI time (ns)\n"
+		"      --align TIME         start at the next multiple of TIME on CLOCK_TAI\n"
+		"  -E, --end-markers N      end markers to send (default 5)\n"
+		"  -w, --end-wait TIME      pause before the end markers (default 200ms)\n"
+		"  -j, --json               summary as JSON on stdout\n"
+		"  -q, --quiet              no summary\n"
+		"  -h, --help\n");
+}
+
+/* "20000pps", "1.5Mpps", "800Mbit", "2Gbit", "max" -> packets/s for size. */
+static int parse_rate(const char *s, size_t size, double *pps)
+{
+	char *end;
+	double v, mult = 1;
+
+	if (!strcmp(s, "max") || !strcmp(s, "0")) {
+		*pps = 0;
+		return 0;
+	}
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || v <= 0)
+		return -1;
+	if (*end == 'k' || *end == 'K')
+		mult = 1e3, end++;
+	else if (*end == 'M')
+		mult = 1e6, end++;
+	else if (*end == 'G')
+		mult = 1e9, end++;
+	if (!strcmp(end, "pps"))
+		*pps = v * mult;
+	else if (!strcmp(end, "bit") || !strcmp(end, "bps"))
+		*pps = v * mult / (8.0 * (double)size);
+	else
+		return -1;
+	return *pps > 0 && *pps <= 1e9 ? 0 : -1;
+}
+
+static int open_socket(const struct opts *o, char *err, size_t errlen)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_DGRAM };
+	struct addrinfo *ai, *src = NULL;
+	int fd, rc, sndbuf = 4 << 20;
+
+	rc = getaddrinfo(o->host, o->port, &hints, &ai);
+	if (rc) {
+		snprintf(err, errlen, "%s port %s: %s", o->host, o->port,
+			 gai_strerror(rc));
+		return -1;
+	}
+	fd = socket(ai->ai_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		snprintf(err, errlen, "socket: %s", strerror(errno));
+		goto fail;
+	}
+	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
+	if (o->prio >= 0 &&
+	    setsockopt(fd, SOL_SOCKET, SO_PRIORITY, &o->prio, sizeof(o->prio))) {
+		snprintf(err, errlen, "SO_PRIORITY %d: %s", o->prio,
+			 strerror(errno));
+		goto fail;
+	}
+	if (o->ifname && setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, o->ifname,
+				    strlen(o->ifname))) {
+		snprintf(err, errlen, "SO_BINDTODEVICE %s: %s", o->ifname,
+			 strerror(errno));
+		goto fail;
+	}
+	if (o->bind_addr) {
+		hints.ai_family = ai->ai_family;
+		hints.ai_flags = AI_NUMERICHOST | AI_PASSIVE;
+		rc = getaddrinfo(o->bind_addr, NULL, &hints, &src);
+		if (rc) {
+			snprintf(err, errlen, "source %s: %s", o->bind_addr,
+				 gai_strerror(rc));
+			goto fail;
+		}
+		if (bind(fd, src->ai_addr, src->ai_addrlen)) {
+			snprintf(err, errlen, "bind %s: %s", o->bind_addr,
+				 strerror(errno));
+			goto fail;
+		}
+	}
+	if (connect(fd, ai->ai_addr, ai->ai_addrlen)) {
+		snprintf(err, errlen, "connect %s: %s", o->host, strerror(errno));
+		goto fail;
+	}
+	if (src)
+		freeaddrinfo(src);
+	freeaddrinfo(ai);
+	return fd;
+fail:
+	if (fd >= 0)
+		close(fd);
+	if (src)
+		freeaddrinfo(src);
+	freeaddrinfo(ai);
+	return -1;
+}
+
+static void sleep_until(int64_t t)
+{
+	int64_t now = tdm_clock_ns(CLOCK_TAI);
+
+	if (t - now > SPIN_NS) {
+		struct timespec ts;
+		int64_t wake = t - SPIN_NS;
+
+		ts.tv_sec = wake / (int64_t)TDM_NSEC_PER_SEC;
+		ts.tv_nsec = wake % (int64_t)TDM_NSEC_PER_SEC;
+		while (clock_nanosleep(CLOCK_TAI, TIMER_ABSTIME, &ts, NULL) == EINTR &&
+		       !stop)
+			;
+	}
+	while (!stop && tdm_clock_ns(CLOCK_TAI) < t)
+		;
+}
+
+struct sender {
+	int fd;
+	uint8_t *bufs;
+	struct mmsghdr *msgs;
+	struct iovec *iov;
+	uint64_t sent, bytes, retries;
+	int64_t first_tx, last_tx;
+};
+
+/* Send n prepared packets; retry the rest after a partial send or a
+ * transient error.  0 or -1 (errno).
+ */
+static int send_batch(struct sender *s, unsigned int n)
+{
+	unsigned int done = 0;
+
+	while (done < n) {
+		int r = sendmmsg(s->fd, s->msgs + done, n - done, 0);
+
+		if (r > 0) {
+			done += r;
+			continue;
+		}
+		if (r < 0 && (errno == EINTR || errno == ENOBUFS ||
+			      errno == EAGAIN || errno == ECONNREFUSED)) {
+			s->retries++;
+			if (errno == ENOBUFS || errno == EAGAIN)
+				usleep(50);
+			if (stop && errno != EINTR && s->retries > 1000000)
+				return -1;
+			continue;
+		}
+		return -1;
+	}
+	return 0;
+}
+
+static int run(const struct opts *o, struct sender *s)
+{
+	struct tdm_pkt pkt = { .sender = o->sender,
+			       .plan_version = o->plan_version };
+	int64_t start, end = INT64_MAX, now;
+	unsigned int i;
+
+	start = o->start_ns;
+	if (!start && o->align_ns) {
+		now = tdm_clock_ns(CLOCK_TAI);
+		start = (now / (int64_t)o->align_ns + 1) * (int64_t)o->align_ns;
+	}
+	if (start)
+		sleep_until(start);
+	else
+		start = tdm_clock_ns(CLOCK_TAI);
+	if (o->duration_ns)
+		end = start + (int64_t)o->duration_ns;
+
+	while (!stop && (!o->count || s->sent < o->count)) {
+		unsigned int n = o->batch;
+		int64_t due;
+
+		now = tdm_clock_ns(CLOCK_TAI);
+		if (now >= end)
+			break;
+		if (o->pps > 0) {
+			/* Packets whose scheduled time has come, up to a batch. */
+			uint64_t k = s->sent;
+
+			due = start + (int64_t)((double)k * 1e9 / o->pps);
+			if (now < due) {
+				sleep_until(due < end ? due : end);
+				continue;
+			}
+			n = 1;
+			while (n < o->batch &&
+			       start + (int64_t)((double)(k + n) * 1e9 / o->pps) <= now)
+				n++;
+		}
+		if (o->count && o->count - s->sent < n)
+			n = o->count - s->sent;
+		for (i = 0; i < n; i++) {
+			pkt.seq = s->sent + i;
+			pkt.tx_ns = now;
+			tdm_pkt_encode(s->bufs + (size_t)i * o->size, &pkt);
+		}
+		/* The stamp is the time just before the batch goes down. */
+		now = tdm_clock_ns(CLOCK_TAI);
+		for (i = 0; i < n; i++)
+			tdm_pkt_stamp(s->bufs + (size_t)i * o->size, now);
+		if (send_batch(s, n))
+			return -1;
+		if (!s->sent)
+			s->first_tx = now;
+		s->last_tx = now;
+		s->sent += n;
+		s->bytes += (uint64_t)n * o->size;
+	}
+	return 0;
+}
+
+static int send_markers(const struct opts *o, struct sender *s)
+{
+	struct tdm_pkt pkt = { .flags = TDM_PKT_F_END, .sender = o->sender,
+			       .plan_version = o->plan_version,
+			       .seq = s->sent, .sent = s->sent };
+	unsigned int i;
+
+	if (o->markers && o->end_wait_ns)
+		sleep_until(tdm_clock_ns(CLOCK_TAI) + (int64_t)o->end_wait_ns);
+	for (i = 0; i < o->markers; i++) {
+		pkt.tx_ns = tdm_clock_ns(CLOCK_TAI);
+		tdm_pkt_encode(s->bufs, &pkt);
+		if (send_batch(s, 1))
+			return -1;
+		if (i + 1 < o->markers)
+			usleep(1000);
+	}
+	return 0;
+}
+
+static void summary(const struct opts *o, const struct sender *s)
+{
+	double secs = s->sent > 1 ? (double)(s->last_tx - s->first_tx) / 1e9 : 0;
+	double pps = secs > 0 ? (double)(s->sent - 1) / secs : 0;
+	double bps = pps * 8.0 * (double)o->size;
+
+	if (o->quiet)
+		return;
+	if (o->json) {
+		struct tdm_json j;
+		const char *t;
+
+		tdm_json_init(&j);
+		tdm_json_obj_open(&j, NULL);
+		tdm_json_u64(&j, "sender", o->sender);
+		tdm_json_u64(&j, "plan_version", o->plan_version);
+		tdm_json_u64(&j, "sent", s->sent);
+		tdm_json_u64(&j, "bytes", s->bytes);
+		tdm_json_u64(&j, "payload", o->size);
+		tdm_json_s64(&j, "first_tx_ns", s->first_tx);
+		tdm_json_s64(&j, "last_tx_ns", s->last_tx);
+		tdm_json_u64(&j, "pps", (uint64_t)(pps + 0.5));
+		tdm_json_u64(&j, "rate_bps", (uint64_t)(bps + 0.5));
+		tdm_json_u64(&j, "retries", s->retries);
+		tdm_json_u64(&j, "end_markers", o->markers);
+		tdm_json_obj_close(&j);
+		t = tdm_json_finish(&j);
+		if (t)
+			printf("%s\n", t);
+		tdm_json_free(&j);
+		return;
+	}
+	printf("tdmgen: sender %u sent %llu packets of %zu bytes in %.6f s: %.0f pps, %.3f Mbit/s payload",
+	       o->sender, (unsigned long long)s->sent, o->size, secs, pps,
+	       bps / 1e6);
+	if (s->retries)
+		printf(", %llu retries", (unsigned long long)s->retries);
+	printf("\n");
+}
+
+static int parse_opts(int argc, char **argv, struct opts *o)
+{
+	static const struct option lo[] = {
+		{ "port", required_argument, NULL, 'p' },
+		{ "size", required_argument, NULL, 's' },
+		{ "rate", required_argument, NULL, 'r' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "count", required_argument, NULL, 'c' },
+		{ "sender", required_argument, NULL, 'i' },
+		{ "plan-version", required_argument, NULL, 'V' },
+		{ "priority", required_argument, NULL, 'P' },
+		{ "batch", required_argument, NULL, 'b' },
+		{ "interface", required_argument, NULL, 'I' },
+		{ "bind", required_argument, NULL, 'B' },
+		{ "start", required_argument, NULL, 1 },
+		{ "align", required_argument, NULL, 2 },
+		{ "end-markers", required_argument, NULL, 'E' },
+		{ "end-wait", required_argument, NULL, 'w' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *rate = "max";
+	char err[256];
+	uint64_t v;
+	int c;
+
+	*o = (struct opts){ .port = DEFAULT_PORT, .size = DEFAULT_SIZE,
+			    .prio = -1, .batch = 32, .markers = 5,
+			    .end_wait_ns = 200000000 };
+	while ((c = getopt_long(argc, argv, "p:s:r:d:c:i:V:P:b:I:B:E:w:jqh",
+				lo, NULL)) != -1) {
+		err[0] = '\0';
+		switch (c) {
+		case 'p':
+			if (tdm_parse_u64(optarg, 65535, &v, err, sizeof(err)) || !v)
+				goto bad;
+			o->port = optarg;
+			break;
+		case 's':
+			if (tdm_parse_u64(optarg, MAX_SIZE, &v, err, sizeof(err)) ||
+			    v < TDM_PKT_HDR_LEN) {
+				snprintf(err, sizeof(err), "size must be %d..%d bytes",
+					 TDM_PKT_HDR_LEN, MAX_SIZE);
+				goto bad;
+			}
+			o->size = v;
+			break;
+		case 'r':
+			rate = optarg;
+			break;
+		case 'd':
+			if (tdm_parse_time(optarg, &o->duration_ns, err, sizeof(err)))
+				goto bad;
+			break;
+		case 'c':
+			if (tdm_parse_u64(optarg, UINT64_MAX, &o->count, err,
+					  sizeof(err)))
+				goto bad;
+			break;
+		case 'i':
+			if (tdm_parse_u64(optarg, UINT32_MAX, &v, err, sizeof(err)))
+				goto bad;
+			o->sender = v;
+			break;
+		case 'V':
+			if (tdm_parse_u64(optarg, UINT32_MAX, &v, err, sizeof(err)))
+				goto bad;
+			o->plan_version = v;
+			break;
+		case 'P':
+			if (tdm_parse_u64(optarg, INT32_MAX, &v, err, sizeof(err)))
+				goto bad;
+			o->prio = (int)v;
+			break;
+		case 'b':
+			if (tdm_parse_u64(optarg, MAX_BATCH, &v, err, sizeof(err)) || !v) {
+				snprintf(err, sizeof(err), "batch must be 1..%d", MAX_BATCH);
+				goto bad;
+			}
+			o->batch = v;
+			break;
+		case 'I':
+			o->ifname = optarg;
+			break;
+		case 'B':
+			o->bind_addr = optarg;
+			break;
+		case 1:
+			if (tdm_parse_u64(optarg, INT64_MAX, &v, err, sizeof(err)))
+				goto bad;
+			o->start_ns = (int64_t)v;
+			break;
+		case 2:
+			if (tdm_parse_time(optarg, &o->align_ns, err, sizeof(err)))
+				goto bad;
+			break;
+		case 'E':
+			if (tdm_parse_u64(optarg, 1000, &v, err, sizeof(err)))
+				goto bad;
+			o->markers = v;
+			break;
+		case 'w':
+			if (tdm_parse_time(optarg, &o->end_wait_ns, err, sizeof(err)))
+				goto bad;
+			break;
+		case 'j':
+			o->json = true;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			return -1;
+		}
+	}
+	if (optind != argc - 1) {
+		usage(stderr);
+		return -1;
+	}
+	o->host = argv[optind];
+	if (parse_rate(rate, o->size, &o->pps)) {
+		fprintf(stderr, "tdmgen: bad rate '%s' (e.g. 20000pps, 1.5Mpps, 800Mbit, max)\n",
+			rate);
+		return -1;
+	}
+	if (o->start_ns && o->align_ns) {
+		fprintf(stderr, "tdmgen: --start and --align exclude each other\n");
+		return -1;
+	}
+	return 0;
+bad:
+	fprintf(stderr, "tdmgen: option -%c: %s\n", c < 32 ? '-' : c,
+		err[0] ? err : "bad value");
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	struct sender s = { .fd = -1 };
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct opts o;
+	char err[512];
+	unsigned int i;
+	int rc = 0;
+
+	if (parse_opts(argc, argv, &o))
+		return 2;
+	if (tdm_clock_ns(CLOCK_TAI) < 0) {
+		fprintf(stderr, "tdmgen: cannot read CLOCK_TAI\n");
+		return 1;
+	}
+	s.fd = open_socket(&o, err, sizeof(err));
+	if (s.fd < 0) {
+		fprintf(stderr, "tdmgen: %s\n", err);
+		return 1;
+	}
+	s.bufs = calloc(o.batch, o.size);
+	s.msgs = calloc(o.batch, sizeof(*s.msgs));
+	s.iov = calloc(o.batch, sizeof(*s.iov));
+	if (!s.bufs || !s.msgs || !s.iov) {
+		fprintf(stderr, "tdmgen: out of memory\n");
+		return 1;
+	}
+	for (i = 0; i < o.batch; i++) {
+		s.iov[i].iov_base = s.bufs + (size_t)i * o.size;
+		s.iov[i].iov_len = o.size;
+		s.msgs[i].msg_hdr.msg_iov = &s.iov[i];
+		s.msgs[i].msg_hdr.msg_iovlen = 1;
+	}
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	if (run(&o, &s)) {
+		fprintf(stderr, "tdmgen: send: %s\n", strerror(errno));
+		rc = 1;
+	}
+	stop = 0;	/* a ^C ends the data, the markers still go out */
+	if (send_markers(&o, &s)) {
+		fprintf(stderr, "tdmgen: sending the end markers: %s\n",
+			strerror(errno));
+		rc = 1;
+	}
+	summary(&o, &s);
+	close(s.fd);
+	free(s.bufs);
+	free(s.msgs);
+	free(s.iov);
+	return rc;
+}
