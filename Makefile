@@ -89,6 +89,9 @@ install: all
 		Documentation/man/tdmd.8 Documentation/man/tdmctl.8
 	install -D -m 0644 -t $(DESTDIR)/usr/share/man/man5 \
 		Documentation/man/tdm.conf.5
+	install -D -m 0644 -t $(DESTDIR)/usr/share/man/man1 \
+		Documentation/man/tdmgen.1 Documentation/man/tdmstat.1 \
+		Documentation/man/tdmplot.1
 
 uninstall:
 	rm -f $(DESTDIR)/lib/modules/$(KVER)/extra/sch_tdmwin.ko \
@@ -98,7 +101,10 @@ uninstall:
 	$(US) uninstall DESTDIR=$(DESTDIR)
 	rm -f $(DESTDIR)/usr/share/man/man8/tdmd.8 \
 	      $(DESTDIR)/usr/share/man/man8/tdmctl.8 \
-	      $(DESTDIR)/usr/share/man/man5/tdm.conf.5
+	      $(DESTDIR)/usr/share/man/man5/tdm.conf.5 \
+	      $(DESTDIR)/usr/share/man/man1/tdmgen.1 \
+	      $(DESTDIR)/usr/share/man/man1/tdmstat.1 \
+	      $(DESTDIR)/usr/share/man/man1/tdmplot.1
 
 # The gate arithmetic, then the user-space library and tools (one
 # "N passed, N failed" line for both).
