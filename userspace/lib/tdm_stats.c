@@ -18,6 +18,8 @@
 
 #define DEFAULT_GRACE_NS	100000000LL
 #define DUP_BITS		65536	/* dedup horizon per sender, in seq */
+#define MAX_TIME		(1LL << 62)	/* about 146 years */
+#define MAX_TRANSIT		(1LL << 36)	/* about 69 s */
 #define TS_MASK			(TDMRX_F_HW_TS | TDMRX_F_SW_TS | TDMRX_F_NOW_TS)
 
 /* ---- metric tables ------------------------------------------------------- */
@@ -902,22 +904,30 @@ packet:
 
 void tdm_stats_push(struct tdm_stats *s, const struct tdmrx_record *r)
 {
-	int64_t rx = r->rx_ns;
+	int64_t rx = r->rx_ns, off = 0;
 
 	s->run.records++;
 	if (r->flags & TDMRX_F_HW_TS) {
 		s->run.hw_stamps++;
-		rx += s->cfg.hw_offset_ns;
+		off = s->cfg.hw_offset_ns;
 	} else if (r->flags & TDMRX_F_SW_TS) {
 		s->run.sw_stamps++;
-		rx += s->cfg.rt_offset_ns;
+		off = s->cfg.rt_offset_ns;
 	} else if (r->flags & TDMRX_F_NOW_TS) {
 		s->run.now_stamps++;
-		rx += s->cfg.rt_offset_ns;
+		off = s->cfg.rt_offset_ns;
 	}
+	if (__builtin_add_overflow(rx, off, &rx))
+		rx = INT64_MAX;		/* refused below */
 	if (r->flags & TDMRX_F_GSO)
 		s->run.gso_records++;
-	if (r->flags & (TDMRX_F_TRUNC | TDMRX_F_BAD_MAGIC)) {
+	/* Garbage times (a corrupt packet, a clock off by years) would only
+	 * overflow the sums: such records count as bad.
+	 */
+	if ((r->flags & (TDMRX_F_TRUNC | TDMRX_F_BAD_MAGIC)) ||
+	    r->tx_ns <= -MAX_TIME || r->tx_ns >= MAX_TIME ||
+	    rx <= -MAX_TIME || rx >= MAX_TIME ||
+	    rx - r->tx_ns <= -MAX_TRANSIT || rx - r->tx_ns >= MAX_TRANSIT) {
 		s->run.bad_records++;
 		return;
 	}

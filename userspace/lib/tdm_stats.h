@@ -125,7 +125,7 @@
 	X(records, U, "", "records read (data, end markers, bad ones)") \
 	X(data_packets, U, "", "data packet records, duplicates included") \
 	X(end_markers, U, "", "end marker records") \
-	X(bad_records, U, "", "records without a valid header (truncated, wrong magic or version)") \
+	X(bad_records, U, "", "records without a valid header (truncated, wrong magic or version), or with RX - TX beyond 69 s") \
 	X(unknown_sender, U, "", "data records whose sender is not in their plan") \
 	X(unknown_plan, U, "", "records naming a plan version we do not have (the latest plan was used)") \
 	X(late, U, "", "data records of windows already closed") \
