@@ -85,7 +85,7 @@ check_eq "member status: connected, plan v1, qdisc present" \
 
 # ---- a plan change: pending everywhere with the same base time ----
 sed -e 's/^cycle_time .*/cycle_time 12ms/' -e 's/^window 0 2ms/window 0 2500us/' \
-	-e 's/^lead_time .*/lead_time 3s/' \
+	-e 's/^lead_time .*/lead_time 6s/' \
 	"$TDM_TMP/plan1.conf" >"$TDM_TMP/plan2.conf"
 out=$(tdmctl_at coord -j plan push "$TDM_TMP/plan2.conf")
 rc=$?
@@ -119,11 +119,11 @@ check_eq "overlapping plan: tdmctl fails" $rc 1
 check_match "overlapping plan: the line and the problem" "$out" 'bad\.conf:6: .*overlaps'
 check "overlapping plan: nothing changed" all_at 2
 
-# Valid for the plan library, too short for the kernel at 10 Mbit/s.
-sed -e 's/^lead_time .*/lead_time 2s/' "$TDM_TMP/plan2.conf" >"$TDM_TMP/plan3.conf"
-printf '\n' >>"$TDM_TMP/plan3.conf"
-sed -i -e 's/^window 8ms 1ms/window 8ms 50us/' -e 's/^guard .*/guard 2us\nlink_speed 10/' \
-	"$TDM_TMP/plan3.conf"
+# Valid for the plan library, too short for the kernel: at the members'
+# 1000 Mbit/s (their link_speed, which wins over the plan's) a minimum frame
+# takes 672 ns, plus the 2 us guard is more than c's 2.5 us window.
+sed -e 's/^lead_time .*/lead_time 2s/' -e 's/^window 8ms 1ms/window 8ms 2500ns/' \
+	"$TDM_TMP/plan2.conf" >"$TDM_TMP/plan3.conf"
 out=$(tdmctl_at coord plan push "$TDM_TMP/plan3.conf" 2>&1)
 rc=$?
 check_eq "plan the kernel refuses: tdmctl fails" $rc 1
