@@ -38,6 +38,7 @@ all: plugin tools modules
 # tdmd and tdmctl, plus their sanitizer builds for the guest selftests.
 tools:
 	$(US) tools $(BUILD)/us/san/bin/tdmd $(BUILD)/us/san/bin/tdmctl
+	$(MAKE) -C $(TOP)/selftests tools
 
 help:
 	@sed -n '3,18p' $(TOP)/Makefile

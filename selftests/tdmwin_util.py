@@ -178,6 +178,20 @@ def mac_of(ifname):
         return bytes(int(x, 16) for x in f.read().strip().split(":"))
 
 
+# struct tdm_pkt_hdr (kmod/uapi/linux/tdmrx.h): 40 bytes, network order.
+TDM_PKT_MAGIC = 0x54444D47
+TDM_PKT_VERSION = 1
+TDM_PKT_F_END = 0x01
+TDM_PKT_FMT = "!IBBHIIQQQ"
+CLOCK_TAI = getattr(time, "CLOCK_TAI", 11)
+
+
+def tdm_pkt_hdr(sender, plan_version, flags, seq, tx_ns, sent):
+    return struct.pack(TDM_PKT_FMT, TDM_PKT_MAGIC, TDM_PKT_VERSION, flags,
+                       struct.calcsize(TDM_PKT_FMT), sender, plan_version,
+                       seq, tx_ns, sent)
+
+
 def cmd_send(a):
     import socket
     fam = socket.AF_INET6 if ":" in a.dst else socket.AF_INET
@@ -223,7 +237,11 @@ def cmd_send(a):
             d = due - time.monotonic()
             if d > 0:
                 time.sleep(d)
-        hdr = struct.pack("!IIQ", 0x7464_6d77, seq, time.time_ns())
+        if a.tdm_hdr is not None:
+            hdr = tdm_pkt_hdr(a.tdm_hdr, a.plan_version, 0, seq,
+                              time.clock_gettime_ns(CLOCK_TAI), 0)
+        else:
+            hdr = struct.pack("!IIQ", 0x7464_6d77, seq, time.time_ns())
         if a.gso:
             payload = b"".join(hdr + bytes(a.size - len(hdr))
                                for _ in range(a.gso))
@@ -242,6 +260,18 @@ def cmd_send(a):
             if e.errno not in (errno.ENOBUFS, errno.EAGAIN):
                 die("send: %s" % e)
         seq += 1
+    if a.tdm_hdr is not None and not a.raw_ptp:
+        # END markers (the same, several times: one may be lost) carry
+        # the number of data packets sent.
+        for _ in range(a.tdm_end):
+            hdr = tdm_pkt_hdr(a.tdm_hdr, a.plan_version, TDM_PKT_F_END, 0,
+                              time.clock_gettime_ns(CLOCK_TAI), sent)
+            try:
+                socks[0].sendto(hdr + bytes(max(a.size - len(hdr), 0)),
+                                (a.dst, a.port))
+            except OSError:
+                pass
+            time.sleep(0.01)
     print("sent=%d errors=%d secs=%.3f" % (sent, errs, time.monotonic() - t0))
     sys.stdout.flush()
     if a.then_step:
@@ -746,6 +776,11 @@ def main():
     s.add_argument("--gso", type=int, default=0, help="segments per send")
     s.add_argument("--raw-ptp", metavar="IFNAME",
                    help="send PTP-over-Ethernet frames; --dst is a MAC")
+    s.add_argument("--tdm-hdr", type=int, metavar="SENDER",
+                   help="start the payload with a struct tdm_pkt_hdr")
+    s.add_argument("--tdm-end", type=int, default=3, metavar="N",
+                   help="END markers after the data (with --tdm-hdr)")
+    s.add_argument("--plan-version", type=int, default=0)
     s.add_argument("--flows", type=int, default=1,
                    help="sockets (source ports) used in turn")
     s.add_argument("--at-phase", metavar="CYCLE:AT",
