@@ -768,6 +768,7 @@ static void data_record(struct tdm_stats *s, const struct tdmrx_record *r,
 	struct plan_ent *e;
 	struct win *w;
 	bool txin = true, rxin, reord;
+	int64_t key;
 	int64_t tr;
 	int dup;
 
@@ -784,18 +785,19 @@ static void data_record(struct tdm_stats *s, const struct tdmrx_record *r,
 		sn->first_rx = rx;
 	}
 	sn->name = e->p.senders[r->sender].name;
-	if (r->tx_ns > s->mark) {
-		s->mark = r->tx_ns;
+	key = s->cfg.assign_rx ? rx : r->tx_ns;
+	if (key > s->mark) {
+		s->mark = key;
 		if (s->head && s->head->end + s->cfg.grace_ns < s->mark)
 			close_until(s, s->mark);
 	}
 
 	w = sn->cur;
-	if (!w || w->plan != e || r->tx_ns < w->start || r->tx_ns >= w->end) {
+	if (!w || w->plan != e || key < w->start || key >= w->end) {
 		unsigned int k;
 		int64_t c;
 
-		txin = locate(e, r->sender, r->tx_ns, &k, &c);
+		txin = locate(e, r->sender, key, &k, &c);
 		w = win_get(s, e, r->sender, k, c);
 		if (!w) {
 			sn->late++;
@@ -804,6 +806,9 @@ static void data_record(struct tdm_stats *s, const struct tdmrx_record *r,
 		}
 		sn->cur = w;
 	}
+	if (s->cfg.assign_rx)
+		txin = (r->tx_ns >= w->start && r->tx_ns < w->end) ||
+		       in_sender_window(e, r->sender, r->tx_ns);
 
 	dup = seq_seen(sn, r->seq, &reord);
 	if (dup) {

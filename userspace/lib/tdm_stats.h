@@ -13,7 +13,10 @@
  * start = base_time + cycle * cycle_ns + offset.  A packet whose TX time is
  * in none of its sender's windows is "tx_outside" and goes to the nearest
  * of them (an early packet to the next window, a late one to the window it
- * overran); "rx_outside" is the same test for its RX time.
+ * overran); "rx_outside" is the same test for its RX time.  With
+ * cfg.assign_rx the RX time picks the window instead (and closes windows):
+ * right for gated senders, whose application stamps a packet when it hands
+ * it to the qdisc, which may hold it until the next window opens.
  *
  * Windows are closed, and handed to on_window in order of start, once the
  * TX times of the traffic (or tdm_stats_advance) have moved grace_ns past
@@ -187,6 +190,7 @@ void tdm_metrics_json(struct tdm_json *j, const char *key,
 
 struct tdm_stats_cfg {
 	int64_t grace_ns;	/* 0: 100 ms */
+	bool assign_rx;		/* windows by RX time, not TX time */
 	/* Added to rx_ns of records stamped in software or at the hook
 	 * (CLOCK_REALTIME) to put them on the plan's clock: TAI - UTC.
 	 */

@@ -65,6 +65,8 @@ static void usage(FILE *f)
 		"  -u, --port PORT        UDP destination port (repeat; capture default 8081,\n"
 		"                         analyze default any port)\n"
 		"  -g, --grace TIME       close a window this long after its end (default 100ms)\n"
+		"  -A, --assign rx|tx     a packet's window is the one its RX time (default:\n"
+		"                         gated senders) or its TX time (app-paced senders) is in\n"
 		"      --rt-offset NS     add to software RX stamps (default: the kernel's TAI-UTC)\n"
 		"      --hw-offset NS     add to hardware RX stamps (default 0)\n"
 		"      --pcap-ts sw|hw    what the pcap stamps are (default sw)\n"
@@ -318,6 +320,7 @@ int tdmstat_open_outputs(struct tdmstat *t, char *err, size_t errlen)
 {
 	struct tdm_stats_cfg cfg = {
 		.grace_ns = (int64_t)t->grace_ns,
+		.assign_rx = !t->assign_tx,
 		.rt_offset_ns = t->rt_offset_set ? t->rt_offset : tai_offset(),
 		.hw_offset_ns = t->hw_offset,
 		.on_window = on_window,
@@ -1042,6 +1045,7 @@ int main(int argc, char **argv)
 		{ "rt-offset", required_argument, NULL, 1 },
 		{ "hw-offset", required_argument, NULL, 2 },
 		{ "pcap-ts", required_argument, NULL, 3 },
+		{ "assign", required_argument, NULL, 'A' },
 		{ "interface", required_argument, NULL, 'i' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "senders", required_argument, NULL, 'e' },
@@ -1068,7 +1072,7 @@ int main(int argc, char **argv)
 	}
 	t.cmd = argv[1];
 	optind = 2;
-	while ((c = getopt_long(argc, argv, "p:T::b:o:Pu:g:i:d:e:r:w:n:S:jqh",
+	while ((c = getopt_long(argc, argv, "p:T::b:o:Pu:g:A:i:d:e:r:w:n:S:jqh",
 				lo, NULL)) != -1) {
 		err[0] = '\0';
 		switch (c) {
@@ -1116,6 +1120,16 @@ int main(int argc, char **argv)
 			if (strcmp(optarg, "sw") && strcmp(optarg, "hw"))
 				goto bad;
 			t.pcap_ts = optarg;
+			break;
+		case 'A':
+			if (!strcmp(optarg, "rx")) {
+				t.assign_tx = false;
+			} else if (!strcmp(optarg, "tx")) {
+				t.assign_tx = true;
+			} else {
+				snprintf(err, sizeof(err), "use rx or tx");
+				goto bad;
+			}
 			break;
 		case 'i':
 			t.ifname = optarg;

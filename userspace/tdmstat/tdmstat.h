@@ -26,6 +26,7 @@ struct tdmstat {
 	int64_t rt_offset, hw_offset;
 	bool rt_offset_set;
 	uint64_t grace_ns;
+	bool assign_tx;		/* windows by TX time (-A tx) */
 	uint16_t ports[TDMSTAT_MAX_PORTS];
 	unsigned int nports;
 	bool packets;			/* per-packet CSV */

@@ -188,6 +188,56 @@ static void test_nearest(void **state)
 	tdm_plan_free(&p);
 }
 
+/* Gated senders: the application stamps a packet when the qdisc takes it,
+ * the gate sends it in the next window.  By RX time each packet lands in
+ * the window it was sent in; its TX time is outside.
+ */
+static void test_assign_rx(void **state)
+{
+	struct tdm_stats_cfg cfg = { .on_window = on_window,
+				     .on_packet = on_packet,
+				     .grace_ns = 10 * MS, .assign_rx = true };
+	struct tdm_plan p;
+	struct sink k;
+	struct tdm_stats *s;
+	char err[256];
+
+	(void)state;
+	/* Two senders, 1 ms windows, 1 ms dead time: cycle 4 ms; sender 0
+	 * owns [0, 1ms), sender 1 [2ms, 3ms).
+	 */
+	auto_plan(&p, 2, 1, 1 * MS, 1 * MS);
+	memset(&k, 0, sizeof(k));
+	cfg.ctx = &k;
+	s = tdm_stats_new(&cfg);
+	assert_non_null(s);
+	assert_int_equal(tdm_stats_add_plan(s, &p, err, sizeof(err)), 0);
+	/* Stamped at 1.5 ms (cycle 0, between windows), sent at 4 ms + 10 us. */
+	push(s, 0, 0, BASE + 1500 * US, BASE + 4 * MS + 10 * US);
+	/* Stamped inside cycle 1's window, arrives inside it. */
+	push(s, 0, 1, BASE + 4 * MS + 20 * US, BASE + 4 * MS + 30 * US);
+	/* Sender 1: arrives 5 us after its window closed: rx_outside. */
+	push(s, 1, 0, BASE + 2 * MS + 900 * US, BASE + 3 * MS + 5 * US);
+	tdm_stats_finish(s);
+	assert_int_equal(k.nw, 2);
+	/* Sender 1's window of cycle 0 first (starts at 2 ms). */
+	assert_int_equal(k.w[0].sender, 1);
+	assert_int_equal(k.w[0].cycle, 0);
+	assert_int_equal(k.w[0].rx_outside, 1);
+	assert_int_equal(k.w[0].tx_outside, 0);
+	assert_int_equal(k.w[1].sender, 0);
+	assert_int_equal(k.w[1].cycle, 1);
+	assert_int_equal(k.w[1].packets, 2);
+	assert_int_equal(k.w[1].tx_outside, 1);
+	assert_int_equal(k.w[1].rx_outside, 0);
+	assert_int_equal(k.w[1].first_rx_offset_ns, 10 * US);
+	assert_int_equal(k.p[0].tx_outside, 1);
+	assert_int_equal(k.p[0].rx_outside, 0);
+	assert_int_equal(k.p[1].tx_outside, 0);
+	tdm_stats_free(s);
+	tdm_plan_free(&p);
+}
+
 /* ---- loss, reordering, duplicates ---------------------------------------- */
 
 static void test_loss(void **state)
@@ -543,6 +593,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_edges),
 		cmocka_unit_test(test_nearest),
+		cmocka_unit_test(test_assign_rx),
 		cmocka_unit_test(test_loss),
 		cmocka_unit_test(test_reorder_dup),
 		cmocka_unit_test(test_overlap),
