@@ -5,7 +5,10 @@
 #   make                 plugin, tools (tdmd, tdmctl), and modules for KDIR
 #                        (the running kernel's headers by default, skipped
 #                        if absent)
-#   make install         install them (DESTDIR, KDIR honoured)
+#   make install         install them, man pages, systemd units, examples
+#                        (DESTDIR, PREFIX, KDIR honoured); make uninstall
+#   make dkms-install    the module source into /usr/src/tdmwin-VERSION,
+#                        then dkms add, build, install; make dkms-uninstall
 #   make check           unit tests, lint, and the selftests on Debian's 6.1
 #                        and 6.12 kernels in QEMU guests (sets up what is
 #                        missing: packages, virtme-ng, kernels)
@@ -19,16 +22,25 @@ TOP	:= $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 BUILD	:= $(TOP)/build
 KVER	?= $(shell uname -r)
 KDIR	?= /lib/modules/$(KVER)/build
+# Modules are built in a copy of kmod/ per kernel release, under KMODOUT.
+KMODOUT	?= $(BUILD)/kmod
 TESTBED	:= $(TOP)/tools/testbed
 KERNELS	?= 6.1 6.12
 DESTDIR	?=
+PREFIX	?= /usr
+MANDIR	?= $(PREFIX)/share/man
+DOCDIR	?= $(PREFIX)/share/doc/tdmwin
+SYSCONFDIR ?= /etc
+# The one version number: dkms.conf's PACKAGE_VERSION.
+VERSION	:= $(shell sed -n 's/^PACKAGE_VERSION="\{0,1\}\([^"]*\)"\{0,1\}$$/\1/p' \
+		   $(TOP)/dkms.conf)
 
 CC	?= cc
 UCFLAGS	:= -std=c11 -O1 -g -Wall -Wextra -Werror -fno-omit-frame-pointer \
 	   -fsanitize=address,undefined -fno-sanitize-recover=all
 
 .PHONY: all modules modules-testbed plugin tools install uninstall unit \
-	fuzz lint check setup demo bench clean help
+	fuzz lint check setup demo bench clean help dkms-install dkms-uninstall
 
 US	:= $(MAKE) -C $(TOP)/userspace O=$(BUILD)/us
 FUZZ_TIME ?= 20
@@ -41,7 +53,7 @@ tools:
 	$(MAKE) -C $(TOP)/selftests tools
 
 help:
-	@sed -n '3,18p' $(TOP)/Makefile
+	@sed -n '3,21p' $(TOP)/Makefile
 
 plugin:
 	$(MAKE) -C $(TOP)/tc-plugin O=$(BUILD)/tc
@@ -51,7 +63,7 @@ plugin:
 modules:
 	@if [ -d "$(KDIR)" ]; then \
 		$(MAKE) -f $(TOP)/Makefile kmod-build KDIR=$(KDIR) \
-			KOUT=$(BUILD)/kmod/$$($(TOP)/tools/kernelrelease $(KDIR)); \
+			KOUT=$(KMODOUT)/$$($(TOP)/tools/kernelrelease $(KDIR)); \
 	else \
 		echo "modules: no kernel headers at $(KDIR); skipped" \
 		     "(set KDIR=..., or 'make modules-testbed' for the guest kernels)"; \
@@ -67,45 +79,87 @@ modules-testbed: setup
 		kdir=$$($(TESTBED)/kinfo $$k KDIR) || exit 1; \
 		kver=$$($(TESTBED)/kinfo $$k KVER) || exit 1; \
 		$(MAKE) -f $(TOP)/Makefile kmod-build KDIR=$$kdir \
-			KOUT=$(BUILD)/kmod/$$kver || exit 1; \
-		$(TESTBED)/install-module $$k $(BUILD)/kmod/$$kver/*.ko || exit 1; \
+			KOUT=$(KMODOUT)/$$kver || exit 1; \
+		$(TESTBED)/install-module $$k $(KMODOUT)/$$kver/*.ko || exit 1; \
 	done
 
 setup:
 	@$(TESTBED)/setup
 
+# What make install puts where (make uninstall removes exactly these).
+# The modules go to /lib/modules/<release of KDIR>/extra, the tc plugin to
+# tc's own plugin folder (tc-plugin/Makefile, TCLIBDIR), the programs and
+# systemd units through userspace/Makefile.  /etc/tdm/tdm.conf is never
+# written: tdm.conf.example goes beside it.
+MODULES	 := sch_tdmwin.ko tdmrx.ko
+MAN1	 := tdmgen.1 tdmstat.1 tdmplot.1
+MAN5	 := tdm.conf.5
+MAN8	 := tdmd.8 tdmctl.8
+EXAMPLES := $(notdir $(wildcard $(TOP)/userspace/examples/*))
+DOCS	 := $(notdir $(wildcard $(TOP)/Documentation/*.rst))
+MODDEST	 = $(DESTDIR)/lib/modules/$$kver/extra
+# The kernel release the modules are for: KDIR's, or KVER without headers.
+KREL	 = kver=$$([ -d "$(KDIR)" ] && $(TOP)/tools/kernelrelease $(KDIR) || echo $(KVER))
+
 install: all
-	@if [ -d "$(KDIR)" ]; then \
-		kver=$$($(TOP)/tools/kernelrelease $(KDIR)); \
-		install -D -m 0644 -t $(DESTDIR)/lib/modules/$$kver/extra \
-			$(BUILD)/kmod/$$kver/sch_tdmwin.ko \
-			$(BUILD)/kmod/$$kver/tdmrx.ko && \
+	@$(KREL); if [ -d "$(KDIR)" ]; then \
+		echo "install: modules for $$kver into $(MODDEST)"; \
+		install -D -m 0644 -t $(MODDEST) \
+			$(addprefix $(KMODOUT)/$$kver/,$(MODULES)) && \
 		{ [ -n "$(DESTDIR)" ] || depmod -a $$kver; }; \
 	else \
-		echo "install: no kernel headers at $(KDIR); modules not installed"; \
+		echo "install: no kernel headers at $(KDIR); modules not installed" \
+		     "(set KDIR=..., or use make dkms-install)"; \
 	fi
 	$(MAKE) -C $(TOP)/tc-plugin O=$(BUILD)/tc install DESTDIR=$(DESTDIR)
-	$(US) install DESTDIR=$(DESTDIR)
-	install -D -m 0644 -t $(DESTDIR)/usr/share/man/man8 \
-		Documentation/man/tdmd.8 Documentation/man/tdmctl.8
-	install -D -m 0644 -t $(DESTDIR)/usr/share/man/man5 \
-		Documentation/man/tdm.conf.5
-	install -D -m 0644 -t $(DESTDIR)/usr/share/man/man1 \
-		Documentation/man/tdmgen.1 Documentation/man/tdmstat.1 \
-		Documentation/man/tdmplot.1
+	$(US) install DESTDIR=$(DESTDIR) PREFIX=$(PREFIX)
+	install -D -m 0644 -t $(DESTDIR)$(MANDIR)/man1 $(MAN1:%=$(TOP)/Documentation/man/%)
+	install -D -m 0644 -t $(DESTDIR)$(MANDIR)/man5 $(MAN5:%=$(TOP)/Documentation/man/%)
+	install -D -m 0644 -t $(DESTDIR)$(MANDIR)/man8 $(MAN8:%=$(TOP)/Documentation/man/%)
+	install -D -m 0644 -t $(DESTDIR)$(DOCDIR)/examples \
+		$(EXAMPLES:%=$(TOP)/userspace/examples/%)
+	install -D -m 0644 -t $(DESTDIR)$(DOCDIR) $(TOP)/README \
+		$(DOCS:%=$(TOP)/Documentation/%)
+	install -D -m 0644 $(TOP)/userspace/examples/tdm.conf.example \
+		$(DESTDIR)$(SYSCONFDIR)/tdm/tdm.conf.example
 
 uninstall:
-	rm -f $(DESTDIR)/lib/modules/$(KVER)/extra/sch_tdmwin.ko \
-	      $(DESTDIR)/lib/modules/$(KVER)/extra/tdmrx.ko
-	-[ -n "$(DESTDIR)" ] || depmod -a $(KVER)
+	@$(KREL); rm -f $(addprefix $(MODDEST)/,$(MODULES)); \
+	if [ -z "$(DESTDIR)" ] && [ -d /lib/modules/$$kver ]; then depmod -a $$kver; fi
 	$(MAKE) -C $(TOP)/tc-plugin O=$(BUILD)/tc uninstall DESTDIR=$(DESTDIR)
-	$(US) uninstall DESTDIR=$(DESTDIR)
-	rm -f $(DESTDIR)/usr/share/man/man8/tdmd.8 \
-	      $(DESTDIR)/usr/share/man/man8/tdmctl.8 \
-	      $(DESTDIR)/usr/share/man/man5/tdm.conf.5 \
-	      $(DESTDIR)/usr/share/man/man1/tdmgen.1 \
-	      $(DESTDIR)/usr/share/man/man1/tdmstat.1 \
-	      $(DESTDIR)/usr/share/man/man1/tdmplot.1
+	$(US) uninstall DESTDIR=$(DESTDIR) PREFIX=$(PREFIX)
+	rm -f $(MAN1:%=$(DESTDIR)$(MANDIR)/man1/%) \
+	      $(MAN5:%=$(DESTDIR)$(MANDIR)/man5/%) \
+	      $(MAN8:%=$(DESTDIR)$(MANDIR)/man8/%) \
+	      $(EXAMPLES:%=$(DESTDIR)$(DOCDIR)/examples/%) \
+	      $(DOCS:%=$(DESTDIR)$(DOCDIR)/%) $(DESTDIR)$(DOCDIR)/README \
+	      $(DESTDIR)$(SYSCONFDIR)/tdm/tdm.conf.example
+	@for d in $(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(DOCDIR) \
+		  $(DESTDIR)$(SYSCONFDIR)/tdm; do \
+		[ ! -d $$d ] || rmdir --ignore-fail-on-non-empty $$d; done
+
+# DKMS: the module source (dkms.conf and kmod/) into /usr/src/tdmwin-VERSION;
+# dkms then rebuilds the modules for every kernel installed later.
+# DKMS_FLAGS passes options to dkms (e.g. -k KVER --kernelsourcedir DIR).
+DKMS_SRC := $(DESTDIR)/usr/src/tdmwin-$(VERSION)
+DKMS_FLAGS ?=
+NODKMS	 := echo "dkms is not installed (apt-get install dkms); nothing done." \
+	    "Without dkms: make modules && make install" >&2; exit 1
+
+dkms-install:
+	@command -v dkms >/dev/null || { $(NODKMS); }
+	rm -rf $(DKMS_SRC)
+	install -d $(DKMS_SRC)/kmod
+	install -m 0644 $(TOP)/dkms.conf $(DKMS_SRC)/dkms.conf
+	cp -R $(TOP)/kmod/. $(DKMS_SRC)/kmod/
+	dkms add $(DKMS_FLAGS) -m tdmwin -v $(VERSION)
+	dkms build $(DKMS_FLAGS) -m tdmwin -v $(VERSION)
+	dkms install $(DKMS_FLAGS) -m tdmwin -v $(VERSION)
+
+dkms-uninstall:
+	@command -v dkms >/dev/null || { $(NODKMS); }
+	-dkms remove $(DKMS_FLAGS) -m tdmwin -v $(VERSION) $(if $(filter -k,$(DKMS_FLAGS)),,--all)
+	rm -rf $(DKMS_SRC)
 
 # The gate arithmetic, then the user-space library and tools (one
 # "N passed, N failed" line for both).
