@@ -6,6 +6,7 @@
  *   tdmctl [-s SOCKET] [-j] plan show | plan history
  *   tdmctl [-s SOCKET] [-j] plan push FILE|-
  *   tdmctl plan check FILE|-
+ *   tdmctl doctor [-i IFACE] [--role sender|receiver] [--ptp-socket PATH] [-j]
  *
  * Exit status: 0 success, 1 tdmd refused or reported a failure (a plan
  * not acked by every member), 2 usage error, 3 tdmd unreachable or no
@@ -23,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "doctor.h"
 #include "tdm_cfg.h"
 #include "tdm_plan.h"
 #include "tdm_util.h"
@@ -41,6 +43,9 @@ static void usage(FILE *f)
 		"  plan history         plans handed out (coordinator)\n"
 		"  plan push FILE|-     hand out a new plan (coordinator); waits for acks\n"
 		"  plan check FILE|-    validate a plan file locally\n"
+		"  doctor [-i IFACE] [--role sender|receiver] [--ptp-socket PATH]\n"
+		"                       check this node's tuning (PTP, NIC, CPUs, qdisc);\n"
+		"                       needs no tdmd, changes nothing\n"
 		"options:\n"
 		"  -s SOCKET   tdmd's control socket (default %s)\n"
 		"  -j          JSON output\n"
@@ -247,6 +252,8 @@ int main(int argc, char **argv)
 	}
 	argc -= optind;
 	argv += optind;
+	if (argc >= 1 && !strcmp(argv[0], "doctor"))
+		return doctor_main(argc, argv, json);
 	if (argc == 1 && !strcmp(argv[0], "status")) {
 		snprintf(line, sizeof(line), "status%s\n", json ? " json" : "");
 		return request(sock, line, NULL, timeout, json);

@@ -1,0 +1,127 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Host test of `tdmctl doctor` on a veth pair in a network namespace
+# (198.18.0.0/15 only) with known settings: txqueuelen 10 on one end and
+# 1000 on the other, no tdmwin qdisc, no ptp4l (a missing socket, then one
+# that never answers).  Built into O/tests as test_tdmctl_doctor and run by
+# `make unit` with the cmocka tests; prints TAP lines.  Needs root, ip and
+# python3: without them it says why and counts nothing.  About 3 s.
+#
+#   tests/tdmctl_doctor.sh BINDIR      (BINDIR holds tdmctl)
+set -uo pipefail
+bin=${1:-$(dirname "$0")/../san/bin}
+n=0 failed=0
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+nok() { n=$((n + 1)); failed=1; echo "not ok $n - $*"; }
+check() { local what=$1; shift; if "$@"; then ok "$what"; else nok "$what"; fi; }
+
+if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null || ! command -v python3 >/dev/null; then
+	echo "# skip: needs root, ip and python3"
+	exit 0
+fi
+tmp=$(mktemp -d) || exit 1
+ns=tdmdoc$$
+cleanup() {
+	[ -n "${fake:-}" ] && kill "$fake" 2>/dev/null && wait "$fake" 2>/dev/null
+	ip netns del "$ns" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+if ! ip netns add "$ns" || ! ip -n "$ns" link add dva type veth peer name dvb; then
+	echo "# skip: cannot create a network namespace and veth here"
+	exit 0
+fi
+ip -n "$ns" link set dva txqueuelen 10 &&
+ip -n "$ns" link set dvb txqueuelen 1000 &&
+ip -n "$ns" addr add 198.18.9.1/24 dev dva && ip -n "$ns" link set dva up &&
+ip -n "$ns" addr add 198.18.9.2/24 dev dvb && ip -n "$ns" link set dvb up ||
+	{ nok "veth setup"; exit 1; }
+
+doctor() { ip netns exec "$ns" "$bin/tdmctl" doctor "$@"; }
+# f FILE ID FIELD: one field of one finding ("" if absent or null)
+f() {
+	python3 - "$@" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for x in d["findings"]:
+    if x["id"] == sys.argv[2]:
+        v = x.get(sys.argv[3])
+        print("" if v is None else v)
+EOF
+}
+
+before=$(ip -n "$ns" -d link show; tc -n "$ns" qdisc show)
+
+doctor -i dva -j --role sender --ptp-socket "$tmp/ptp4l" >"$tmp/a.json" 2>"$tmp/a.err"
+rc=$?
+check "exit status 1: a check failed (no ptp4l)" test "$rc" = 1
+check "stderr is empty" test ! -s "$tmp/a.err"
+check "JSON parses, one finding per check, ids unique" python3 -c "
+import json; d = json.load(open('$tmp/a.json'))
+ids = [x['id'] for x in d['findings']]
+assert len(ids) == 18 and len(set(ids)) == 18, ids
+assert d['interface'] == 'dva' and d['role'] == 'sender' and not d['role_guessed']
+assert d['worst'] == 'fail'
+for x in d['findings']:
+    assert x['severity'] in ('ok', 'info', 'warn', 'fail', 'skip'), x
+    assert x['seen'], x
+    if x['severity'] in ('warn', 'fail') : assert x['recommended'], x
+"
+check "net.txqueuelen warns at 10" test "$(f "$tmp/a.json" net.txqueuelen severity)" = warn
+check "net.txqueuelen says 10" grep -q '^txqueuelen 10$' <<<"$(f "$tmp/a.json" net.txqueuelen seen)"
+check "net.txqueuelen fix: ip link set dev dva txqueuelen 1000" \
+	test "$(f "$tmp/a.json" net.txqueuelen fix)" = "ip link set dev dva txqueuelen 1000"
+check "nic.rx_ring skipped on veth" test "$(f "$tmp/a.json" nic.rx_ring severity)" = skip
+check "nic.rx_ring says why" grep -q "dva has no ring parameters" <<<"$(f "$tmp/a.json" nic.rx_ring seen)"
+check "nic.tx_ring skipped on veth" test "$(f "$tmp/a.json" nic.tx_ring severity)" = skip
+check "net.bql skipped: virtual device" grep -q "virtual device" <<<"$(f "$tmp/a.json" net.bql seen)"
+check "nic.irq_affinity skipped on veth" test "$(f "$tmp/a.json" nic.irq_affinity severity)" = skip
+check "nic.link ok: up" grep -q "^link up" <<<"$(f "$tmp/a.json" nic.link seen)"
+check "tdm.qdisc warns on a sender without tdmwin" test "$(f "$tmp/a.json" tdm.qdisc severity)" = warn
+check "tdm.qdisc says there is none" grep -q "no tdmwin qdisc at the root of dva" <<<"$(f "$tmp/a.json" tdm.qdisc seen)"
+check "tdm.qdisc fix is the tc command" grep -q "^tc qdisc replace dev dva root handle 1: tdmwin " <<<"$(f "$tmp/a.json" tdm.qdisc fix)"
+check "ptp.port fails: ptp4l not running" test "$(f "$tmp/a.json" ptp.port severity)" = fail
+check "ptp.port says why" grep -q "ptp4l is not running (no ptp4l socket at $tmp/ptp4l)" <<<"$(f "$tmp/a.json" ptp.port seen)"
+check "ptp.port fix starts ptp4l on dva" grep -q "^ptp4l -i dva .*-s" <<<"$(f "$tmp/a.json" ptp.port fix)"
+check "ptp.offset skipped without ptp4l" test "$(f "$tmp/a.json" ptp.offset severity)" = skip
+check "tdm.tdmrx skipped for a sender" test "$(f "$tmp/a.json" tdm.tdmrx severity)" = skip
+
+doctor -i dvb -j --role receiver --ptp-socket "$tmp/ptp4l" >"$tmp/b.json"
+check "net.txqueuelen ok at 1000" test "$(f "$tmp/b.json" net.txqueuelen severity)" = ok
+check "tdm.qdisc only informs on a receiver" test "$(f "$tmp/b.json" tdm.qdisc severity)" = info
+rxsev=$(f "$tmp/b.json" tdm.tdmrx severity)
+if ! grep -q '^tdmrx ' /proc/modules 2>/dev/null; then
+	check "tdm.tdmrx warns: not loaded" test "$rxsev" = warn
+	check "tdm.tdmrx fix: modprobe tdmrx" test "$(f "$tmp/b.json" tdm.tdmrx fix)" = "modprobe tdmrx"
+else
+	check "tdm.tdmrx checked for a receiver ($rxsev)" test -n "$rxsev" -a "$rxsev" != skip
+fi
+
+# A socket where ptp4l would be that never answers.
+python3 -c "
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); s.bind('$tmp/ptp4l')
+time.sleep(30)" &
+fake=$!
+for _ in $(seq 50); do [ -S "$tmp/ptp4l" ] && break; sleep 0.1; done
+doctor -i dvb -j --role receiver --ptp-socket "$tmp/ptp4l" >"$tmp/c.json"
+check "exit status 1 with a silent ptp4l" test $? = 1
+check "ptp.port fails: ptp4l does not answer" grep -q "ptp4l does not answer at $tmp/ptp4l" <<<"$(f "$tmp/c.json" ptp.port seen)"
+kill "$fake"; wait "$fake" 2>/dev/null; fake=
+
+doctor -i dva --ptp-socket "$tmp/ptp4l" >"$tmp/text" 2>&1
+check "text output: table and fixes" grep -q "^net.txqueuelen  *WARN  *txqueuelen 10" "$tmp/text"
+check "text output lists the fix command" grep -q "^  ip link set dev dva txqueuelen 1000$" "$tmp/text"
+
+doctor -i nosuchif0 >/dev/null 2>"$tmp/err"
+check "exit status 2 for an unknown interface" test $? = 2
+check "error names the interface" grep -q "no interface 'nosuchif0'" "$tmp/err"
+doctor -i dva --role both >/dev/null 2>"$tmp/err"
+check "exit status 2 for a bad --role" test $? = 2
+check "error names the role" grep -q "'both' is neither 'sender' nor 'receiver'" "$tmp/err"
+
+after=$(ip -n "$ns" -d link show; tc -n "$ns" qdisc show)
+check "doctor changed nothing (links and qdiscs as before)" test "$before" = "$after"
+echo "1..$n"
+exit $failed
