@@ -185,7 +185,7 @@ lint: setup
 check: setup
 	$(TOP)/tools/check
 
-demo: setup plugin modules-testbed
+demo: setup plugin tools modules-testbed
 	$(TOP)/tools/demo $(DEMO_ARGS)
 
 bench: setup plugin tools modules-testbed

@@ -227,3 +227,31 @@ tdmd_fatal() {
 	tdmd_show_logs 20
 	tdm_exit
 }
+
+# ---- ptp4l instances (software timestamping) for the PTP tests and the demo
+
+declare -A PTP_PID
+
+# ptp_start NAME NS DEV ARGS...: ptp4l with its management socket at
+# $TDM_TMP/ptp-NAME, log in $TDM_TMP/ptp-NAME.log.  The PI constants of a
+# hardware clock let a slave lock after two Sync messages instead of the
+# 16 s that software timestamping's defaults wait; no clock steps.
+ptp_start() {
+	local name=$1 ns=$2 dev=$3
+	shift 3
+	ip netns exec "$ns" ptp4l -i "$dev" -S -m -q \
+		--uds_address="$TDM_TMP/ptp-$name" --first_step_threshold=0 \
+		--pi_proportional_const=0.7 --pi_integral_const=0.3 \
+		--logSyncInterval=-1 --sanity_freq_limit=0 "$@" >>"$TDM_TMP/ptp-$name.log" 2>&1 &
+	PTP_PID[$name]=$!
+	TDM_BG_PIDS+=($!)
+}
+ptp_stop() {
+	kill "${PTP_PID[$1]}" 2>/dev/null
+	wait "${PTP_PID[$1]}" 2>/dev/null
+}
+# pmc_state NAME: the port state that ptp4l NAME reports.
+pmc_state() {
+	pmc -u -b 0 -s "$TDM_TMP/ptp-$1" -i "$TDM_TMP/pmc-$1" 'GET PORT_DATA_SET' 2>/dev/null |
+		awk '/portState/ { print $2 }'
+}

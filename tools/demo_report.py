@@ -1,0 +1,212 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""The demo's report: the gated run and the free-running run side by side.
+
+Reads what tools/demo-guest left in its output folder: tdmstat's CSV/JSON
+for each run (gated-*, free-*), tdmgen's JSON summaries and the senders'
+qdisc counters (tc -s -j), and prints
+
+  * the first windows of the gated run (the per-window table; all of them
+    are in gated-windows.csv),
+  * per sender and run: windows, packets, rate, loss, packets that arrived
+    outside their sender's window, the smallest observed dead time before
+    the sender's windows, and the gate-open latency of its qdisc,
+  * a verdict per run.
+
+Packets "outside" are counted with a tolerance (--tolerance-us): the RX time
+may lie that far before a window's start or after its end.  Under QEMU TCG
+a timer fires hundreds of microseconds late and the receiver's software
+stamp is taken after the bridge, so the strict count (tdmstat's rx_outside)
+is shown too.  With --check the exit status is 1 when the gated run lost
+packets or had any packet outside its window beyond the tolerance.
+"""
+import argparse
+import csv
+import json
+import os
+import sys
+
+
+def load_csv(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def num(v, default=None):
+    if v in (None, "", "null"):
+        return default
+    return int(v)
+
+
+def load_run(folder, name, senders, tol_ns):
+    """Per-sender figures of one run."""
+    pre = os.path.join(folder, name)
+    if not os.path.exists(pre + "-windows.csv"):
+        return None
+    with open(pre + ".json") as f:
+        summary = json.load(f)
+    wins = load_csv(pre + "-windows.csv")
+    span = {(w["plan_version"], w["window"]): (int(w["win_start_ns"]),
+                                              int(w["win_end_ns"]))
+            for w in wins}
+    res = {}
+    for s in summary.get("senders", []):
+        res[int(s["sender"])] = {
+            "name": s["name"], "sent": s.get("sent"),
+            "received": s.get("received") or 0, "lost": s.get("lost"),
+            "rx_outside": s.get("rx_outside") or 0,
+            "windows": s.get("windows") or 0,
+            "start": s.get("start_rx_ns"), "end": s.get("end_rx_ns"),
+            "bytes": 0, "outside_tol": 0, "dead_min": None,
+            "lat_mean": None, "lat_max": None}
+    for w in wins:
+        r = res.get(int(w["sender"]))
+        if r is None:
+            continue
+        r["bytes"] += num(w["bytes"], 0)
+        d = num(w["dead_rx_ns"])
+        if d is not None and (r["dead_min"] is None or d < r["dead_min"]):
+            r["dead_min"] = d
+    if os.path.exists(pre + "-packets.csv"):
+        with open(pre + "-packets.csv", newline="") as f:
+            for p in csv.DictReader(f):
+                if p["duplicate"] == "1":
+                    continue
+                sp = span.get((p["plan_version"], p["window"]))
+                r = res.get(int(p["sender"]))
+                if sp is None or r is None:
+                    continue
+                rx = int(p["rx_ns"])
+                if rx < sp[0] - tol_ns or rx >= sp[1] + tol_ns:
+                    r["outside_tol"] += 1
+    for i in range(1, senders + 1):
+        r = res.get(i - 1)
+        try:
+            with open("%s-qdisc-tx%d.json" % (pre, i)) as f:
+                q = json.load(f)
+        except (OSError, ValueError):
+            continue
+        if r is None or not q:
+            continue
+        x = q[0].get("xstats") or {}
+        if q[0].get("kind") == "tdmwin" and x.get("open_latency_count"):
+            r["lat_mean"] = x.get("open_latency_mean")
+            r["lat_max"] = x.get("open_latency_max")
+    return {"senders": res, "run": summary.get("run", {})}
+
+
+def us(v):
+    return "-" if v is None else "%.0f" % (v / 1000.0)
+
+
+def window_table(folder, count):
+    rows = load_csv(os.path.join(folder, "gated-windows.csv"))
+    cols = [("window", "window", None), ("name", "sender", None),
+            ("packets", "packets", None), ("missing", "missing", None),
+            ("first_rx_offset_ns", "first_rx(us)", us),
+            ("last_rx_offset_ns", "last_rx-end(us)", us),
+            ("dead_rx_ns", "dead(us)", us),
+            ("transit_avg_ns", "transit(us)", us),
+            ("overlap_front", "ovl_front", None),
+            ("overlap_back", "ovl_back", None)]
+    print("\nfirst %d windows of the gated run (all in gated-windows.csv):"
+          % min(count, len(rows)))
+    print("  " + " ".join("%15s" % h for _, h, _ in cols))
+    for w in rows[:count]:
+        vals = []
+        for key, _, fmt in cols:
+            v = w.get(key, "")
+            vals.append(fmt(num(v)) if fmt else (v or "-"))
+        print("  " + " ".join("%15s" % v for v in vals))
+
+
+def rate(r):
+    if not r["start"] or not r["end"] or r["end"] <= r["start"]:
+        return "-"
+    return "%.1f" % (r["bytes"] * 8 / ((r["end"] - r["start"]) / 1e9) / 1e6)
+
+
+def summary_table(runs, senders):
+    heads = ["windows", "packets", "Mbit/s", "lost", "outside(tol)",
+             "outside(strict)", "min_dead(us)", "open_lat(us)"]
+    print("\nper sender: gated by tdmwin | free-running (pfifo)")
+    print("  %-6s" % "sender" + "".join(" %27s" % h for h in heads))
+    for i in range(senders):
+        cells = []
+        for h in heads:
+            pair = []
+            for name in ("gated", "free"):
+                run = runs.get(name)
+                r = run["senders"].get(i) if run else None
+                if r is None:
+                    pair.append("-")
+                    continue
+                pair.append({
+                    "windows": str(r["windows"]),
+                    "packets": str(r["received"]),
+                    "Mbit/s": rate(r),
+                    "lost": "-" if r["lost"] is None else str(r["lost"]),
+                    "outside(tol)": str(r["outside_tol"]),
+                    "outside(strict)": str(r["rx_outside"]),
+                    "min_dead(us)": us(r["dead_min"]),
+                    "open_lat(us)": "-" if r["lat_mean"] is None else
+                    "%s/%s" % (us(r["lat_mean"]), us(r["lat_max"])),
+                }[h])
+            cells.append("%12s | %-12s" % tuple(pair))
+        name = runs["gated"]["senders"].get(i, {}).get("name", str(i)) \
+            if runs.get("gated") else str(i)
+        print("  %-6s" % name + "".join(" %27s" % c for c in cells))
+    print("  (open_lat: the qdisc's gate-open latency, mean/max; min_dead: "
+          "smallest gap before the sender's windows, negative = overlap)")
+
+
+def verdict(name, run, tol_us):
+    s = run["senders"].values()
+    lost = sum(r["lost"] or 0 for r in s)
+    unknown = [r["name"] for r in s if r["sent"] is None]
+    out = sum(r["outside_tol"] for r in s)
+    ovl = run["run"].get("overlap_windows", 0)
+    print("%s: %d packets, %d lost%s, %d outside their window (beyond %d us), "
+          "%s windows overlapping another sender's, ring drops %s, stamps %s"
+          % (name, sum(r["received"] for r in s), lost,
+             " (no end marker from %s)" % ",".join(unknown) if unknown else "",
+             out, tol_us, ovl, run["run"].get("ring_drops", "?"),
+             run["run"].get("ts_source", "?")))
+    return lost, out, unknown
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("folder")
+    ap.add_argument("--senders", type=int, required=True)
+    ap.add_argument("--tolerance-us", type=int, default=500)
+    ap.add_argument("--windows", type=int, default=12)
+    ap.add_argument("--check", action="store_true")
+    a = ap.parse_args()
+    tol = a.tolerance_us * 1000
+    runs = {n: load_run(a.folder, n, a.senders, tol) for n in ("gated", "free")}
+    if runs["gated"] is None:
+        print("demo: the gated run left no results", file=sys.stderr)
+        return 1
+    window_table(a.folder, a.windows)
+    summary_table(runs, a.senders)
+    print()
+    lost, out, unknown = verdict("gated", runs["gated"], a.tolerance_us)
+    if runs["free"]:
+        verdict("free ", runs["free"], a.tolerance_us)
+    if a.check:
+        bad = []
+        if lost or unknown:
+            bad.append("the gated run lost packets or lacks a sent count")
+        if out:
+            bad.append("%d packets of the gated run arrived outside their "
+                       "windows" % out)
+        if bad:
+            print("demo check FAILED: " + "; ".join(bad))
+            return 1
+        print("demo check passed: no loss, every packet in its window")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
