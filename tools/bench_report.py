@@ -1,0 +1,144 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""make bench's report: every benchmark's JSON in build/bench/, one
+Markdown and one JSON report (build/bench/report.md, report.json).
+
+Inputs (whichever exist; each benchmark measured its own baseline in the
+same run, so only the ratios carry meaning under QEMU TCG):
+  qdisc-<kernel>.json    tools/bench-guest: tdmwin vs pfifo and taprio
+  tdmd-<kernel>.json     tools/bench-tdmd-guest: plan push for N members
+  rx-<kernel>.json       tools/bench-rx-guest: tdmrx vs tcpdump, hook cost
+  tdmstat-host.json      tools/bench: tdmstat records/s against senders
+"""
+import glob
+import json
+import os
+import sys
+
+
+def load(pattern):
+    out = {}
+    for path in sorted(glob.glob(pattern)):
+        try:
+            with open(path) as f:
+                out[os.path.basename(path)] = json.load(f)
+        except (OSError, ValueError) as e:
+            print("bench_report: %s: %s" % (path, e), file=sys.stderr)
+    return out
+
+
+def table(head, rows):
+    lines = ["| " + " | ".join(head) + " |",
+             "|" + "|".join("---" for _ in head) + "|"]
+    for r in rows:
+        lines.append("| " + " | ".join("-" if v is None else str(v)
+                                       for v in r) + " |")
+    return "\n".join(lines)
+
+
+def qdisc_section(runs):
+    out = []
+    for name, r in runs.items():
+        pps = r.get("pps", {})
+        out.append("### Qdisc cost, kernel %s (%s)\n" % (r.get("kernel"), name))
+        out.append("pktgen, 1000 B frames, %s rounds of %s s, queue_xmit "
+                   "through the qdisc of a veth.\n" % (r.get("rounds"),
+                                                       r.get("seconds")))
+        out.append(table(["qdisc", "pps"], [(k, v) for k, v in pps.items()]))
+        out.append("")
+        out.append(table(["ratio", "measured", "target"],
+                         [(k, v, r.get("targets", {}).get(k))
+                          for k, v in r.get("ratios", {}).items()]))
+        lat = r.get("open_latency_observed", {})
+        xs = r.get("open_latency_tdmwin_xstats", {})
+        out.append("\nGate-open latency at 50 % duty: tdmwin seen by tcpdump "
+                   "%s, taprio %s; tdmwin's own counter: mean %s ns, max %s ns."
+                   % (lat.get("tdmwin"), lat.get("taprio"),
+                      xs.get("open_latency_mean"), xs.get("open_latency_max")))
+        out.append("")
+    return out
+
+
+def tdmd_section(runs):
+    out = []
+    for name, r in runs.items():
+        out.append("### Plan push against members, kernel %s (%s)\n"
+                   % (r.get("kernel"), name))
+        out.append("From `tdmctl plan push` to every member's ack; baseline: "
+                   "the same change made with `tc qdisc change` in each "
+                   "member's namespace one after the other.\n")
+        rows = []
+        for x in r.get("results", []):
+            rows.append((x.get("members"),
+                         "%.1f" % (x.get("push_us_median", 0) / 1000),
+                         "%.1f" % (x.get("coordinator_us_median", 0) / 1000),
+                         "%.1f" % (x.get("sequential_tc_us_median", 0) / 1000),
+                         x.get("ratio_push_to_tc")))
+        out.append(table(["members", "push to all acks (ms)",
+                          "coordinator (ms)", "sequential tc (ms)",
+                          "ratio push/tc"], rows))
+        out.append("")
+    return out
+
+
+def rx_section(runs):
+    out = []
+    for name, r in runs.items():
+        out.append("### Receiver: tdmrx against tcpdump, kernel %s (%s)\n"
+                   % (r.get("kernel"), name))
+        flat = []
+
+        def walk(prefix, v):
+            if isinstance(v, dict):
+                for k, w in v.items():
+                    walk(prefix + "." + k if prefix else k, w)
+            elif not isinstance(v, list):
+                flat.append((prefix, v))
+        walk("", r)
+        out.append(table(["figure", "value"], flat))
+        out.append("")
+    return out
+
+
+def tdmstat_section(runs):
+    out = []
+    for name, r in runs.items():
+        out.append("### tdmstat engine against senders, host (%s)\n" % name)
+        out.append(table(["senders", "records", "records/s"],
+                         [(x.get("senders"), x.get("records"),
+                           "%.1f M" % (x.get("records_per_s", 0) / 1e6))
+                          for x in r.get("results", [])]))
+        out.append("\nTarget: >= 10 M records/s on one core.\n")
+    return out
+
+
+def main():
+    folder = sys.argv[1] if len(sys.argv) > 1 else "build/bench"
+    parts = {
+        "qdisc": load(os.path.join(folder, "qdisc-*.json")),
+        "tdmd": load(os.path.join(folder, "tdmd-*.json")),
+        "rx": load(os.path.join(folder, "rx-*.json")),
+        "tdmstat": load(os.path.join(folder, "tdmstat-*.json")),
+    }
+    md = ["# tdmwin benchmark report", "",
+          "Every figure comes with a baseline measured in the same run; under "
+          "QEMU TCG the absolute numbers mean little, the ratios are the "
+          "result.", ""]
+    md += ["## Qdisc"] + qdisc_section(parts["qdisc"])
+    md += ["## tdmd"] + tdmd_section(parts["tdmd"])
+    md += ["## Receiver"] + rx_section(parts["rx"])
+    md += ["## tdmstat"] + tdmstat_section(parts["tdmstat"])
+    missing = [k for k, v in parts.items() if not v]
+    if missing:
+        md.append("Not measured in this run: %s." % ", ".join(missing))
+    with open(os.path.join(folder, "report.md"), "w") as f:
+        f.write("\n".join(md) + "\n")
+    with open(os.path.join(folder, "report.json"), "w") as f:
+        json.dump(parts, f, indent=2)
+    print("\n".join(md))
+    print("report: %s/report.md, %s/report.json" % (folder, folder))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
