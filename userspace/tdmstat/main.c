@@ -502,6 +502,19 @@ static void summary_table(struct tdmstat *t, FILE *f)
 		(unsigned long long)r->ring_drops, r->ts_source,
 		t->elapsed_s > 0 ? (double)r->records / t->elapsed_s : 0.0,
 		t->elapsed_s);
+	/*
+	 * A ring drop loses a record, not a packet; the senders' loss counts
+	 * it, so split it: what the network lost is what the rings do not
+	 * explain (an upper bound on what they do: drops of end markers or
+	 * of foreign records count too).
+	 */
+	if (r->ring_drops && r->sent != TDM_NA_U64)
+		fprintf(f, "lost %llu = dropped by the ring %llu + network loss %llu\n",
+			(unsigned long long)r->lost,
+			(unsigned long long)(r->lost < r->ring_drops ?
+					     r->lost : r->ring_drops),
+			(unsigned long long)(r->lost > r->ring_drops ?
+					     r->lost - r->ring_drops : 0));
 }
 
 /* Close everything, write the sender CSV and the JSON, print the table. */

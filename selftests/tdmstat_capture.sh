@@ -1,0 +1,155 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# tdmgen -> tdmwin -> tdmrx -> tdmstat capture, end to end: three senders
+# (namespaces behind a bridge, each gated by tdmwin with its windows from
+# one plan file) send stamped traffic at a moderate rate to one receiver,
+# where `tdmstat capture` records it through tdmrx.ko while tcpdump
+# captures the same traffic.  Checked: every sender's received count is
+# its sent count (from its end markers), nothing lost, no ring drops, the
+# arrivals inside the sender's windows (lib.sh's tolerances and outlier
+# allowance; a packet that was queued before its window closed but arrived
+# later is counted as delivered late, not as a gate failure: under TCG on
+# a busy host the receiving vCPU can be preempted for several ms), the
+# timestamp source, the CSV/JSON outputs; and `tdmstat analyze` of tcpdump's pcap
+# agrees with the capture: the same counts per sender and per window
+# exactly, the RX times within TS_RX_TOL_NS (the recorder and AF_PACKET
+# read the same skb stamp when the stack set one, else each reads the
+# clock itself; 2 ms by default, the TCG allowance of the gate tests).
+
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+# shellcheck source=tdmrx_lib.sh
+. "$(dirname "$0")/tdmrx_lib.sh"
+# shellcheck source=tdmstat_lib.sh
+. "$(dirname "$0")/tdmstat_lib.sh"
+ts_require
+
+RATE=${TS_RATE:-200pps}
+DUR=${TS_DURATION:-3s}
+RX_TOL=${TS_RX_TOL_NS:-2000000}
+declare -A J A K C G Q
+
+ts_topology 3 || tdm_skip_all "cannot create the namespaces, bridge and veths"
+PLAN=$TDM_TMP/plan.conf
+cat >"$PLAN" <<'EOF'
+# 21 ms cycle, three 5 ms windows, 2 ms dead time after each
+[global]
+cycle_time 21ms
+
+[sender s1]
+window 0 5ms
+
+[sender s2]
+window 7ms 5ms
+
+[sender s3]
+window 14ms 5ms
+EOF
+for i in 1 2 3; do
+	check "tdmwin gate on sender $i from the plan ($(ts_plan_windows "$PLAN" $((i - 1))))" \
+		ts_gate $i "$PLAN" || tdm_exit
+done
+
+tdm_cap_start dump "$R" r0 "udp dst port $TS_PORT" || tdm_skip_all "tcpdump does not start"
+ts_capture_start cap -p "$PLAN" -e 3 -d 60s -o "$TDM_TMP/cap" -P -j ||
+	{ tdm_fail "tdmstat capture starts"; tdm_exit; }
+for i in 1 2 3; do
+	ts_send $i -r "$RATE" -d "$DUR" -s 200 -E 3 -w 300ms
+done
+ts_send_wait
+check_eq "the three tdmgen senders finished" $? 0
+ts_capture_wait cap 60
+rc=$?
+tdm_cap_stop dump
+check_eq "tdmstat capture exit status" $rc 0
+for i in 1 2 3; do
+	tdm_snap Q "${S[i]}" s0
+	tdm_log "gate $i: window_packets ${Q[x.window_packets]:-?}, windows_opened ${Q[x.windows_opened]:-?}, drops ${Q[drops]:-?}, open latency mean ${Q[x.open_latency_mean]:-?} ns"
+done
+sed 's/^/#   /' "$TDM_TMP/cap.err" | tail -n 8
+ts_json J "$TDM_TMP/cap.out"
+
+# ---- the capture's counts -----------------------------------------------------
+total=0
+for i in 1 2 3; do
+	s=$((i - 1))
+	sent=$(ts_sent $i)
+	total=$((total + ${sent:-0}))
+	check_eq "sender $s: the end markers carry tdmgen's sent count" "${J[senders.$s.sent]:-}" "$sent"
+	check_eq "sender $s: received = sent, lost 0, no duplicates" \
+		"${J[senders.$s.received]:-}:${J[senders.$s.lost]:-}:${J[senders.$s.duplicates]:-}" "$sent:0:0"
+done
+tdm_log "sent $total data packets; capture: records ${J[run.records]:-?}, windows ${J[run.windows]:-?}, ts ${J[run.ts_source]:-?}, tx_outside ${J[run.tx_outside]:-?}, rx_outside ${J[run.rx_outside]:-?}"
+check_eq "run: received = sent, lost 0" "${J[run.received]:-}:${J[run.lost]:-}" "$total:0"
+check_eq "no ring drops, no bad or late records" \
+	"${J[run.ring_drops]:-}:${J[run.bad_records]:-}:${J[run.late]:-}:${J[run.unknown_sender]:-}" 0:0:0:0
+check_num "end markers recorded (3 per sender sent)" "${J[run.end_markers]:-0}" -ge 3
+check_match "timestamp source reported" "${J[run.ts_source]:-}" '^(sw|hw|now|mixed)$'
+check_num "software RX stamps (veth)" "${J[run.sw_stamps]:-0}" -gt $((total * 99 / 100))
+
+# ---- the gates: arrivals inside the sender's windows --------------------------
+ts_kv K "${TS_CHECK[@]}" inwin "$TDM_TMP/cap" --early "$TOL_EARLY" --late "$TOL_LATE"
+allowed=$(tdm_allowed "${K[judged]:-0}")
+tdm_log "inside [start - $TOL_EARLY, end + $TOL_LATE) ns: ${K[inside]:-?} of ${K[judged]:-?}; late (queued before the window closed, arrived after it: receive path delayed) ${K[late]:-?}; outside (sent while closed, arrived while closed) ${K[outside]:-?}, allowed $allowed"
+check_eq "every data packet in the per-packet CSV" "${K[judged]:-}" "$total"
+check_num "gated: no packet sent while the gate was closed arrived before it opened (outliers)" \
+	"${K[outside]:-x}" -le "$allowed"
+check_num "gated: most arrivals inside their windows (>= 80 %)" \
+	"$(( ${K[inside]:-0} * 100 / (${K[judged]:-0} + 1) ))" -ge 80
+
+# ---- the outputs ------------------------------------------------------------------
+for f in cap-windows.csv cap-senders.csv cap-packets.csv cap.json; do
+	check "output $f written" test -s "$TDM_TMP/$f"
+done
+check_match "windows CSV header" "$(head -n 1 "$TDM_TMP/cap-windows.csv")" \
+	'^window,sender,name,sender_window,plan_version,cycle,slot,win_start_ns,win_end_ns,packets,'
+check_match "senders CSV header" "$(head -n 1 "$TDM_TMP/cap-senders.csv")" '^sender,name,sent,received,lost,'
+check_match "packets CSV header" "$(head -n 1 "$TDM_TMP/cap-packets.csv")" '^arrival,sender,window,sender_window,'
+check_eq "window rows = windows in the JSON" "$(($(wc -l <"$TDM_TMP/cap-windows.csv") - 1))" "${J[run.windows]:-x}"
+check_eq "sender rows" "$(($(wc -l <"$TDM_TMP/cap-senders.csv") - 1))" 3
+wsum=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	{ p += $c["packets"]; d = $c["win_end_ns"] - $c["win_start_ns"]	# doubles in awk
+	  if (d < 4999000 || d > 5001000 || $c["packets"] < 1) b++ }
+	END { printf "%d %d", p, b }' "$TDM_TMP/cap-windows.csv")
+read -r wpk wbad <<<"$wsum"
+check_eq "the window rows hold every packet" "$wpk" "$total"
+check_eq "every window row: 5 ms long, with packets" "$wbad" 0
+ts_json C "$TDM_TMP/cap.json"
+check_eq "PREFIX.json is the summary" "${C[run.received]:-}:${C[plans.0.cycle_ns]:-}" "$total:21000000"
+for s in 0 1 2; do
+	check_num "sender $s: transit min plausible (> -50 ms, TCG vCPU skew)" \
+		"${J[senders.$s.transit_min_ns]:-x}" -gt -50000000
+	check_num "sender $s: transit max plausible (< 1 s; held up to a cycle)" \
+		"${J[senders.$s.transit_max_ns]:-x}" -lt 1000000000
+done
+
+# ---- tcpdump + tdmstat analyze agree with the capture ---------------------------
+got=$(sed -n 's/^\([0-9]*\) packets captured.*/\1/p' "$TDM_TMP/dump.tcpdump")
+check_num "tcpdump dropped nothing" "$(sed -n 's/^\([0-9]*\) packets dropped by kernel.*/\1/p' "$TDM_TMP/dump.tcpdump")" -eq 0
+nsx "$R" "$TDMSTAT" analyze -q -j -p "$TDM_TMP/plan.conf" -o "$TDM_TMP/ana" -P \
+	"$TDM_TMP/dump.pcap" >"$TDM_TMP/ana.out" 2>"$TDM_TMP/ana.err"
+check_eq "tdmstat analyze of the pcap exit status" $? 0
+ts_json A "$TDM_TMP/ana.out"
+# capture stops at the first end marker of the last sender (-e 3); tcpdump
+# and analyze see them all.
+check_eq "analyze read every packet tcpdump captured (${got:-?})" "${A[run.records]:-}" "${got:-x}"
+check_eq "tcpdump captured every data packet tdmrx recorded" \
+	"${A[run.data_packets]:-}" "${J[run.data_packets]:-x}"
+for s in 0 1 2; do
+	check_eq "sender $s: analyze = capture (sent:received:lost:reordered)" \
+		"${A[senders.$s.sent]:-}:${A[senders.$s.received]:-}:${A[senders.$s.lost]:-}:${A[senders.$s.reordered]:-}" \
+		"${J[senders.$s.sent]:-x}:${J[senders.$s.received]:-x}:${J[senders.$s.lost]:-x}:${J[senders.$s.reordered]:-x}"
+done
+check_eq "run: analyze = capture (received:lost:windows:overlapping)" \
+	"${A[run.received]:-}:${A[run.lost]:-}:${A[run.windows]:-}:${A[run.overlap_windows]:-}" \
+	"${J[run.received]:-x}:${J[run.lost]:-x}:${J[run.windows]:-x}:${J[run.overlap_windows]:-x}"
+ts_kv G "${TS_CHECK[@]}" compare "$TDM_TMP/cap" "$TDM_TMP/ana"
+tdm_log "windows: capture ${G[windows_a]:-?}, analyze ${G[windows_b]:-?}; largest RX time difference ${G[max_rx_diff_ns]:-?} ns; windows with other overlap counts ${G[overlap_mismatch_windows]:-?}, other rx_outside ${G[rx_outside_mismatch_windows]:-?}"
+check_eq "the same windows" "${G[windows_only_in_one]:-x}:${G[windows_a]:-a}" "0:${G[windows_b]:-b}"
+check_eq "per window and per sender: the same counts" "${G[count_mismatches]:-x}" 0
+check_num "per window: first/last RX times within $RX_TOL ns" "${G[max_rx_diff_ns]:-x}" -le "$RX_TOL"
+ts_san_check "$TDM_TMP"/cap.err "$TDM_TMP"/ana.err "$TDM_TMP"/send*.err
+ts_keep
+
+tdm_exit
