@@ -26,6 +26,7 @@
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
 
+#include "tdm_nl.h"
 #include "tdm_qdisc.h"
 
 #define TDMWIN_KIND	"tdmwin"
@@ -87,29 +88,6 @@ void tdm_rtnl_close(struct tdm_rtnl *r)
 
 /* ---- one request and its answers ---------------------------------------- */
 
-/* The extack message of an NLMSG_ERROR or NLMSG_DONE, if any. */
-static int ack_tlv_cb(const struct nlattr *a, void *data)
-{
-	const char **msg = data;
-
-	if (mnl_attr_get_type(a) == NLMSGERR_ATTR_MSG &&
-	    mnl_attr_validate(a, MNL_TYPE_NUL_STRING) == 0)
-		*msg = mnl_attr_get_str(a);
-	return MNL_CB_OK;
-}
-
-static const char *ack_message(const struct nlmsghdr *nlh, size_t off)
-{
-	const char *msg = NULL;
-	size_t plen = mnl_nlmsg_get_payload_len(nlh);
-
-	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS) || off >= plen)
-		return NULL;
-	mnl_attr_parse_payload((const char *)mnl_nlmsg_get_payload(nlh) + off,
-			       plen - off, ack_tlv_cb, &msg);
-	return msg && *msg ? msg : NULL;
-}
-
 /*
  * An error from the kernel: "kernel: <extack>" when it explained itself,
  * else strerror.  The extack text has no trailing newline.
@@ -122,33 +100,17 @@ static void kernel_err(int error, const char *msg, char *err, size_t errlen)
 		set_err(err, errlen, "%s", strerror(error));
 }
 
-/* 1: ack seen (0 in *error) or error; 0: go on; -1: malformed. */
+/* 1: ack seen (0 in *error) or error; -1: malformed. */
 static int handle_error_msg(const struct nlmsghdr *nlh, int *error,
 			    const char **msg)
 {
-	const struct nlmsgerr *e = mnl_nlmsg_get_payload(nlh);
-	size_t off = sizeof(*e);
-
-	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*e))
-		return -1;
-	/* Without NETLINK_CAP_ACK (old kernels) our request is echoed. */
-	if (!(nlh->nlmsg_flags & NLM_F_CAPPED) &&
-	    e->msg.nlmsg_len > sizeof(struct nlmsghdr))
-		off += MNL_ALIGN(e->msg.nlmsg_len - sizeof(struct nlmsghdr));
-	*error = -e->error;
-	*msg = e->error ? ack_message(nlh, off) : NULL;
-	return 1;
+	return tdm_nl_error(nlh, error, msg) ? -1 : 1;
 }
 
 static int handle_done_msg(const struct nlmsghdr *nlh, int *error,
 			   const char **msg)
 {
-	int v = 0;
-
-	if (mnl_nlmsg_get_payload_len(nlh) >= sizeof(v))
-		memcpy(&v, mnl_nlmsg_get_payload(nlh), sizeof(v));
-	*error = v < 0 ? -v : 0;
-	*msg = v < 0 ? ack_message(nlh, sizeof(v)) : NULL;
+	tdm_nl_done(nlh, error, msg);
 	return 1;
 }
 

@@ -31,6 +31,7 @@
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
 
+#include "tdm_nl.h"
 #include "tdm_rx.h"
 
 #define RX_DEV_PATH	"/dev/" TDMRX_DEV_NAME
@@ -160,28 +161,6 @@ bool tdm_rx_finished(const struct tdm_rx *rx)
 
 /* ---- netlink ---------------------------------------------------------------- */
 
-static int ack_tlv_cb(const struct nlattr *a, void *data)
-{
-	const char **msg = data;
-
-	if (mnl_attr_get_type(a) == NLMSGERR_ATTR_MSG &&
-	    mnl_attr_validate(a, MNL_TYPE_NUL_STRING) == 0)
-		*msg = mnl_attr_get_str(a);
-	return MNL_CB_OK;
-}
-
-static const char *ack_message(const struct nlmsghdr *nlh, size_t off)
-{
-	const char *msg = NULL;
-	size_t plen = mnl_nlmsg_get_payload_len(nlh);
-
-	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS) || off >= plen)
-		return NULL;
-	mnl_attr_parse_payload((const char *)mnl_nlmsg_get_payload(nlh) + off,
-			       plen - off, ack_tlv_cb, &msg);
-	return msg && *msg ? msg : NULL;
-}
-
 /* 1: finished (ack or error in *error), 0: read on, -1: malformed. */
 static int walk_answers(struct tdm_rx *rx, const void *buf, size_t len,
 			mnl_cb_t cb, void *data, int *error, char *msg,
@@ -197,20 +176,12 @@ static int walk_answers(struct tdm_rx *rx, const void *buf, size_t len,
 			continue;
 		}
 		if (nlh->nlmsg_type == NLMSG_ERROR) {
-			const struct nlmsgerr *e = mnl_nlmsg_get_payload(nlh);
-			size_t off = sizeof(*e);
 			const char *m;
 
-			if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*e)) {
+			if (tdm_nl_error(nlh, error, &m)) {
 				*error = EPROTO;
 				return -1;
 			}
-			if (!(nlh->nlmsg_flags & NLM_F_CAPPED) &&
-			    e->msg.nlmsg_len > sizeof(struct nlmsghdr))
-				off += MNL_ALIGN(e->msg.nlmsg_len -
-						 sizeof(struct nlmsghdr));
-			*error = -e->error;
-			m = e->error ? ack_message(nlh, off) : NULL;
 			if (m)
 				snprintf(msg, msglen, "%s", m);
 			return 1;
