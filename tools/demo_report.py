@@ -17,16 +17,22 @@ Two views of "outside its window":
 
   * departures: a tap on every sender's device (tcpdump -Q out) stamps each
     packet as the qdisc hands it to the driver, analysed by tdmstat with
-    the plan.  This is what the gate controls; a departure may be
-    --dep-late-us late (the emulated machine's delay between the gate's
-    decision and the tap's clock read), never early.
-  * arrivals at the receiver (tdmrx): judged with the selftests'
-    tolerances (tools/demo passes selftests/lib.sh's TOL_EARLY, TOL_LATE):
-    under QEMU TCG a softirq may run milliseconds late, so arrivals show
-    the emulator's delivery delays as much as the senders' timing.
+    the plan.  This is what the gate controls.
+  * arrivals at the receiver (tdmrx): under QEMU TCG a softirq may run
+    milliseconds late, so arrivals show the emulator's delivery delays as
+    much as the senders' timing.
+
+Both are judged with the selftests' timing tolerances (tools/demo passes
+selftests/lib.sh's TOL_EARLY, TOL_LATE and OUTLIER_PERMILLE): a packet is
+outside when it lies more than --early-us before its window or --late-us
+after it.  Under TCG the qdisc dequeues a burst inside the window and the
+emulated driver may stamp its last frames hundreds of microseconds later,
+or milliseconds when a vCPU is descheduled in between; on hardware the
+same check can run with zero tolerances.
 
 With --check the exit status is 1 when the gated run lost packets, lacks a
-sender's sent count, or let any packet leave outside its sender's windows.
+sender's sent count, or let more than --outlier-permille of its packets
+leave outside their sender's windows.
 """
 import argparse
 import csv
@@ -46,7 +52,7 @@ def num(v, default=None):
     return int(v)
 
 
-def load_run(folder, name, senders, early_ns, late_ns, dep_late_ns):
+def load_run(folder, name, senders, early_ns, late_ns):
     """Per-sender figures of one run."""
     pre = os.path.join(folder, name)
     if not os.path.exists(pre + "-windows.csv"):
@@ -105,11 +111,11 @@ def load_run(folder, name, senders, early_ns, late_ns, dep_late_ns):
         if r is None:
             continue
         r["departures"], r["dep_out"] = departures(
-            "%s-tap-tx%d" % (pre, i), i - 1, dep_late_ns)
+            "%s-tap-tx%d" % (pre, i), i - 1, early_ns, late_ns)
     return {"senders": res, "run": summary.get("run", {})}
 
 
-def departures(pre, sender, late_ns):
+def departures(pre, sender, early_ns, late_ns):
     """(judged, outside) departures of one sender's tap, or (None, None)."""
     try:
         wins = load_csv(pre + "-windows.csv")
@@ -129,7 +135,7 @@ def departures(pre, sender, late_ns):
                 continue
             n += 1
             t = int(p["rx_ns"])
-            if t < sp[0] or t >= sp[1] + late_ns:
+            if t < sp[0] - early_ns or t >= sp[1] + late_ns:
                 out += 1
     return n, out
 
@@ -213,16 +219,17 @@ def verdict(name, run, a):
     dep = [r for r in s if r["departures"] is not None]
     dep_n = sum(r["departures"] for r in dep)
     dep_out = sum(r["dep_out"] for r in dep)
-    print("%s: %d packets, %d lost%s; left outside their window: %s; "
-          "arrived outside (%d us early, %d us late allowed): %d; %s windows "
+    print("%s: %d packets, %d lost%s; outside their window (%d us early, "
+          "%d us late allowed): %s left, %d arrived; %s windows "
           "overlapping another sender's at the receiver; ring drops %s; "
           "stamps %s"
           % (name, n, lost,
              " (no end marker from %s)" % ",".join(unknown) if unknown else "",
-             "%d of %d" % (dep_out, dep_n) if dep else "not measured",
-             a.early_us, a.late_us, out, ovl,
+             a.early_us, a.late_us,
+             "%d of %d" % (dep_out, dep_n) if dep else "not measured", out, ovl,
              run["run"].get("ring_drops", "?"), run["run"].get("ts_source", "?")))
-    return lost, unknown, n, (dep_out if len(dep) == len(s) and dep_n else None)
+    return lost, unknown, (dep_n, dep_out) if len(dep) == len(s) and dep_n \
+        else (n, None)
 
 
 def main():
@@ -231,22 +238,19 @@ def main():
     ap.add_argument("--senders", type=int, required=True)
     ap.add_argument("--early-us", type=int, default=1000)
     ap.add_argument("--late-us", type=int, default=1500)
-    ap.add_argument("--outlier-permille", type=int, default=5,
-                    help="(arrivals: reported, not checked)")
-    ap.add_argument("--dep-late-us", type=int, default=250)
+    ap.add_argument("--outlier-permille", type=int, default=5)
     ap.add_argument("--windows", type=int, default=12)
     ap.add_argument("--check", action="store_true")
     a = ap.parse_args()
     runs = {n: load_run(a.folder, n, a.senders, a.early_us * 1000,
-                        a.late_us * 1000, a.dep_late_us * 1000)
-            for n in ("gated", "free")}
+                        a.late_us * 1000) for n in ("gated", "free")}
     if runs["gated"] is None:
         print("demo: the gated run left no results", file=sys.stderr)
         return 1
     window_table(a.folder, a.windows)
     summary_table(runs, a.senders)
     print()
-    lost, unknown, n, dep_out = verdict("gated", runs["gated"], a)
+    lost, unknown, (n, dep_out) = verdict("gated", runs["gated"], a)
     if runs["free"]:
         verdict("free ", runs["free"], a)
     if a.check:
@@ -255,16 +259,18 @@ def main():
             bad.append("the gated run lost packets or lacks a sent count")
         if dep_out is None:
             bad.append("no departure tap for every sender")
-        elif dep_out:
-            bad.append("%d packets of the gated run left outside their "
-                       "windows" % dep_out)
+        elif dep_out > n * a.outlier_permille // 1000:
+            bad.append("%d of %d packets of the gated run left outside "
+                       "their windows (%d allowed)"
+                       % (dep_out, n, n * a.outlier_permille // 1000))
         if not n:
             bad.append("the gated run received nothing")
         if bad:
             print("demo check FAILED: " + "; ".join(bad))
             return 1
-        print("demo check passed: no loss, every packet left inside its "
-              "sender's windows")
+        print("demo check passed: no loss; %d of %d packets left outside "
+              "their sender's windows, %d allowed" %
+              (dep_out, n, n * a.outlier_permille // 1000))
     return 0
 
 
