@@ -15,6 +15,13 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <linux/net_tstamp.h>
+#include <linux/sockios.h>
 
 #include "tdm_pkt.h"
 #include "tdm_rx.h"
@@ -97,6 +104,66 @@ static void order(struct batch *b)
 	}
 }
 
+/*
+ * Hardware RX timestamps of every packet, as hwstamp_ctl -r 1 does: the
+ * recorder takes the NIC's stamp when there is one, and the NIC only stamps
+ * what its filter says (PTP packets only, under ptp4l).  The TX setting
+ * (ptp4l's) is kept.  Returns 1 if the filter was changed (the old setting
+ * in *old, for hwts_restore), 0 if it was already on or the device cannot
+ * (veth: software stamps then).
+ */
+static int hwts_ioctl(const char *ifname, unsigned long req,
+		      struct hwtstamp_config *cfg)
+{
+	struct ifreq ifr;
+	int fd, ret;
+
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	memset(&ifr, 0, sizeof(ifr));
+	tdm_strlcpy(ifr.ifr_name, ifname, sizeof(ifr.ifr_name));
+	ifr.ifr_data = (void *)cfg;
+	ret = ioctl(fd, req, &ifr);
+	close(fd);
+	return ret;
+}
+
+static int hwts_enable(const char *ifname, struct hwtstamp_config *old,
+		       bool quiet)
+{
+	struct hwtstamp_config cfg;
+
+	memset(&cfg, 0, sizeof(cfg));
+	if (hwts_ioctl(ifname, SIOCGHWTSTAMP, &cfg) < 0) {
+		if (!quiet)
+			fprintf(stderr, "tdmstat: %s has no hardware timestamping (%s): software stamps\n",
+				ifname, strerror(errno));
+		return 0;
+	}
+	if (cfg.rx_filter == HWTSTAMP_FILTER_ALL)
+		return 0;
+	*old = cfg;
+	cfg.rx_filter = HWTSTAMP_FILTER_ALL;
+	if (hwts_ioctl(ifname, SIOCSHWTSTAMP, &cfg) < 0) {
+		if (!quiet)
+			fprintf(stderr, "tdmstat: %s cannot stamp every received packet (%s): software stamps for what it does not stamp\n",
+				ifname, strerror(errno));
+		return 0;
+	}
+	if (!quiet)
+		fprintf(stderr, "tdmstat: hardware RX timestamps of every packet on %s (restored at the end)\n",
+			ifname);
+	return 1;
+}
+
+static void hwts_restore(const char *ifname, struct hwtstamp_config *old)
+{
+	if (hwts_ioctl(ifname, SIOCSHWTSTAMP, old) < 0)
+		fprintf(stderr, "tdmstat: cannot restore the timestamping filter of %s: %s\n",
+			ifname, strerror(errno));
+}
+
 static unsigned int senders_done(struct tdmstat *t)
 {
 	unsigned int i, n = 0;
@@ -114,9 +181,10 @@ int tdmstat_capture(struct tdmstat *t)
 	struct tdm_rx_cfg cfg = { 0 };
 	struct batch b = { 0 };
 	struct tdm_rx rx;
+	struct hwtstamp_config hwts_old;
 	char err[512];
 	int64_t end = INT64_MAX, next_plan = 0, now;
-	int rc = 1;
+	int rc = 1, hwts_changed = 0;
 	bool attached = false;
 
 	if (!t->ifname) {
@@ -163,6 +231,7 @@ int tdmstat_capture(struct tdmstat *t)
 		fprintf(stderr, "tdmstat: %s\n", err);
 		goto out_free;
 	}
+	hwts_changed = hwts_enable(t->ifname, &hwts_old, t->quiet);
 	if (tdm_rx_attach(&rx, &cfg, err, sizeof(err))) {
 		fprintf(stderr, "tdmstat: attach to %s: %s\n", t->ifname, err);
 		goto out_close;
@@ -230,6 +299,8 @@ out_detach:
 		fprintf(stderr, "tdmstat: detach: %s\n", err);
 out_close:
 	tdm_rx_close(&rx);
+	if (hwts_changed)
+		hwts_restore(t->ifname, &hwts_old);
 out_free:
 	if (b.out && fclose(b.out)) {
 		fprintf(stderr, "tdmstat: %s: %s\n", t->record_file, strerror(errno));
