@@ -61,6 +61,10 @@ ts_send_wait
 check_eq "the three tdmgen senders finished" $? 0
 ts_capture_wait cap 60
 rc=$?
+# tcpdump reads the ring a block at a time (1 s timeout) and drops the
+# block in hand when stopped: give the last packets (the end markers) time
+# to reach the file.
+sleep 1.5
 tdm_cap_stop dump
 check_eq "tdmstat capture exit status" $rc 0
 for i in 1 2 3; do
