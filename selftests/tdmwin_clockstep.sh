@@ -40,7 +40,9 @@ check "add: CLOCK_REALTIME, cycle 20ms, window [0,5) ms" tc_a qdisc add dev $D r
 	handle 1: tdmwin cycle-time 20ms base-time 0 window 0 5ms clockid CLOCK_REALTIME
 tdm_cap_start cap "$B" tdmB "udp dst port 5001" || tdm_skip_all "tcpdump failed"
 tdm_recv_start rx "$B" --bind "$TDM_IP_B" --ports 5001
-ip netns exec "$A" "${TDM_PYU[@]}" send --dst "$TDM_IP_B" --port 5001 --duration 9 \
+# Sends until stopped after the last step (the steps take longer than
+# planned on a slow guest).
+ip netns exec "$A" "${TDM_PYU[@]}" send --dst "$TDM_IP_B" --port 5001 --duration 60 \
 	--rate 500 --size 200 >"$TDM_TMP/sender.out" &
 sender=$!
 TDM_BG_PIDS+=("$sender")
@@ -55,6 +57,7 @@ for step in +$HOUR -$HOUR -$HOUR +$HOUR; do
 		"${cur:-0}" -gt "${prev:-0}"
 	prev=$cur
 done
+kill -TERM "$sender"
 wait "$sender"
 sleep 0.5
 tdm_cap_stop cap

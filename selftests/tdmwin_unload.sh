@@ -58,7 +58,7 @@ tc_a qdisc del dev $D root
 # ---- stop and restart under traffic ----------------------------------------------------
 
 tdm_recv_start rx "$B" --bind "$TDM_IP_B" --ports 5001
-bg_send 4
+bg_send 60	# stopped below, once the restart is checked (TCG is slow)
 sleep 0.5
 check "add under traffic" add
 sleep 0.7
@@ -73,6 +73,7 @@ check "add again under traffic" add
 sleep 0.7
 tdm_snap Q "$A" $D
 check_num "the new instance sends" "${Q[x.window_packets]:-0}" -gt 0
+kill -TERM "$SENDER"
 wait "$SENDER"
 sleep 0.3
 tdm_recv_stop rx R

@@ -227,7 +227,11 @@ def cmd_send(a):
     end = t0 + a.duration if a.duration else None
     sent = errs = 0
     seq = 0
-    while True:
+    # SIGTERM/SIGINT end the run cleanly, with the summary line.
+    import signal
+    signal.signal(signal.SIGINT, _on_signal)
+    signal.signal(signal.SIGTERM, _on_signal)
+    while not _stop:
         if a.count and seq >= a.count:
             break
         if end is not None and time.monotonic() >= end:
