@@ -187,6 +187,10 @@ tdmd_connected() {
 	echo $n
 }
 
+# tdmd_all_connected NAME N: the coordinator NAME sees N members connected
+# (a command for tdm_wait_for, which re-runs it).
+tdmd_all_connected() { [ "$(tdmd_connected "$1")" = "$2" ]; }
+
 # tdmd_qsnap ARRAY I: the tdmwin qdisc of member I (tc -j -s, flattened).
 tdmd_qsnap() {
 	tdm_snap "$1" "${M[$2]}" m0

@@ -49,7 +49,7 @@ all_at() { # VERSION
 	local i
 	for i in 1 2 3; do [ "$(qversion "$i")" = "$1" ] || return 1; done
 }
-check "all three members connect" tdm_wait_for 30 test "$(tdmd_connected coord)" = 3
+check "all three members connect" tdm_wait_for 30 tdmd_all_connected coord 3
 check "every member's qdisc runs plan v1" tdm_wait_for 30 all_at 1
 
 declare -A Q S

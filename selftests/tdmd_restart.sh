@@ -39,7 +39,7 @@ sig() { # the plan signature of member I: version, base, switches
 	echo "${q[options.plan_version]:-none}:${q[options.base_time]:-}:${q[x.plan_switches]:-}"
 }
 all_v1() { local i; for i in 1 2 3; do [[ "$(sig "$i")" == 1:* ]] || return 1; done; }
-check "three members connected" tdm_wait_for 30 test "$(tdmd_connected coord)" = 3
+check "three members connected" tdm_wait_for 30 tdmd_all_connected coord 3
 check "all run plan v1 (auto form: cycle 9 ms)" tdm_wait_for 30 all_v1
 tdmd_qsnap Q 2
 check_eq "member b: window 3ms+2ms of a 9 ms cycle" \
@@ -64,7 +64,7 @@ done
 
 # ---- it comes back ----
 tdmd_start coord "$C" "$TDM_TMP/coord.conf" || tdm_fail "coordinator restart"
-check "members reconnect by themselves" tdm_wait_for 20 test "$(tdmd_connected coord)" = 3
+check "members reconnect by themselves" tdm_wait_for 20 tdmd_all_connected coord 3
 sleep 1
 tdmd_jsnap H coord plan history
 check_eq "the running plan is adopted, not pushed again" \

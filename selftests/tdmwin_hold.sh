@@ -57,8 +57,8 @@ check "hold again (idempotent)" tc_a qdisc change dev $D root tdmwin hold
 
 tdm_recv_start rel "$B" --bind "$TDM_IP_B" --ports 5001
 check "release" tc_a qdisc change dev $D root tdmwin release
-tdm_wait_for 3 test "$(tc_a -j qdisc show dev $D | py flat --kind tdmwin |
-	sed -n 's/^qlen=//p')" = 0
+drained() { [ "$(tc_a -j qdisc show dev "$D" | py flat --kind tdmwin | sed -n 's/^qlen=//p')" = 0 ]; }
+tdm_wait_for 3 drained
 sleep 0.3
 tdm_recv_stop rel R
 tdm_snap Q "$A" $D

@@ -30,6 +30,8 @@ bg_send() { # SECONDS
 	TDM_BG_PIDS+=("$SENDER")
 }
 refcnt() { cat /sys/module/sch_tdmwin/refcnt 2>/dev/null || echo gone; }
+# For tdm_wait_for, which re-runs its command (not a value computed once).
+unused() { [ "$(refcnt)" = 0 ]; }
 
 # ---- delete under traffic ------------------------------------------------------
 
@@ -65,7 +67,7 @@ sleep 0.7
 tdm_snap Q "$A" $D
 check_num "first instance sends" "${Q[x.window_packets]:-0}" -gt 0
 check "delete under traffic" tc_a qdisc del dev $D root
-tdm_wait_for 5 test "$(refcnt)" = 0
+tdm_wait_for 5 unused
 check "rmmod under traffic" rmmod sch_tdmwin
 check "module gone" test ! -d /sys/module/sch_tdmwin
 check "load the module again" tdm_module_load
@@ -92,7 +94,7 @@ else
 	check_match "module alias net-sch-tdmwin" "$(modinfo -F alias "$inst")" "^net-sch-tdmwin$"
 	check_match "modprobe resolves net-sch-tdmwin" \
 		"$(modprobe -R net-sch-tdmwin 2>&1)" "sch_tdmwin"
-	tdm_wait_for 5 test "$(refcnt)" = 0
+	tdm_wait_for 5 unused
 	check "rmmod before autoload" rmmod sch_tdmwin
 	check "tc qdisc add loads the module by itself" add
 	check "module loaded by the kernel" test -d /sys/module/sch_tdmwin
@@ -100,7 +102,7 @@ else
 	tc_a qdisc del dev $D root
 	if [ -n "${TDM_KO:-}" ] && ! cmp -s "$inst" "$TDM_KO"; then
 		tdm_log "the installed module differs from $TDM_KO: reloading the build"
-		tdm_wait_for 5 test "$(refcnt)" = 0
+		tdm_wait_for 5 unused
 		rmmod sch_tdmwin && insmod "$TDM_KO"
 	fi
 fi
@@ -143,7 +145,7 @@ ns_probe() { # DESC HOW TDMWIN-ARGS...
 	ip netns del "$c"
 	NS_LIST=("${NS_LIST[@]/$c/}")
 	# The namespace is dismantled by a workqueue: wait for its qdiscs to go.
-	tdm_wait_for 8 test "$(refcnt)" = 0
+	tdm_wait_for 8 unused
 	check_eq "$desc: namespace deleted: the module is released" "$(refcnt)" 0
 }
 
