@@ -35,11 +35,11 @@ TDM_BG_PIDS+=("$sender")
 sleep 1
 
 t0=$(tdm_now)
-check "change: base-time now+2s, window [10,15) ms" chg base-time now+2s window 10ms 5ms
+check "change: base-time now+4s, window [10,15) ms" chg base-time now+4s window 10ms 5ms
 tdm_snap Q "$A" $D
 B2=${Q[options.pending.base_time]:-0}
-check "pending base_time is now+2s" test "$B2" -ge $((t0 + 2000000000)) -a \
-	"$B2" -le $((t0 + 3000000000))
+check "pending base_time is now+4s" test "$B2" -ge $((t0 + 4000000000)) -a \
+	"$B2" -le $((t0 + 5000000000))
 check_eq "pending windows in the dump" \
 	"${Q[options.pending.windows.0.offset]:-}:${Q[options.pending.windows.0.length]:-}" \
 	10000000:5000000
