@@ -6,13 +6,13 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "tdm_util.h"
 #include "tdm_cfg.h"
 
 #define CFG_MSG_MAX	1024
@@ -33,19 +33,6 @@ static bool is_space(char c)
 	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
 }
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 /* Fail with "file:line: message"; also used for the callbacks' messages. */
 static int cfg_fail(const struct cfg_reader *r, char *err, size_t errlen,
@@ -178,7 +165,7 @@ int tdm_cfg_parse_text(const char *text, const char *file, tdm_cfg_cb cb,
 	/* About 4 KiB of buffers: keep them off the (daemon thread) stack. */
 	r = calloc(1, sizeof(*r));
 	if (!r) {
-		set_err(err, errlen, "%s: out of memory",
+		tdm_set_err(err, errlen, "%s: out of memory",
 			file ? file : "config");
 		return -1;
 	}
@@ -223,7 +210,7 @@ char *tdm_read_file(const char *path, size_t max, size_t *len,
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		e = errno;
-		set_err(err, errlen, "%s: cannot open: %s", path, strerror(e));
+		tdm_set_err(err, errlen, "%s: cannot open: %s", path, strerror(e));
 		return NULL;
 	}
 	/* Read until EOF rather than trusting st_size: pipes, /proc. */
@@ -233,7 +220,7 @@ char *tdm_read_file(const char *path, size_t max, size_t *len,
 				cap *= 2;
 			nbuf = realloc(buf, cap + 1);
 			if (!nbuf) {
-				set_err(err, errlen, "%s: out of memory", path);
+				tdm_set_err(err, errlen, "%s: out of memory", path);
 				goto fail;
 			}
 			buf = nbuf;
@@ -243,7 +230,7 @@ char *tdm_read_file(const char *path, size_t max, size_t *len,
 			continue;
 		if (got < 0) {
 			e = errno;
-			set_err(err, errlen, "%s: cannot read: %s", path,
+			tdm_set_err(err, errlen, "%s: cannot read: %s", path,
 				 strerror(e));
 			goto fail;
 		}
@@ -251,7 +238,7 @@ char *tdm_read_file(const char *path, size_t max, size_t *len,
 			break;
 		n += (size_t)got;
 		if (n > max) {
-			set_err(err, errlen, "%s: larger than %zu bytes",
+			tdm_set_err(err, errlen, "%s: larger than %zu bytes",
 				 path, max);
 			goto fail;
 		}
@@ -279,7 +266,7 @@ int tdm_cfg_parse_file(const char *path, tdm_cfg_cb cb, void *ctx,
 		return -1;
 	/* A NUL would silently end the text early. */
 	if (strlen(text) != len) {
-		set_err(err, errlen, "%s: contains a NUL byte", path);
+		tdm_set_err(err, errlen, "%s: contains a NUL byte", path);
 		free(text);
 		return -1;
 	}

@@ -32,7 +32,6 @@
  */
 #include <errno.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -42,6 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tdm_util.h"
 #include "tdm_ptp.h"
 
 #define PTP_MSG_MANAGEMENT	0xd
@@ -66,19 +66,6 @@ enum { ACT_GET, ACT_SET, ACT_RESPONSE, ACT_COMMAND, ACT_ACKNOWLEDGE };
 
 #define ERROR_STATUS_LEN	8	/* without displayData */
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 static uint16_t get_be16(const uint8_t *p)
 {
@@ -206,7 +193,7 @@ static int parse_data_set(const uint8_t *v, size_t vlen,
 	size_t dlen;
 
 	if (vlen < 2) {
-		set_err(err, errlen, "ptp4l: MANAGEMENT TLV without an id");
+		tdm_set_err(err, errlen, "ptp4l: MANAGEMENT TLV without an id");
 		return -1;
 	}
 	id = get_be16(v);
@@ -227,7 +214,7 @@ static int parse_data_set(const uint8_t *v, size_t vlen,
 			break;
 		if (d[PDS_PORT_STATE] < TDM_PS_INITIALIZING ||
 		    d[PDS_PORT_STATE] > TDM_PS_GRAND_MASTER) {
-			set_err(err, errlen, "ptp4l: unknown port state %u",
+			tdm_set_err(err, errlen, "ptp4l: unknown port state %u",
 				d[PDS_PORT_STATE]);
 			return -1;
 		}
@@ -238,7 +225,7 @@ static int parse_data_set(const uint8_t *v, size_t vlen,
 		return 1;
 	}
 	/* Longer data sets are fine (fields appended), shorter are not. */
-	set_err(err, errlen, "ptp4l: %s of %zu bytes, expected %zu",
+	tdm_set_err(err, errlen, "ptp4l: %s of %zu bytes, expected %zu",
 		mgmt_id_name(id), dlen, get_data_len(id));
 	return -1;
 }
@@ -252,7 +239,7 @@ static int parse_error_status(const uint8_t *v, size_t vlen,
 	size_t i, n;
 
 	if (vlen < ERROR_STATUS_LEN) {
-		set_err(err, errlen,
+		tdm_set_err(err, errlen,
 			"ptp4l: MANAGEMENT_ERROR_STATUS of %zu bytes", vlen);
 		return -1;
 	}
@@ -276,7 +263,7 @@ static int parse_error_status(const uint8_t *v, size_t vlen,
 		}
 		text[n ? 2 + n : 0] = 0;
 	}
-	set_err(err, errlen, "ptp4l: management error 0x%04x (%s) for %s%s",
+	tdm_set_err(err, errlen, "ptp4l: management error 0x%04x (%s) for %s%s",
 		error, mgmt_error_name(error), mgmt_id_name(id), text);
 	return -1;
 }
@@ -289,18 +276,18 @@ int tdm_ptp_parse(const uint8_t *buf, size_t len, uint16_t expect_seq,
 	size_t mlen, off;
 
 	if (!buf || len < PTP_HDR_LEN) {
-		set_err(err, errlen, "ptp4l: message of %zu bytes", len);
+		tdm_set_err(err, errlen, "ptp4l: message of %zu bytes", len);
 		return -1;
 	}
 	if ((buf[0] & 0xf) != PTP_MSG_MANAGEMENT)
 		return 1;
 	if ((buf[1] & 0xf) != PTP_VERSION_MAJOR) {
-		set_err(err, errlen, "ptp4l: PTP version %u", buf[1] & 0xf);
+		tdm_set_err(err, errlen, "ptp4l: PTP version %u", buf[1] & 0xf);
 		return -1;
 	}
 	mlen = get_be16(buf + 2);
 	if (mlen > len || mlen < PTP_MGMT_HDR_LEN) {
-		set_err(err, errlen,
+		tdm_set_err(err, errlen,
 			"ptp4l: messageLength %zu in a message of %zu bytes",
 			mlen, len);
 		return -1;
@@ -314,14 +301,14 @@ int tdm_ptp_parse(const uint8_t *buf, size_t len, uint16_t expect_seq,
 		uint16_t type, tlen;
 
 		if (mlen - off < PTP_TLV_HDR_LEN) {
-			set_err(err, errlen, "ptp4l: %zu stray bytes after the TLVs",
+			tdm_set_err(err, errlen, "ptp4l: %zu stray bytes after the TLVs",
 				mlen - off);
 			return -1;
 		}
 		type = get_be16(buf + off);
 		tlen = get_be16(buf + off + 2);
 		if (tlen > mlen - off - PTP_TLV_HDR_LEN) {
-			set_err(err, errlen,
+			tdm_set_err(err, errlen,
 				"ptp4l: TLV 0x%04x of %u bytes overruns the message",
 				type, tlen);
 			return -1;
@@ -335,7 +322,7 @@ int tdm_ptp_parse(const uint8_t *buf, size_t len, uint16_t expect_seq,
 		off += PTP_TLV_HDR_LEN + tlen;
 	}
 	if (!found) {
-		set_err(err, errlen, "ptp4l: response without a management TLV");
+		tdm_set_err(err, errlen, "ptp4l: response without a management TLV");
 		return -1;
 	}
 	if (found_type == TLV_MANAGEMENT)
@@ -359,7 +346,7 @@ int tdm_ptp_open_dir(struct tdm_ptp *p, const char *ptp4l_path,
 	if (!ptp4l_path)
 		ptp4l_path = TDM_PTP_DEFAULT_SOCKET;
 	if (!*ptp4l_path || strlen(ptp4l_path) >= sizeof(p->remote)) {
-		set_err(err, errlen, "bad ptp4l socket path '%s'", ptp4l_path);
+		tdm_set_err(err, errlen, "bad ptp4l socket path '%s'", ptp4l_path);
 		return -1;
 	}
 	strcpy(p->remote, ptp4l_path);
@@ -379,13 +366,13 @@ int tdm_ptp_open_dir(struct tdm_ptp *p, const char *ptp4l_path,
 	len = snprintf(p->local, sizeof(p->local), "%s/tdmd.%d.%u", dir,
 		       (int)getpid(), n);
 	if (len < 0 || (size_t)len >= sizeof(p->local)) {
-		set_err(err, errlen, "socket folder '%s' is too long", dir);
+		tdm_set_err(err, errlen, "socket folder '%s' is too long", dir);
 		p->local[0] = 0;
 		return -1;
 	}
 	p->fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (p->fd < 0) {
-		set_err(err, errlen, "socket: %s", strerror(errno));
+		tdm_set_err(err, errlen, "socket: %s", strerror(errno));
 		p->local[0] = 0;
 		return -1;
 	}
@@ -395,7 +382,7 @@ int tdm_ptp_open_dir(struct tdm_ptp *p, const char *ptp4l_path,
 	/* A socket of our name is left over from a dead process. */
 	unlink(p->local);
 	if (bind(p->fd, (struct sockaddr *)&sun, sizeof(sun)) < 0) {
-		set_err(err, errlen, "bind %s: %s", p->local, strerror(errno));
+		tdm_set_err(err, errlen, "bind %s: %s", p->local, strerror(errno));
 		close(p->fd);
 		p->fd = -1;
 		p->local[0] = 0;
@@ -437,7 +424,7 @@ static int send_get(struct tdm_ptp *p, uint16_t seq, uint16_t id,
 				   p->transport_specific, p->port_number,
 				   seq, id);
 	if (len < 0) {
-		set_err(err, errlen, "cannot build a GET %s", mgmt_id_name(id));
+		tdm_set_err(err, errlen, "cannot build a GET %s", mgmt_id_name(id));
 		return -1;
 	}
 	memset(&sun, 0, sizeof(sun));
@@ -449,7 +436,7 @@ static int send_get(struct tdm_ptp *p, uint16_t seq, uint16_t id,
 	 */
 	if (sendto(p->fd, buf, (size_t)len, MSG_DONTWAIT,
 		   (struct sockaddr *)&sun, sizeof(sun)) != len) {
-		set_err(err, errlen, "cannot reach ptp4l at %s: %s", p->remote,
+		tdm_set_err(err, errlen, "cannot reach ptp4l at %s: %s", p->remote,
 			strerror(errno));
 		return -1;
 	}
@@ -508,7 +495,7 @@ static int recv_one(struct tdm_ptp *p, uint16_t seq,
 	if (n < 0) {
 		if (errno == EAGAIN || errno == EINTR)
 			return 0;
-		set_err(err, errlen, "receive from ptp4l: %s", strerror(errno));
+		tdm_set_err(err, errlen, "receive from ptp4l: %s", strerror(errno));
 		return -1;
 	}
 	/* Too big for a PTP message: not an answer of ptp4l's. */
@@ -556,7 +543,7 @@ int tdm_ptp_query(struct tdm_ptp *p, int timeout_ms,
 	if (tdm_tai_offset(&st->tai_offset, NULL, 0) < 0)
 		st->tai_offset = 0;
 	if (p->fd < 0) {
-		set_err(err, errlen, "ptp4l client is not open");
+		tdm_set_err(err, errlen, "ptp4l client is not open");
 		return -1;
 	}
 	drain(p);
@@ -573,14 +560,14 @@ int tdm_ptp_query(struct tdm_ptp *p, int timeout_ms,
 			break;
 		ret = poll(&pfd, 1, (int)left);
 		if (ret < 0 && errno != EINTR) {
-			set_err(err, errlen, "poll: %s", strerror(errno));
+			tdm_set_err(err, errlen, "poll: %s", strerror(errno));
 			return -1;
 		}
 		if (ret > 0 && recv_one(p, seq, st, err, errlen) < 0)
 			return -1;
 	}
 	if (!st->time_status_ok || !st->port_ok) {
-		set_err(err, errlen, "ptp4l did not answer within %d ms%s",
+		tdm_set_err(err, errlen, "ptp4l did not answer within %d ms%s",
 			timeout_ms, st->time_status_ok ? " (PORT_DATA_SET)" :
 			st->port_ok ? " (TIME_STATUS_NP)" : "");
 		return -1;
@@ -607,7 +594,7 @@ int tdm_tai_offset(int *tai, char *err, size_t errlen)
 
 	memset(&tx, 0, sizeof(tx));	/* modes 0: read only */
 	if (adjtimex(&tx) < 0) {
-		set_err(err, errlen, "adjtimex: %s", strerror(errno));
+		tdm_set_err(err, errlen, "adjtimex: %s", strerror(errno));
 		return -1;
 	}
 	*tai = tx.tai;
@@ -625,35 +612,35 @@ bool tdm_ptp_good(const struct tdm_ptp_status *st, uint64_t threshold_ns,
 	int s = st->port_state;
 
 	if (!st->port_ok) {
-		set_err(reason, len, "ptp4l gave no port state");
+		tdm_set_err(reason, len, "ptp4l gave no port state");
 		return false;
 	}
 	if (s != TDM_PS_SLAVE && s != TDM_PS_MASTER &&
 	    s != TDM_PS_GRAND_MASTER) {
-		set_err(reason, len, "port state %s", tdm_port_state_name(s));
+		tdm_set_err(reason, len, "port state %s", tdm_port_state_name(s));
 		return false;
 	}
 	if (s == TDM_PS_SLAVE) {
 		if (!st->time_status_ok) {
-			set_err(reason, len, "ptp4l gave no master offset");
+			tdm_set_err(reason, len, "ptp4l gave no master offset");
 			return false;
 		}
 		if (magnitude(st->master_offset) > threshold_ns) {
-			set_err(reason, len, "offset %lld ns exceeds %llu ns",
+			tdm_set_err(reason, len, "offset %lld ns exceeds %llu ns",
 				(long long)st->master_offset,
 				(unsigned long long)threshold_ns);
 			return false;
 		}
 	}
 	if (check_tai && st->tai_offset == 0) {
-		set_err(reason, len,
+		tdm_set_err(reason, len,
 			"kernel TAI offset is 0 (CLOCK_TAI = CLOCK_REALTIME): phc2sys -a or -w sets it from ptp4l");
 		return false;
 	}
 	if (s == TDM_PS_SLAVE)
-		set_err(reason, len, "port state SLAVE, offset %lld ns",
+		tdm_set_err(reason, len, "port state SLAVE, offset %lld ns",
 			(long long)st->master_offset);
 	else
-		set_err(reason, len, "port state %s", tdm_port_state_name(s));
+		tdm_set_err(reason, len, "port state %s", tdm_port_state_name(s));
 	return true;
 }

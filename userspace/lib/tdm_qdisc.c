@@ -12,7 +12,6 @@
  */
 #include <errno.h>
 #include <net/if.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +25,7 @@
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
 
+#include "tdm_util.h"
 #include "tdm_nl.h"
 #include "tdm_qdisc.h"
 
@@ -37,19 +37,6 @@
 /* The kernel always answers; this only bounds a wait on a stuck RTNL. */
 #define RTNL_TIMEOUT_S	10
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 /* ---- the socket --------------------------------------------------------- */
 
@@ -60,7 +47,7 @@ int tdm_rtnl_open(struct tdm_rtnl *r, char *err, size_t errlen)
 
 	r->nl = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC);
 	if (!r->nl) {
-		set_err(err, errlen, "rtnetlink socket: %s", strerror(errno));
+		tdm_set_err(err, errlen, "rtnetlink socket: %s", strerror(errno));
 		return -1;
 	}
 	/* Both are optional: without them we still get errno. */
@@ -69,7 +56,7 @@ int tdm_rtnl_open(struct tdm_rtnl *r, char *err, size_t errlen)
 	setsockopt(mnl_socket_get_fd(r->nl), SOL_SOCKET, SO_RCVTIMEO, &tmo,
 		   sizeof(tmo));
 	if (mnl_socket_bind(r->nl, 0, MNL_SOCKET_AUTOPID) < 0) {
-		set_err(err, errlen, "rtnetlink bind: %s", strerror(errno));
+		tdm_set_err(err, errlen, "rtnetlink bind: %s", strerror(errno));
 		mnl_socket_close(r->nl);
 		r->nl = NULL;
 		return -1;
@@ -95,9 +82,9 @@ void tdm_rtnl_close(struct tdm_rtnl *r)
 static void kernel_err(int error, const char *msg, char *err, size_t errlen)
 {
 	if (msg)
-		set_err(err, errlen, "kernel: %s", msg);
+		tdm_set_err(err, errlen, "kernel: %s", msg);
 	else
-		set_err(err, errlen, "%s", strerror(error));
+		tdm_set_err(err, errlen, "%s", strerror(error));
 }
 
 /* 1: ack seen (0 in *error) or error; -1: malformed. */
@@ -174,7 +161,7 @@ static int rtnl_talk(struct tdm_rtnl *r, struct nlmsghdr *nlh, bool dump,
 	char *buf;
 
 	if (!r->nl) {
-		set_err(err, errlen, "rtnetlink socket is not open");
+		tdm_set_err(err, errlen, "rtnetlink socket is not open");
 		errno = EBADF;
 		return -1;
 	}
@@ -184,7 +171,7 @@ static int rtnl_talk(struct tdm_rtnl *r, struct nlmsghdr *nlh, bool dump,
 
 	buf = malloc(RTNL_RECV_SIZE);
 	if (!buf) {
-		set_err(err, errlen, "%s", strerror(ENOMEM));
+		tdm_set_err(err, errlen, "%s", strerror(ENOMEM));
 		errno = ENOMEM;
 		return -1;
 	}
@@ -480,7 +467,7 @@ static int target_ifindex(const struct tdm_qdisc_target *t,
 	    memchr(t->ifname, 0, sizeof(t->ifname)))
 		ifindex = (int)if_nametoindex(t->ifname);
 	if (ifindex <= 0)
-		set_err(err, errlen, "no interface '%.*s'",
+		tdm_set_err(err, errlen, "no interface '%.*s'",
 			(int)sizeof(t->ifname), t->ifname);
 	return ifindex;
 }
@@ -497,7 +484,7 @@ int tdm_qdisc_resolve(struct tdm_qdisc_target *t, char *err, size_t errlen)
 
 	if (!t->ifname[0] && t->ifindex > 0) {
 		if (!if_indextoname((unsigned int)t->ifindex, name)) {
-			set_err(err, errlen, "no interface with index %d: %s",
+			tdm_set_err(err, errlen, "no interface with index %d: %s",
 				t->ifindex, strerror(errno));
 			return -1;
 		}
@@ -505,12 +492,12 @@ int tdm_qdisc_resolve(struct tdm_qdisc_target *t, char *err, size_t errlen)
 		return 0;
 	}
 	if (!memchr(t->ifname, 0, sizeof(t->ifname)) || !t->ifname[0]) {
-		set_err(err, errlen, "no interface name given");
+		tdm_set_err(err, errlen, "no interface name given");
 		return -1;
 	}
 	idx = if_nametoindex(t->ifname);
 	if (!idx) {
-		set_err(err, errlen, "no interface '%s': %s", t->ifname,
+		tdm_set_err(err, errlen, "no interface '%s': %s", t->ifname,
 			strerror(errno));
 		return -1;
 	}
@@ -557,7 +544,7 @@ int tdm_qdisc_get(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
 	if (rtnl_talk(r, nlh, true, qdisc_cb, &ctx, err, errlen) < 0)
 		return -1;
 	if (ctx.malformed) {
-		set_err(err, errlen,
+		tdm_set_err(err, errlen,
 			"unexpected tdmwin options in the kernel's dump");
 		errno = EPROTO;
 		return -1;
@@ -671,13 +658,13 @@ static int verify_install(struct tdm_rtnl *r, const struct install_req *q,
 
 	in = malloc(sizeof(*in));
 	if (!in) {
-		set_err(err, errlen, "%s", strerror(ENOMEM));
+		tdm_set_err(err, errlen, "%s", strerror(ENOMEM));
 		return -1;
 	}
 	if (tdm_qdisc_get(r, q->t, in, err, errlen) < 0)
 		goto out;
 	if (!in->present) {
-		set_err(err, errlen, "no tdmwin qdisc found after installing it%s%s",
+		tdm_set_err(err, errlen, "no tdmwin qdisc found after installing it%s%s",
 			in->other ? "; there is " : "",
 			in->other ? in->kind : "");
 		goto out;
@@ -692,11 +679,11 @@ static int verify_install(struct tdm_rtnl *r, const struct install_req *q,
 		      0 : 1;
 	}
 	if (ret > 0)
-		set_err(err, errlen,
+		tdm_set_err(err, errlen,
 			"plan version %u is in the kernel with another cycle or other windows",
 			p->version);
 	else if (ret < 0)
-		set_err(err, errlen,
+		tdm_set_err(err, errlen,
 			"the qdisc does not carry plan version %u (base %lld): active version %u (base %lld)%s",
 			p->version, (long long)p->base_time, in->version,
 			(long long)in->base_time,
@@ -719,7 +706,7 @@ static int send_install(struct tdm_rtnl *r, const struct install_req *q,
 
 	buf = calloc(1, RTNL_SEND_SIZE);
 	if (!buf) {
-		set_err(err, errlen, "%s", strerror(ENOMEM));
+		tdm_set_err(err, errlen, "%s", strerror(ENOMEM));
 		return -1;
 	}
 	nlh = build_install(buf, q);
@@ -750,7 +737,7 @@ static int choose_mode(struct tdm_rtnl *r, struct install_req *q,
 
 	in = malloc(sizeof(*in));
 	if (!in) {
-		set_err(err, errlen, "%s", strerror(ENOMEM));
+		tdm_set_err(err, errlen, "%s", strerror(ENOMEM));
 		return -1;
 	}
 	if (tdm_qdisc_get(r, q->t, in, err, errlen) < 0) {
@@ -781,12 +768,12 @@ int tdm_qdisc_install(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
 
 	q.s = tdm_plan_sender(p, name);
 	if (!q.s) {
-		set_err(err, errlen, "the plan has no sender '%s'", name);
+		tdm_set_err(err, errlen, "the plan has no sender '%s'", name);
 		errno = ENOENT;
 		return -1;
 	}
 	if (!q.s->nwin || q.s->nwin > TDMWIN_MAX_WINDOWS) {
-		set_err(err, errlen, "sender '%s' has %u windows (1 to %d)",
+		tdm_set_err(err, errlen, "sender '%s' has %u windows (1 to %d)",
 			name, q.s->nwin, TDMWIN_MAX_WINDOWS);
 		errno = EINVAL;
 		return -1;
@@ -813,13 +800,13 @@ int tdm_qdisc_set_hold(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
 
 	in = malloc(sizeof(*in));
 	if (!in) {
-		set_err(err, errlen, "%s", strerror(ENOMEM));
+		tdm_set_err(err, errlen, "%s", strerror(ENOMEM));
 		return -1;
 	}
 	if (tdm_qdisc_get(r, t, in, err, errlen) < 0)
 		goto out;
 	if (!in->present) {
-		set_err(err, errlen, "no tdmwin qdisc on %s", t->ifname);
+		tdm_set_err(err, errlen, "no tdmwin qdisc on %s", t->ifname);
 		errno = ENOENT;
 		goto out;
 	}
@@ -834,7 +821,7 @@ int tdm_qdisc_set_hold(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
 	    tdm_qdisc_get(r, t, in, err, errlen) < 0)
 		goto out;
 	if (!in->present || in->hold != hold) {
-		set_err(err, errlen, "the qdisc on %s did not take hold %s",
+		tdm_set_err(err, errlen, "the qdisc on %s did not take hold %s",
 			t->ifname, hold ? "on" : "off");
 		errno = EPROTO;
 		goto out;
@@ -853,7 +840,7 @@ int tdm_qdisc_delete(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
 
 	in = malloc(sizeof(*in));
 	if (!in) {
-		set_err(err, errlen, "%s", strerror(ENOMEM));
+		tdm_set_err(err, errlen, "%s", strerror(ENOMEM));
 		return -1;
 	}
 	if (tdm_qdisc_get(r, t, in, err, errlen) < 0)

@@ -17,7 +17,6 @@
 #include <fcntl.h>
 #include <net/if.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +30,7 @@
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
 
+#include "tdm_util.h"
 #include "tdm_nl.h"
 #include "tdm_rx.h"
 
@@ -41,19 +41,6 @@
 /* Release cons at least every this many records within one batch. */
 #define RX_RELEASE_BATCH 256
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 /* ---- the ring reader ------------------------------------------------------ */
 
@@ -209,7 +196,7 @@ static int rx_talk(struct tdm_rx *rx, struct nlmsghdr *nlh, mnl_cb_t cb,
 	char *buf;
 
 	if (!rx->nl) {
-		set_err(err, errlen, "generic netlink socket is not open");
+		tdm_set_err(err, errlen, "generic netlink socket is not open");
 		errno = EBADF;
 		return -1;
 	}
@@ -217,7 +204,7 @@ static int rx_talk(struct tdm_rx *rx, struct nlmsghdr *nlh, mnl_cb_t cb,
 	nlh->nlmsg_seq = ++rx->seq;
 	buf = malloc(RX_RECV_SIZE);
 	if (!buf) {
-		set_err(err, errlen, "%s", strerror(ENOMEM));
+		tdm_set_err(err, errlen, "%s", strerror(ENOMEM));
 		errno = ENOMEM;
 		return -1;
 	}
@@ -240,9 +227,9 @@ static int rx_talk(struct tdm_rx *rx, struct nlmsghdr *nlh, mnl_cb_t cb,
 out:
 	if (error) {
 		if (msg[0])
-			set_err(err, errlen, "kernel: %s", msg);
+			tdm_set_err(err, errlen, "kernel: %s", msg);
 		else
-			set_err(err, errlen, "%s", strerror(error));
+			tdm_set_err(err, errlen, "%s", strerror(error));
 	}
 	free(buf);
 	errno = error;
@@ -284,13 +271,13 @@ static int resolve_family(struct tdm_rx *rx, char *err, size_t errlen)
 	mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, TDMRX_GENL_NAME);
 	if (rx_talk(rx, nlh, family_cb, &id, err, errlen)) {
 		if (errno == ENOENT)
-			set_err(err, errlen,
+			tdm_set_err(err, errlen,
 				"tdmrx.ko is not loaded (no generic netlink family '%s')",
 				TDMRX_GENL_NAME);
 		return -1;
 	}
 	if (!id) {
-		set_err(err, errlen, "no id for generic netlink family '%s'",
+		tdm_set_err(err, errlen, "no id for generic netlink family '%s'",
 			TDMRX_GENL_NAME);
 		errno = EPROTO;
 		return -1;
@@ -385,7 +372,7 @@ int tdm_rx_open(struct tdm_rx *rx, char *err, size_t errlen)
 	rx->dev_fd = -1;
 	rx->nl = mnl_socket_open2(NETLINK_GENERIC, SOCK_CLOEXEC);
 	if (!rx->nl) {
-		set_err(err, errlen, "generic netlink socket: %s",
+		tdm_set_err(err, errlen, "generic netlink socket: %s",
 			strerror(errno));
 		return -1;
 	}
@@ -394,7 +381,7 @@ int tdm_rx_open(struct tdm_rx *rx, char *err, size_t errlen)
 	setsockopt(mnl_socket_get_fd(rx->nl), SOL_SOCKET, SO_RCVTIMEO, &tmo,
 		   sizeof(tmo));
 	if (mnl_socket_bind(rx->nl, 0, MNL_SOCKET_AUTOPID) < 0) {
-		set_err(err, errlen, "generic netlink bind: %s",
+		tdm_set_err(err, errlen, "generic netlink bind: %s",
 			strerror(errno));
 		goto fail;
 	}
@@ -404,7 +391,7 @@ int tdm_rx_open(struct tdm_rx *rx, char *err, size_t errlen)
 		goto fail;
 	rx->dev_fd = open(RX_DEV_PATH, O_RDWR | O_CLOEXEC);
 	if (rx->dev_fd < 0) {
-		set_err(err, errlen, "cannot open %s: %s", RX_DEV_PATH,
+		tdm_set_err(err, errlen, "cannot open %s: %s", RX_DEV_PATH,
 			strerror(errno));
 		goto fail;
 	}
@@ -445,7 +432,7 @@ static int rx_map(struct tdm_rx *rx, char *err, size_t errlen)
 	size_t len;
 
 	if (!in->nr_rings || in->ring_bytes < TDMRX_RING_DATA_OFF) {
-		set_err(err, errlen, "kernel reply without the ring layout");
+		tdm_set_err(err, errlen, "kernel reply without the ring layout");
 		errno = EPROTO;
 		return -1;
 	}
@@ -457,7 +444,7 @@ static int rx_map(struct tdm_rx *rx, char *err, size_t errlen)
 		close(rx->dev_fd);
 		rx->dev_fd = open(RX_DEV_PATH, O_RDWR | O_CLOEXEC);
 		if (rx->dev_fd < 0) {
-			set_err(err, errlen, "cannot open %s: %s", RX_DEV_PATH,
+			tdm_set_err(err, errlen, "cannot open %s: %s", RX_DEV_PATH,
 				strerror(errno));
 			return -1;
 		}
@@ -466,7 +453,7 @@ static int rx_map(struct tdm_rx *rx, char *err, size_t errlen)
 		       rx->dev_fd, 0);
 	if (rx->map == MAP_FAILED) {
 		rx->map = NULL;
-		set_err(err, errlen, "cannot map the rings (%zu bytes): %s%s",
+		tdm_set_err(err, errlen, "cannot map the rings (%zu bytes): %s%s",
 			len, strerror(errno),
 			errno == ENODEV ? " (the session ended already)" : "");
 		return -1;
@@ -474,7 +461,7 @@ static int rx_map(struct tdm_rx *rx, char *err, size_t errlen)
 	rx->map_len = len;
 	rx->rings = calloc(in->nr_rings, sizeof(*rx->rings));
 	if (!rx->rings) {
-		set_err(err, errlen, "%s", strerror(ENOMEM));
+		tdm_set_err(err, errlen, "%s", strerror(ENOMEM));
 		rx_unmap(rx);
 		errno = ENOMEM;
 		return -1;
@@ -487,7 +474,7 @@ static int rx_map(struct tdm_rx *rx, char *err, size_t errlen)
 		if (r->prod->session != in->session ||
 		    r->prod->rec_size != sizeof(struct tdmrx_record) ||
 		    r->prod->size != in->ring_records) {
-			set_err(err, errlen,
+			tdm_set_err(err, errlen,
 				"ring %u does not belong to session %u (session %u, record size %u)",
 				i, in->session, r->prod->session,
 				r->prod->rec_size);
@@ -508,14 +495,14 @@ int tdm_rx_attach(struct tdm_rx *rx, const struct tdm_rx_cfg *cfg,
 	unsigned int ifindex, i;
 
 	if (!cfg->nports || cfg->nports > TDMRX_MAX_PORTS) {
-		set_err(err, errlen, "between 1 and %d ports, not %u",
+		tdm_set_err(err, errlen, "between 1 and %d ports, not %u",
 			TDMRX_MAX_PORTS, cfg->nports);
 		errno = EINVAL;
 		return -1;
 	}
 	ifindex = if_nametoindex(cfg->ifname);
 	if (!ifindex) {
-		set_err(err, errlen, "no such device: %s", cfg->ifname);
+		tdm_set_err(err, errlen, "no such device: %s", cfg->ifname);
 		errno = ENODEV;
 		return -1;
 	}
@@ -534,7 +521,7 @@ int tdm_rx_attach(struct tdm_rx *rx, const struct tdm_rx_cfg *cfg,
 	if (rx_talk(rx, nlh, info_cb, &rx->info, err, errlen))
 		return -1;
 	if (!rx->info.attached || rx->info.owner != rx->portid) {
-		set_err(err, errlen, "kernel reply does not show our session");
+		tdm_set_err(err, errlen, "kernel reply does not show our session");
 		errno = EPROTO;
 		return -1;
 	}
@@ -579,12 +566,12 @@ int tdm_rx_wait(struct tdm_rx *rx, int timeout_ms, char *err, size_t errlen)
 	if (n < 0) {
 		if (errno == EINTR)
 			return 0;
-		set_err(err, errlen, "poll %s: %s", RX_DEV_PATH,
+		tdm_set_err(err, errlen, "poll %s: %s", RX_DEV_PATH,
 			strerror(errno));
 		return -1;
 	}
 	if (n && (p.revents & (POLLERR | POLLNVAL))) {
-		set_err(err, errlen, "poll %s: no rings mapped", RX_DEV_PATH);
+		tdm_set_err(err, errlen, "poll %s: no rings mapped", RX_DEV_PATH);
 		errno = EBADF;
 		return -1;
 	}

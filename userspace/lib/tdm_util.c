@@ -271,3 +271,14 @@ int tdm_strlcpy(char *dst, const char *src, size_t size)
 	memcpy(dst, src, n + 1);
 	return 0;
 }
+
+void tdm_set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}

@@ -44,5 +44,8 @@ int64_t tdm_clock_ns(int clockid);
 
 /* Bounded string copy that always terminates; returns -1 if truncated. */
 int tdm_strlcpy(char *dst, const char *src, size_t size);
+/* printf into err[errlen], if err is not NULL: the library's error text. */
+void tdm_set_err(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 #endif
