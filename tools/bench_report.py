@@ -81,22 +81,70 @@ def tdmd_section(runs):
     return out
 
 
+def rx_ladder_rows(run):
+    """One row per offered rate: what each recorder got, and its CPU."""
+    by_rate = {}
+    for rec, v in run.items():
+        for x in v.get("ladder", []):
+            by_rate.setdefault(x["offered_pps"], {})[rec] = x
+    rows = []
+    for rate in sorted(by_rate):
+        row = [rate]
+        for rec in run:
+            x = by_rate[rate].get(rec)
+            row += (["%s/%s%s" % (x["recorded"], x["received"],
+                                  ", %d dropped" % x["dropped"]
+                                  if x["dropped"] else ""),
+                     x.get("cpu_ns_per_record")] if x else [None, None])
+        rows.append(row)
+    return rows
+
+
+def rx_ladder(out, title, run):
+    head = ["offered pps"]
+    for rec in run:
+        head += ["%s recorded/received" % rec, "%s CPU ns/record" % rec]
+    out.append(title + "\n")
+    out.append(table(["recorder", "loss-free records/s", "CPU ns/record",
+                      "lost at some rate"],
+                     [(rec, v.get("loss_free_records_per_s"),
+                       v.get("cpu_ns_per_record"),
+                       "yes" if v.get("loss_seen")
+                       else "no (a lower bound: the traffic was the limit)")
+                      for rec, v in run.items()]))
+    out.append("")
+    out.append(table(head, rx_ladder_rows(run)))
+    out.append("")
+
+
 def rx_section(runs):
     out = []
     for name, r in runs.items():
         out.append("### Receiver: tdmrx against tcpdump, kernel %s (%s)\n"
                    % (r.get("kernel"), name))
-        flat = []
-
-        def walk(prefix, v):
-            if isinstance(v, dict):
-                for k, w in v.items():
-                    walk(prefix + "." + k if prefix else k, w)
-            elif not isinstance(v, list):
-                flat.append((prefix, v))
-        walk("", r)
-        out.append(table(["figure", "value"], flat))
+        out.append("%s; recorders on CPU %s.\n"
+                   % (r.get("generator"), r.get("recorders_pinned_to_cpu") or "any"))
+        if isinstance(r.get("loss_free"), dict):
+            rx_ladder(out, "Loss-free rate, rate doubling per step:",
+                      r["loss_free"])
+            eq = r.get("equal_cpu", {})
+            if eq.get("loss_free"):
+                rx_ladder(out, "The same with each recorder held to %s %% of "
+                          "one CPU (cgroup cpu.max):" % eq.get("cpu_quota_percent"),
+                          eq["loss_free"])
+            elif eq.get("skipped"):
+                out.append("Equal-CPU ladder skipped: %s.\n" % eq["skipped"])
+        out.append(table(["recorder attached", "receive pps"],
+                         list(r.get("receive_pps", {}).items())))
         out.append("")
+        out.append(table(["ratio", "measured", "target"],
+                         [(k, v, {"loss_free tdmrx/tcpdump": ">= 2",
+                                  "loss_free at equal CPU tdmrx/tcpdump": ">= 2"}
+                           .get(k)) for k, v in r.get("ratios", {}).items()]))
+        hook = r.get("hook_overhead_percent", {})
+        out.append("\nHook overhead (target <= 5 %%): %s %% while recording, "
+                   "%s %% for packets it does not record.\n"
+                   % (hook.get("recording"), hook.get("not_matching")))
     return out
 
 
