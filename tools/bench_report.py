@@ -49,6 +49,16 @@ def qdisc_section(runs):
         out.append(table(["ratio", "measured", "target"],
                          [(k, v, r.get("targets", {}).get(k))
                           for k, v in r.get("ratios", {}).items()]))
+        axis = r.get("windows_axis")
+        if axis:
+            out.append("\nAgainst windows per cycle: 50 % duty over an 8 ms "
+                       "cycle in N windows (taprio: the same schedule as 2N "
+                       "entries).\n")
+            out.append(table(["windows", "tdmwin pps", "taprio pps",
+                              "ratio tdmwin/taprio"],
+                             [(x.get("windows"), x.get("tdmwin_pps"),
+                               x.get("taprio_pps"), x.get("ratio_tdmwin_to_taprio"))
+                              for x in axis]))
         lat = r.get("open_latency_observed", {})
         xs = r.get("open_latency_tdmwin_xstats", {})
         out.append("\nGate-open latency at 50 % duty: tdmwin seen by tcpdump "
