@@ -61,10 +61,16 @@ def qdisc_section(runs):
                               for x in axis]))
         lat = r.get("open_latency_observed", {})
         xs = r.get("open_latency_tdmwin_xstats", {})
-        out.append("\nGate-open latency at 50 % duty: tdmwin seen by tcpdump "
-                   "%s, taprio %s; tdmwin's own counter: mean %s ns, max %s ns."
-                   % (lat.get("tdmwin"), lat.get("taprio"),
-                      xs.get("open_latency_mean"), xs.get("open_latency_max")))
+        out.append("\nGate-open latency at 50 %% duty, 10 kpps: the first packet "
+                   "of each window seen by tcpdump on the peer (us); tdmwin's "
+                   "own counter: mean %s ns, max %s ns.\n"
+                   % (xs.get("open_latency_mean"), xs.get("open_latency_max")))
+        keys = ("windows", "min_ns", "median_ns", "p99_ns", "max_ns")
+        out.append(table(["qdisc", "windows", "min", "median", "p99", "max"],
+                         [[q] + [(v.get(k) if k == "windows" else
+                                  "%.1f" % (v[k] / 1000) if v.get(k) is not None
+                                  else None) for k in keys]
+                          for q, v in lat.items() if isinstance(v, dict)]))
         out.append("")
     return out
 
