@@ -159,6 +159,35 @@ tdm_tc() {
 	TC_LIB_DIR=$TDM_TC_LIB tc "$@"
 }
 
+# tdm_use_build DIR RELEASE VAR=NAME...: set each VAR to DIR/san/bin/NAME,
+# the sanitizer build, when all of them exist there and RELEASE is empty,
+# else to DIR/NAME; and the sanitizers' options (leaks reported, exit code
+# 99, UBSan stops at the first report).
+tdm_use_build() {
+	local dir=$1 sub=/san/bin kv
+	shift
+	[ -z "$1" ] || sub=
+	shift
+	for kv in "$@"; do [ -x "$dir$sub/${kv#*=}" ] || sub=; done
+	for kv in "$@"; do printf -v "${kv%%=*}" '%s' "$dir$sub/${kv#*=}"; done
+	export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:exitcode=99}
+	export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+}
+
+# tdm_san_reports FILE...: show every sanitizer report in these outputs
+# (a missing file has none); false if there was one.
+tdm_san_reports() {
+	local f bad=0
+	for f in "$@"; do
+		grep -qE 'ERROR: (Address|Leak)Sanitizer|runtime error:|SUMMARY: ' \
+			"$f" 2>/dev/null || continue
+		bad=1
+		tdm_log "sanitizer report in ${f##*/}:"
+		grep -E -A12 'ERROR: |runtime error:' "$f" | head -n 30 | sed 's/^/#   /'
+	done
+	return $bad
+}
+
 py() {
 	"${TDM_PYU[@]}" "$@"
 }

@@ -19,15 +19,7 @@
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 TDMD_BUILD=${TDMD_BUILD:-$TDM_ROOT/build/us}
-if [ -x "$TDMD_BUILD/san/bin/tdmd" ] && [ -z "${TDMD_RELEASE:-}" ]; then
-	TDMD=$TDMD_BUILD/san/bin/tdmd
-	TDMCTL=$TDMD_BUILD/san/bin/tdmctl
-else
-	TDMD=$TDMD_BUILD/tdmd
-	TDMCTL=$TDMD_BUILD/tdmctl
-fi
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:exitcode=99}
-export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+tdm_use_build "$TDMD_BUILD" "${TDMD_RELEASE:-}" TDMD=tdmd TDMCTL=tdmctl
 TDMD_KEY=$TDM_TMP/key
 TDMD_PORT=7453
 TDMD_IP_C=198.18.1.1
@@ -199,19 +191,12 @@ tdmd_qsnap() {
 # Ends a test: every tdmd still running is stopped; any sanitizer report
 # or crash in a log fails.
 tdmd_finish() {
-	local name bad=0
+	local name bad=0 logs=()
 	for name in "${TDMD_NAMES[@]}"; do
 		tdmd_stop "$name"
+		logs+=("$TDM_TMP/$name.log")
 	done
-	for name in "${TDMD_NAMES[@]}"; do
-		if grep -qE 'ERROR: (Address|Leak)Sanitizer|runtime error:|SUMMARY: ' \
-			"$TDM_TMP/$name.log" 2>/dev/null; then
-			bad=1
-			tdm_log "sanitizer report in $name's log:"
-			grep -E -A12 'ERROR: |runtime error:' "$TDM_TMP/$name.log" |
-				head -n 30 | sed 's/^/#   /'
-		fi
-	done
+	tdm_san_reports "${logs[@]}" || bad=1
 	check_eq "no sanitizer report from any tdmd" "$bad" 0
 }
 

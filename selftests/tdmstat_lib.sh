@@ -17,16 +17,7 @@
 # their output fails the test (ts_san_check).
 
 TS_BUILD=${TS_BUILD:-$TDM_ROOT/build/us}
-if [ -x "$TS_BUILD/san/bin/tdmstat" ] && [ -x "$TS_BUILD/san/bin/tdmgen" ] &&
-   [ -z "${TDMSTAT_RELEASE:-}" ]; then
-	TDMSTAT=$TS_BUILD/san/bin/tdmstat
-	TDMGEN=$TS_BUILD/san/bin/tdmgen
-else
-	TDMSTAT=$TS_BUILD/tdmstat
-	TDMGEN=$TS_BUILD/tdmgen
-fi
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:exitcode=99}
-export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+tdm_use_build "$TS_BUILD" "${TDMSTAT_RELEASE:-}" TDMSTAT=tdmstat TDMGEN=tdmgen
 # shellcheck disable=SC2034  # used by the tests that source this file
 TS_CHECK=("$TDM_PY" -S "$TDM_DIR/tdmstat_check.py")
 TS_IP_R=198.18.2.1
@@ -185,14 +176,8 @@ ts_kv() {
 
 # ts_san_check NAME...: no sanitizer report in these outputs.
 ts_san_check() {
-	local f bad=0
-	for f in "$@"; do
-		if grep -qE "ERROR: (Address|Leak)Sanitizer|runtime error:" "$f" 2>/dev/null; then
-			bad=1
-			tdm_log "sanitizer report in $f:"
-			grep -E -A5 "Sanitizer|runtime error" "$f" | head -n 20 | sed 's/^/#   /'
-		fi
-	done
+	local bad=0
+	tdm_san_reports "$@" || bad=1
 	check_eq "no sanitizer reports from tdmstat and tdmgen" $bad 0
 }
 
