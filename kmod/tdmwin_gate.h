@@ -62,6 +62,10 @@ struct tdmwin_gate_result {
 	 * does not fit into (a guard deferral), false if the gate is closed.
 	 */
 	bool	in_window;
+	/* TDMWIN_WAIT from tdmwin_gate_wire(): the frame could have started
+	 * at now, but not behind the frames the wire is still sending.
+	 */
+	bool	wire;
 };
 
 static inline s64 tdmwin_add_sat(s64 t, u64 d)
@@ -122,8 +126,8 @@ static inline struct tdmwin_gate_result
 tdmwin_gate(const struct tdmwin_sched *s, s64 now, u64 need)
 {
 	struct tdmwin_gate_result r = { .verdict = TDMWIN_WAIT };
-	u64 pos, k;
 	s64 cstart;
+	u64 pos;
 	int i;
 
 	if (need > s->max_len) {
@@ -134,10 +138,9 @@ tdmwin_gate(const struct tdmwin_sched *s, s64 now, u64 need)
 		r.when = tdmwin_next_fit(s, s->base, 0, need);
 		return r;
 	}
-	k = tdmwin_div_rem((u64)now - (u64)s->base, s->cycle, &pos);
-	/* base + k * cycle <= now, so this cannot overflow. */
+	tdmwin_div_rem((u64)now - (u64)s->base, s->cycle, &pos);
+	/* base + k * cycle <= now for some k, so this cannot overflow. */
 	cstart = now - (s64)pos;
-	(void)k;
 
 	i = tdmwin_window_at(s, pos);
 	if (i >= 0 && pos - s->win[i].offset < s->win[i].length) {
@@ -152,6 +155,36 @@ tdmwin_gate(const struct tdmwin_sched *s, s64 now, u64 need)
 		r.in_window = true;
 	}
 	r.when = tdmwin_next_fit(s, cstart, (u32)(i + 1), need);
+	return r;
+}
+
+/*
+ * The wire clock.  The link is a server at the link speed: frames released
+ * earlier keep it busy for @backlog ns from @now, so the next frame starts
+ * on the wire at now + backlog, not at now.  It may be released only if it
+ * fits its window from that start, and ends no later than @stop (the base
+ * time of a pending plan, or TDMWIN_TIME_MAX; @stop > @now).  A wait sleeps
+ * until the next opening after the wire has drained (.when), or until @stop
+ * if the frame fits its window but not before the new plan takes over.
+ */
+static inline struct tdmwin_gate_result
+tdmwin_gate_wire(const struct tdmwin_sched *s, s64 now, u64 backlog, u64 need,
+		 s64 stop)
+{
+	s64 start = tdmwin_add_sat(now, backlog);
+	struct tdmwin_gate_result r = tdmwin_gate(s, start, need);
+	struct tdmwin_gate_result r0;
+
+	if (r.verdict == TDMWIN_SEND &&
+	    (start > stop || need > (u64)(stop - start))) {
+		r.verdict = TDMWIN_WAIT;
+		r.in_window = true;
+		r.when = stop;
+	}
+	if (r.verdict != TDMWIN_WAIT || !backlog)
+		return r;
+	r0 = tdmwin_gate(s, now, need);
+	r.wire = r0.verdict == TDMWIN_SEND && need <= (u64)(stop - now);
 	return r;
 }
 

@@ -7,7 +7,13 @@
  * included), frames that fit, fit exactly, do not fit or fit no window,
  * plans near the 64-bit limits, and clock steps (arbitrary jumps of "now"
  * forwards and backwards must give the same answer as a fresh evaluation
- * and never a wake-up time in the past).
+ * and never a wake-up time in the past).  The wire clock (a frame starts
+ * behind the wire's backlog and must end before a pending plan's base) is
+ * checked against the same reference, and by a simulated link: a queue
+ * drained through the gate into a server at the link speed, with bypass
+ * frames booking the wire behind the gate's back, must put every gated
+ * frame on the wire inside a window, and never hold one back that could
+ * have gone.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -116,6 +122,56 @@ static void compare(const struct tdmwin_sched *s, s64 now, u64 need)
 	}
 }
 
+/* The wire clock's reference: the brute-force gate at now + backlog. */
+static struct tdmwin_gate_result ref_gate_wire(const struct tdmwin_sched *s,
+					       s64 now, u64 backlog, u64 need,
+					       s64 stop)
+{
+	i128 start = (i128)now + backlog;
+	struct tdmwin_gate_result r, r0;
+
+	if (start > INT64_MAX)
+		start = INT64_MAX;
+	r = ref_gate(s, (s64)start, need);
+	r.wire = false;
+	if (r.verdict == TDMWIN_SEND && start + (i128)need > stop) {
+		r.verdict = TDMWIN_WAIT;
+		r.in_window = true;
+		r.when = stop;
+	}
+	if (r.verdict == TDMWIN_WAIT && backlog) {
+		r0 = ref_gate(s, now, need);
+		r.wire = r0.verdict == TDMWIN_SEND && (i128)now + need <= stop;
+	}
+	return r;
+}
+
+static void compare_wire(const struct tdmwin_sched *s, s64 now, u64 backlog,
+			 u64 need, s64 stop)
+{
+	struct tdmwin_gate_result a = tdmwin_gate_wire(s, now, backlog, need, stop);
+	struct tdmwin_gate_result b = ref_gate_wire(s, now, backlog, need, stop);
+
+	CHECK(a.verdict == b.verdict,
+	      "wire: verdict %d want %d (now %" PRId64 " backlog %" PRIu64 " need %" PRIu64 " stop %" PRId64 ")",
+	      a.verdict, b.verdict, now, backlog, need, stop);
+	if (a.verdict != b.verdict || a.verdict == TDMWIN_NEVER)
+		return;
+	CHECK(a.when == b.when,
+	      "wire: when %" PRId64 " want %" PRId64 " (now %" PRId64 " backlog %" PRIu64 " need %" PRIu64 " stop %" PRId64 ")",
+	      a.when, b.when, now, backlog, need, stop);
+	if (a.verdict == TDMWIN_WAIT) {
+		CHECK(a.in_window == b.in_window && a.wire == b.wire,
+		      "wire: in_window %d/%d wire %d/%d (now %" PRId64 " backlog %" PRIu64 ")",
+		      a.in_window, b.in_window, a.wire, b.wire, now, backlog);
+		CHECK(a.when > now || a.when == INT64_MAX,
+		      "wire: wake-up %" PRId64 " not after now %" PRId64, a.when, now);
+	} else {
+		CHECK(a.end == b.end, "wire: window end %" PRId64 " want %" PRId64,
+		      a.end, b.end);
+	}
+}
+
 /* Random sorted, non-overlapping windows inside [0, cycle). */
 static u32 random_windows(struct tdmwin_window *w, u32 max, u64 cycle)
 {
@@ -163,6 +219,109 @@ static void test_small_exhaustive(void)
 			for (u64 need = 0; need <= cycle + 1; need++)
 				compare(&s, now, need);
 	}
+}
+
+static void test_wire_exhaustive(void)
+{
+	struct tdmwin_window w[TDMWIN_GATE_TEST_MAXW];
+
+	for (int plan = 0; plan < 150; plan++) {
+		u64 cycle = 1 + rnd_below(30);
+		u32 n = random_windows(w, 1 + rnd_below(5), cycle);
+		struct tdmwin_sched s = {
+			.base = (s64)rnd_below(60), .cycle = cycle,
+			.win = w, .nwin = n, .max_len = max_len(w, n),
+		};
+		s64 end = s.base + 3 * (s64)cycle;
+
+		if (!n)
+			continue;
+		for (s64 now = 0; now < end; now++)
+			for (u64 backlog = 0; backlog <= cycle + 2; backlog++)
+				for (u64 need = 0; need <= s.max_len + 1; need++) {
+					compare_wire(&s, now, backlog, need,
+						     INT64_MAX);
+					compare_wire(&s, now, backlog, need,
+						     now + 1 + (s64)rnd_below(2 * cycle));
+				}
+	}
+	/* Near the end of time: now + backlog saturates. */
+	for (int i = 0; i < 2000; i++) {
+		static const struct tdmwin_window w1[] = { { 0, 400 }, { 600, 300 } };
+		struct tdmwin_sched s = { .base = (s64)rnd_below(1000), .cycle = 1000,
+					  .win = w1, .nwin = 2, .max_len = 400 };
+		s64 now = INT64_MAX - (s64)rnd_below(3000);
+
+		compare_wire(&s, now, rnd_below(5000), rnd_below(402), INT64_MAX);
+	}
+}
+
+/* Is [t, t + len) inside one window instance?  (Brute force, 128-bit.) */
+static bool inside_window(const struct tdmwin_sched *s, i128 t, u64 len)
+{
+	i128 c0;
+
+	if (t < s->base)
+		return false;
+	c0 = (t - s->base) / (i128)s->cycle;
+	for (u32 w = 0; w < s->nwin; w++) {
+		i128 ws = (i128)s->base + c0 * (i128)s->cycle + s->win[w].offset;
+
+		if (ws <= t && t + (i128)len <= ws + (i128)s->win[w].length)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A link simulated as the qdisc drives it: a backlog of gated frames of
+ * random wire time, a server that finishes them at the link speed, bypass
+ * frames that book the wire whenever they come, and a dequeue loop that
+ * obeys the gate (send now, or sleep until .when, woken late by a random
+ * timer latency).  Every gated frame must occupy the wire (plus guard)
+ * inside one window, and a frame held back must not have fitted.
+ */
+static void test_wire_link(void)
+{
+	static const struct tdmwin_window w[] = { { 100, 300 }, { 1000, 900 } };
+	struct tdmwin_sched s = { .base = 5000, .cycle = 2500, .win = w,
+				  .nwin = 2, .max_len = 900 };
+	unsigned long sent = 0, outside = 0, held_wrongly = 0;
+
+	for (int run = 0; run < 50; run++) {
+		s64 now = (s64)rnd_below(10000), free = 0;
+		u64 guard = rnd_below(20);
+
+		for (int step = 0; step < 20000; step++) {
+			u64 wire = 1 + rnd_below(120), need = wire + guard;
+			u64 backlog = free > now ? (u64)(free - now) : 0;
+			struct tdmwin_gate_result r;
+
+			if (rnd_below(8) == 0) {	/* a bypass frame */
+				free = (free > now ? free : now) + (s64)(1 + rnd_below(60));
+				now += (s64)rnd_below(10);
+				continue;
+			}
+			r = tdmwin_gate_wire(&s, now, backlog, need, INT64_MAX);
+			if (r.verdict == TDMWIN_SEND) {
+				s64 start = free > now ? free : now;
+
+				sent++;
+				if (!inside_window(&s, start, need))
+					outside++;
+				free = start + (s64)wire;
+				now += (s64)rnd_below(3);	/* the next dequeue */
+			} else if (r.verdict == TDMWIN_WAIT) {
+				if (inside_window(&s, (i128)now + backlog, need))
+					held_wrongly++;
+				now = r.when + (s64)rnd_below(50);
+			}
+		}
+	}
+	CHECK(sent > 100000, "the simulated link sent only %lu frames", sent);
+	CHECK(outside == 0, "%lu of %lu frames on the wire outside a window",
+	      outside, sent);
+	CHECK(held_wrongly == 0, "%lu frames held back that fitted", held_wrongly);
 }
 
 static void test_fixed_edges(void)
@@ -295,6 +454,8 @@ static const struct {
 	{ "gate: small plans, every instant and size", test_small_exhaustive },
 	{ "gate: plans near the 64-bit limits", test_limits },
 	{ "gate: clock steps", test_clock_steps },
+	{ "gate: wire clock against the reference", test_wire_exhaustive },
+	{ "gate: wire clock on a simulated link", test_wire_link },
 };
 
 int main(void)
