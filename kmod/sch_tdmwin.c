@@ -13,6 +13,14 @@
  * Traffic is split into two classes: 1:1 is gated, 1:2 bypasses the gate
  * (chosen skb priorities, and PTP so that ptp4l stays in sync).
  *
+ * The wire clock: the driver does not put a frame on the wire when the
+ * qdisc lets it go, but after every frame already in its TX ring.  So the
+ * qdisc books the wire: it keeps the CLOCK_MONOTONIC time at which the link,
+ * a server at the link speed, will have finished every frame released on
+ * the device (gated and bypass), and a gated frame leaves only if it fits
+ * its window when it starts behind them.  All instances on one device (one
+ * per TX queue under mq) share one account, advanced by compare-and-exchange.
+ *
  * Plans (cycle, base time, windows, guard, version) are immutable and
  * published with RCU.  A plan whose base time lies in the future waits as
  * the pending plan and takes over at exactly that instant.  Plan pointers
@@ -62,6 +70,31 @@
 /* Oversize head frames dropped per dequeue before yielding. */
 #define TDMWIN_DROP_BUDGET	16
 
+/*
+ * The wire of one device, shared by every tdmwin instance on it.  The list
+ * and the fields other than .free change under RTNL; .free is read and
+ * advanced locklessly from any instance's dequeue.  Freed after an RCU grace
+ * period: dequeue runs with BH off, an RCU read-side section.
+ */
+struct tdmwin_wire {
+	struct list_head	node;		/* on tdmwin_wires */
+	struct rcu_head		rcu;
+	const struct net_device	*dev;
+	unsigned int		users;		/* instances on dev */
+	/* What the instances on dev agree on (the latest plan's guard). */
+	u32			eff_speed;
+	u32			guard;
+	clockid_t		clockid;
+	bool			on;
+	/* CLOCK_MONOTONIC ns at which the wire finishes every frame released
+	 * so far.  It only moves forward, by atomic64_try_cmpxchg(): a frame's
+	 * gate check and its booking succeed or retry together.
+	 */
+	atomic64_t		free;
+};
+
+static LIST_HEAD(tdmwin_wires);		/* under RTNL */
+
 struct tdmwin_plan {
 	struct rcu_head		rcu;
 	struct tdmwin_sched	s;	/* s.win points at win[] */
@@ -75,6 +108,7 @@ struct tdmwin_sched_data {
 	struct tdmwin_plan __rcu *pending;	/* takes over at its base */
 	struct Qdisc		*gated;		/* class 1:1 */
 	struct Qdisc		*bypass;	/* class 1:2 */
+	struct tdmwin_wire	*wire;		/* the device's wire */
 	struct qdisc_watchdog	watchdog;
 
 	/* Configuration, changed under the tree lock. */
@@ -86,6 +120,7 @@ struct tdmwin_sched_data {
 	u32			limit;
 	bool			bypass_ptp;
 	bool			hold;
+	bool			wire_clock;	/* gate by the wire clock */
 
 	/* Gate bookkeeping, under the qdisc lock. */
 	s64			open_start;	/* window the last frame left in, */
@@ -93,6 +128,7 @@ struct tdmwin_sched_data {
 	s64			last_window;	/* start of last window used */
 	s64			wait_open;	/* opening the queue waits for */
 	s64			deferred_to;	/* last guard deferral target */
+	s64			wire_wait_to;	/* last wire deferral target */
 	s64			wd_expires;	/* CLOCK_MONOTONIC */
 
 	struct tc_tdmwin_xstats	st;
@@ -112,6 +148,7 @@ static const struct nla_policy tdmwin_policy[TCA_TDMWIN_MAX + 1] = {
 	[TCA_TDMWIN_LIMIT]	 = { .type = NLA_U32 },
 	[TCA_TDMWIN_PENDING]	 = { .type = NLA_REJECT },
 	[TCA_TDMWIN_EFF_LINK_SPEED] = { .type = NLA_REJECT },
+	[TCA_TDMWIN_WIRE_CLOCK]	 = NLA_POLICY_MAX(NLA_U8, 1),
 };
 
 static const struct nla_policy tdmwin_win_policy[TCA_TDMWIN_WIN_MAX + 1] = {
@@ -194,25 +231,101 @@ static bool tdmwin_is_bypass(const struct tdmwin_sched_data *q,
 	return q->bypass_ptp && tdmwin_is_ptp(skb);
 }
 
-/* Bytes on the wire, with padding, FCS, preamble and gap per segment. */
+/*
+ * Bytes on the wire, with padding, FCS, preamble and gap per segment, and
+ * the VLAN tag that the NIC inserts when the stack left it in the skb.
+ */
 static u64 tdmwin_wire_bytes(const struct sk_buff *skb)
 {
 	unsigned int segs = skb_is_gso(skb) ? skb_shinfo(skb)->gso_segs : 1;
 	unsigned int len = qdisc_pkt_len(skb);
+	unsigned int over = TDMWIN_WIRE_OVERHEAD;
 
 	if (!segs)
 		segs = 1;
 	if (len < segs * TDMWIN_MIN_FRAME)
 		len = segs * TDMWIN_MIN_FRAME;
-	return (u64)len + (u64)segs * TDMWIN_WIRE_OVERHEAD;
+	if (skb_vlan_tag_present(skb))
+		over += VLAN_HLEN;
+	return (u64)len + (u64)segs * over;
+}
+
+static u64 tdmwin_skb_wire_ns(const struct tdmwin_sched_data *q,
+			      const struct sk_buff *skb)
+{
+	return tdmwin_wire_ns(tdmwin_wire_bytes(skb), q->ps_per_byte);
 }
 
 static u64 tdmwin_need_ns(const struct tdmwin_sched_data *q,
 			  const struct tdmwin_plan *plan,
 			  const struct sk_buff *skb)
 {
-	return tdmwin_wire_ns(tdmwin_wire_bytes(skb), q->ps_per_byte) +
-	       plan->guard;
+	return tdmwin_skb_wire_ns(q, skb) + plan->guard;
+}
+
+/* ---- the wire clock ---------------------------------------------------- */
+
+/* ns the wire stays busy after @mono with what was booked up to @free. */
+static u64 tdmwin_backlog(s64 free, s64 mono)
+{
+	return free > mono ? free - mono : 0;
+}
+
+static struct tdmwin_wire *tdmwin_wire_find(const struct net_device *dev)
+{
+	struct tdmwin_wire *w;
+
+	ASSERT_RTNL();
+	list_for_each_entry(w, &tdmwin_wires, node)
+		if (w->dev == dev)
+			return w;
+	return NULL;
+}
+
+/* The device's wire account, created for its first instance. */
+static struct tdmwin_wire *tdmwin_wire_get(const struct net_device *dev)
+{
+	struct tdmwin_wire *w = tdmwin_wire_find(dev);
+
+	if (!w) {
+		w = kzalloc(sizeof(*w), GFP_KERNEL);
+		if (!w)
+			return NULL;
+		w->dev = dev;
+		atomic64_set(&w->free, ktime_get());
+		list_add(&w->node, &tdmwin_wires);
+	}
+	w->users++;
+	return w;
+}
+
+static void tdmwin_wire_put(struct tdmwin_wire *w)
+{
+	ASSERT_RTNL();
+	if (--w->users)
+		return;
+	list_del(&w->node);
+	kfree_rcu(w, rcu);
+}
+
+/*
+ * Book the wire for a frame of @wire_ns that is released at @mono whatever
+ * the gate says (bypass traffic).  Returns the backlog behind it.
+ */
+static u64 tdmwin_wire_book(struct tdmwin_wire *w, s64 mono, u64 wire_ns)
+{
+	s64 free = atomic64_read(&w->free), next;
+
+	do {
+		next = max(free, mono) + (s64)wire_ns;
+	} while (!atomic64_try_cmpxchg(&w->free, &free, next));
+	return next - mono;
+}
+
+static void tdmwin_note_backlog(struct tdmwin_sched_data *q, u64 backlog)
+{
+	if (backlog > q->st.wire_backlog_max)
+		q->st.wire_backlog_max = backlog;
 }
 
 /* ---- enqueue ----------------------------------------------------------- */
@@ -318,6 +431,7 @@ static void tdmwin_reset_gate(struct tdmwin_sched_data *q)
 	q->last_window = S64_MIN;
 	q->wait_open = S64_MIN;
 	q->deferred_to = S64_MIN;
+	q->wire_wait_to = S64_MIN;
 }
 
 /* Under the qdisc lock: let a pending plan whose base time came take over. */
@@ -406,22 +520,42 @@ static void tdmwin_sleep(struct tdmwin_sched_data *q,
 	qdisc_watchdog_schedule_ns(&q->watchdog, expires);
 }
 
+/* A wait: count it as a wire or guard deferral once per target, sleep. */
+static void tdmwin_wait(struct tdmwin_sched_data *q,
+			const struct tdmwin_plan *next, s64 now, s64 mono,
+			const struct tdmwin_gate_result *r)
+{
+	if (r->wire) {
+		if (q->wire_wait_to != r->when) {
+			q->wire_wait_to = r->when;
+			q->st.wire_deferrals++;
+		}
+	} else if (r->in_window && q->deferred_to != r->when) {
+		q->deferred_to = r->when;
+		q->st.guard_deferrals++;
+	}
+	tdmwin_sleep(q, next, now, mono, r->when);
+}
+
 /*
  * The head of the gated queue if the gate lets it start now, else NULL
  * with the watchdog armed for the opening.  Frames that fit in no window of
  * the plan (after a plan or speed change) are dropped on the way.  On
- * success *start is the start of the window and *now the time used.
+ * success *start is the start of the window and *now the time used; with
+ * @book (dequeue, not peek) the frame's wire time is booked as well, in one
+ * compare-and-exchange with the check, so that instances on other TX queues
+ * of the device cannot take the same wire time.
  */
 static struct sk_buff *tdmwin_gated_head(struct Qdisc *sch, s64 *start,
-					 s64 *now)
+					 s64 *now, bool book)
 {
 	struct tdmwin_sched_data *q = qdisc_priv(sch);
 	const struct tdmwin_plan *plan, *next;
 	struct tdmwin_gate_result r;
 	struct sk_buff *skb;
+	s64 mono, stop, free;
+	u64 wire, need, backlog;
 	int budget;
-	s64 mono;
-	u64 need;
 
 	if (q->hold)
 		return NULL;	/* release kicks the queue */
@@ -429,42 +563,47 @@ static struct sk_buff *tdmwin_gated_head(struct Qdisc *sch, s64 *start,
 	*now = tdmwin_clock(q, &mono);
 	plan = tdmwin_promote(q, *now);
 	next = rcu_dereference_bh(q->pending);
+	stop = next ? next->s.base : TDMWIN_TIME_MAX;
 
 	for (budget = 0; budget < TDMWIN_DROP_BUDGET; budget++) {
 		skb = q->gated->ops->peek(q->gated);
 		if (!skb)
 			return NULL;
 
-		need = tdmwin_need_ns(q, plan, skb);
+		wire = tdmwin_skb_wire_ns(q, skb);
+		need = wire + plan->guard;
+		free = q->wire_clock ? atomic64_read(&q->wire->free) : mono;
+retry:
+		backlog = tdmwin_backlog(free, mono);
 		/* Fast path: still inside the window the last frame used. */
-		if (*now >= q->open_start && *now + (s64)need <= q->open_end) {
-			*start = q->open_start;
-			return skb;
-		}
-		r = tdmwin_gate(&plan->s, *now, need);
-		/* The frame must also end before a pending plan takes over. */
-		if (r.verdict == TDMWIN_SEND && next &&
-		    *now + (s64)need > next->s.base) {
-			r.verdict = TDMWIN_WAIT;
-			r.in_window = true;
-			r.when = next->s.base;
+		if (*now + (s64)backlog >= q->open_start &&
+		    *now + (s64)(backlog + need) <= q->open_end) {
+			r.verdict = TDMWIN_SEND;
+			r.when = q->open_start;
+			r.end = q->open_end;
+		} else {
+			r = tdmwin_gate_wire(&plan->s, *now, backlog, need, stop);
 		}
 
 		switch (r.verdict) {
 		case TDMWIN_SEND:
+			if (book && q->wire_clock) {
+				s64 done = max(free, mono) + (s64)wire;
+
+				if (!atomic64_try_cmpxchg(&q->wire->free,
+							  &free, done))
+					goto retry;
+				tdmwin_note_backlog(q, done - mono);
+			}
 			q->open_start = r.when;
-			q->open_end = next ? min(r.end, next->s.base) : r.end;
+			q->open_end = min(r.end, stop);
 			*start = r.when;
 			return skb;
 		case TDMWIN_NEVER:
 			tdmwin_drop_head(sch, q);
 			continue;
 		case TDMWIN_WAIT:
-			if (r.in_window && q->deferred_to != r.when) {
-				q->deferred_to = r.when;
-				q->st.guard_deferrals++;
-			}
-			tdmwin_sleep(q, next, *now, mono, r.when);
+			tdmwin_wait(q, next, *now, mono, &r);
 			return NULL;
 		}
 	}
@@ -483,9 +622,13 @@ static struct sk_buff *tdmwin_dequeue(struct Qdisc *sch)
 	if (skb) {
 		q->st.bypass_packets++;
 		q->st.bypass_bytes += qdisc_pkt_len(skb);
+		/* Bypass frames keep the wire busy too. */
+		if (q->wire_clock)
+			tdmwin_note_backlog(q, tdmwin_wire_book(q->wire, ktime_get(),
+								tdmwin_skb_wire_ns(q, skb)));
 		return tdmwin_account(sch, skb);
 	}
-	if (!tdmwin_gated_head(sch, &start, &now))
+	if (!tdmwin_gated_head(sch, &start, &now, true))
 		return NULL;
 	skb = qdisc_dequeue_peeked(q->gated);
 	if (unlikely(!skb))
@@ -508,7 +651,7 @@ static struct sk_buff *tdmwin_peek(struct Qdisc *sch)
 	skb = q->bypass->ops->peek(q->bypass);
 	if (skb)
 		return skb;
-	return tdmwin_gated_head(sch, &start, &now);
+	return tdmwin_gated_head(sch, &start, &now, false);
 }
 
 static void tdmwin_reset(struct Qdisc *sch)
@@ -536,6 +679,7 @@ struct tdmwin_request {
 	u32			eff_speed;
 	u32			ps_per_byte;
 	u32			limit;
+	bool			wire_clock;
 };
 
 static int tdmwin_cmp_window(const void *a, const void *b)
@@ -754,6 +898,55 @@ static int tdmwin_check_kept_plans(struct tdmwin_sched_data *q,
 	return err;
 }
 
+/* The guard of the latest plan once @req is applied. */
+static u32 tdmwin_latest_guard(struct tdmwin_sched_data *q,
+			       const struct tdmwin_request *req)
+{
+	const struct tdmwin_plan *p = req->plan;
+
+	if (!p)
+		p = rtnl_dereference(q->pending);
+	if (!p)
+		p = rtnl_dereference(q->plan);
+	return p ? p->guard : 0;
+}
+
+/*
+ * Every instance on a device books the one wire, so they must agree on how
+ * long a frame keeps it busy and on the guard that ends each window.
+ */
+static int tdmwin_check_wire(struct Qdisc *sch,
+			     const struct tdmwin_request *req,
+			     struct netlink_ext_ack *extack)
+{
+	struct tdmwin_sched_data *q = qdisc_priv(sch);
+	const struct tdmwin_wire *w = tdmwin_wire_find(qdisc_dev(sch));
+
+	if (!w || w->users == (q->wire == w ? 1 : 0))
+		return 0;
+	if (req->wire_clock != w->on) {
+		NL_SET_ERR_MSG(extack,
+			       "Another tdmwin on this device has the wire clock set otherwise: instances on one device share the wire and must agree");
+		return -EINVAL;
+	}
+	if (req->eff_speed != w->eff_speed) {
+		NL_SET_ERR_MSG(extack,
+			       "Another tdmwin on this device uses a different link speed: instances on one device share the wire and must agree");
+		return -EINVAL;
+	}
+	if (req->clockid != w->clockid) {
+		NL_SET_ERR_MSG(extack,
+			       "Another tdmwin on this device uses a different clockid: instances on one device share the wire and must agree");
+		return -EINVAL;
+	}
+	if (tdmwin_latest_guard(q, req) != w->guard) {
+		NL_SET_ERR_MSG(extack,
+			       "Another tdmwin on this device uses a different guard: instances on one device share the wire and must agree");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* Parse and validate everything; change nothing. */
 static int tdmwin_parse(struct Qdisc *sch, struct nlattr *opt,
 			struct tdmwin_request *req, bool init,
@@ -796,6 +989,10 @@ static int tdmwin_parse(struct Qdisc *sch, struct nlattr *opt,
 	if (err)
 		return err;
 
+	req->wire_clock = init ? true : q->wire_clock;
+	if (tb[TCA_TDMWIN_WIRE_CLOCK])
+		req->wire_clock = nla_get_u8(tb[TCA_TDMWIN_WIRE_CLOCK]);
+
 	req->limit = init ? max_t(u32, qdisc_dev(sch)->tx_queue_len, 1) :
 			    q->limit;
 	if (tb[TCA_TDMWIN_LIMIT]) {
@@ -823,6 +1020,8 @@ static int tdmwin_parse(struct Qdisc *sch, struct nlattr *opt,
 	}
 	if (!init && req->ps_per_byte != q->ps_per_byte)
 		err = tdmwin_check_kept_plans(q, req, extack);
+	if (!err)
+		err = tdmwin_check_wire(sch, req, extack);
 	return err;
 }
 
@@ -858,6 +1057,7 @@ static void tdmwin_commit(struct Qdisc *sch, struct tdmwin_request *req)
 	q->eff_speed = req->eff_speed;
 	q->ps_per_byte = req->ps_per_byte;
 	q->limit = req->limit;
+	q->wire_clock = req->wire_clock;
 	if (tb[TCA_TDMWIN_BYPASS_PRIOS])
 		q->bypass_prios = nla_get_u32(tb[TCA_TDMWIN_BYPASS_PRIOS]);
 	if (tb[TCA_TDMWIN_BYPASS_PTP])
@@ -890,6 +1090,12 @@ static void tdmwin_commit(struct Qdisc *sch, struct tdmwin_request *req)
 		kick = true;
 	}
 	sch_tree_unlock(sch);
+
+	/* What the other instances on the device must agree with. */
+	q->wire->on = req->wire_clock;
+	q->wire->eff_speed = req->eff_speed;
+	q->wire->clockid = q->clockid;
+	q->wire->guard = tdmwin_latest_guard(q, req);
 
 	if (old_plan)
 		kfree_rcu(old_plan, rcu);
@@ -948,6 +1154,11 @@ static int tdmwin_init(struct Qdisc *sch, struct nlattr *opt,
 	err = tdmwin_parse(sch, opt, &req, true, extack);
 	if (err)
 		goto out;
+	q->wire = tdmwin_wire_get(qdisc_dev(sch));
+	if (!q->wire) {
+		err = -ENOMEM;
+		goto out;
+	}
 
 	q->gated = tdmwin_create_child(sch, TDMWIN_CLASS_GATED, req.limit,
 				       extack);
@@ -978,6 +1189,8 @@ static void tdmwin_destroy(struct Qdisc *sch)
 	qdisc_watchdog_cancel(&q->watchdog);
 	qdisc_put(q->gated);
 	qdisc_put(q->bypass);
+	if (q->wire)
+		tdmwin_wire_put(q->wire);
 	p = rcu_dereference_protected(q->plan, 1);
 	if (p)
 		kfree_rcu(p, rcu);
@@ -1044,6 +1257,7 @@ static int tdmwin_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put_u32(skb, TCA_TDMWIN_BYPASS_PRIOS, q->bypass_prios) ||
 	    nla_put_u8(skb, TCA_TDMWIN_BYPASS_PTP, q->bypass_ptp) ||
 	    nla_put_u8(skb, TCA_TDMWIN_HOLD, q->hold) ||
+	    nla_put_u8(skb, TCA_TDMWIN_WIRE_CLOCK, q->wire_clock) ||
 	    nla_put_u32(skb, TCA_TDMWIN_LIMIT, q->limit))
 		goto nla_put_failure;
 
@@ -1085,6 +1299,9 @@ static int tdmwin_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 		st.pending_base_time = pending->s.base;
 	}
 	st.hold = q->hold;
+	if (q->wire_clock)
+		st.wire_backlog = tdmwin_backlog(atomic64_read(&q->wire->free),
+						 ktime_get());
 	sch_tree_unlock(sch);
 
 	return gnet_stats_copy_app(d, &st, sizeof(st));

@@ -42,6 +42,7 @@ static void explain(void)
 		"		[window OFFSET LENGTH ...] [guard TIME] [link-speed MBIT]\n"
 		"		[clockid CLOCKID] [bypass-prio P[,P...]] [bypass-ptp on|off]\n"
 		"		[hold | release] [plan-version N] [limit PACKETS]\n"
+		"		[wire-clock on|off]\n"
 		"\n"
 		"cycle-time   length of the repeating cycle\n"
 		"base-time    start of cycle 0, on the qdisc's clock\n"
@@ -56,6 +57,8 @@ static void explain(void)
 		"hold         keep the gate closed, the plan unchanged; release: reopen\n"
 		"plan-version number of the plan in dumps and counters\n"
 		"limit        packets each class queues\n"
+		"wire-clock   let a frame go only if it fits its window behind the\n"
+		"             frames the wire is still sending (default on)\n"
 		"\n"
 		"TIME    := NS | NUMBER{ns|us|ms|s}, a whole number of ns: 3300us, 1.5ms\n"
 		"BASE    := TIME (since the clock's epoch) | now | now+TIME; now is read\n"
@@ -245,6 +248,7 @@ struct tdmwin_args {
 	bool	bypass_none;	/* "bypass-prio none" was given */
 	__u8	bypass_ptp;
 	__u8	hold;
+	__u8	wire_clock;
 	__u32	plan_version;
 	__u32	limit;
 	unsigned int nwin;
@@ -377,6 +381,17 @@ static int parse_prios(struct tdmwin_args *a, const char *arg)
 	}
 }
 
+static int parse_on_off(const char *opt, const char *arg, __u8 *val)
+{
+	if (strcmp(arg, "on") == 0)
+		*val = 1;
+	else if (strcmp(arg, "off") == 0)
+		*val = 0;
+	else
+		return invalid_arg(opt, "value", arg, "use on or off");
+	return 0;
+}
+
 static int parse_args(struct tdmwin_args *a, int argc, char **argv)
 {
 	const char *err;
@@ -442,15 +457,14 @@ static int parse_args(struct tdmwin_args *a, int argc, char **argv)
 			a->given |= GIVEN(TCA_TDMWIN_BYPASS_PRIOS);
 		} else if (strcmp(*argv, "bypass-ptp") == 0) {
 			NEXT_ARG_FOR("bypass-ptp", "on or off");
-			if (take_once(a, TCA_TDMWIN_BYPASS_PTP, "bypass-ptp"))
+			if (take_once(a, TCA_TDMWIN_BYPASS_PTP, "bypass-ptp") ||
+			    parse_on_off("bypass-ptp", *argv, &a->bypass_ptp))
 				return -1;
-			if (strcmp(*argv, "on") == 0)
-				a->bypass_ptp = 1;
-			else if (strcmp(*argv, "off") == 0)
-				a->bypass_ptp = 0;
-			else
-				return invalid_arg("bypass-ptp", "value",
-						   *argv, "use on or off");
+		} else if (strcmp(*argv, "wire-clock") == 0) {
+			NEXT_ARG_FOR("wire-clock", "on or off");
+			if (take_once(a, TCA_TDMWIN_WIRE_CLOCK, "wire-clock") ||
+			    parse_on_off("wire-clock", *argv, &a->wire_clock))
+				return -1;
 		} else if (strcmp(*argv, "hold") == 0 ||
 			   strcmp(*argv, "release") == 0) {
 			__u8 hold = strcmp(*argv, "hold") == 0;
@@ -576,6 +590,9 @@ static int add_options(struct nlmsghdr *n, const struct tdmwin_args *a)
 				a->bypass_ptp);
 	if (a->given & GIVEN(TCA_TDMWIN_HOLD))
 		err |= addattr8(n, TDMWIN_MSG_MAX, TCA_TDMWIN_HOLD, a->hold);
+	if (a->given & GIVEN(TCA_TDMWIN_WIRE_CLOCK))
+		err |= addattr8(n, TDMWIN_MSG_MAX, TCA_TDMWIN_WIRE_CLOCK,
+				a->wire_clock);
 	if (a->given & GIVEN(TCA_TDMWIN_PLAN_VERSION))
 		err |= addattr32(n, TDMWIN_MSG_MAX, TCA_TDMWIN_PLAN_VERSION,
 				 a->plan_version);
@@ -763,6 +780,10 @@ static int tdmwin_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 	if (has_attr(rta, sizeof(__u8)))
 		print_on_off(PRINT_ANY, "bypass_ptp", "bypass-ptp %s ",
 			     rta_getattr_u8(rta));
+	rta = tb[TCA_TDMWIN_WIRE_CLOCK];
+	if (has_attr(rta, sizeof(__u8)))
+		print_on_off(PRINT_ANY, "wire_clock", "wire-clock %s ",
+			     rta_getattr_u8(rta));
 	rta = tb[TCA_TDMWIN_LIMIT];
 	if (has_attr(rta, sizeof(__u32)))
 		print_uint(PRINT_ANY, "limit", "limit %u ",
@@ -847,6 +868,11 @@ static int tdmwin_print_xstats(struct qdisc_util *qu, FILE *f,
 	print_xstat(st, len, oversize_drops, " oversize-drops %" PRIu64);
 	print_xstat(st, len, hold_drops, " hold-drops %" PRIu64);
 	print_xstat(st, len, plan_switches, " plan-switches %" PRIu64);
+	if (XSTAT_SENT(len, wire_backlog))
+		print_nl();
+	print_xstat(st, len, wire_deferrals, " wire-deferrals %" PRIu64);
+	print_xstat(st, len, wire_backlog, " wire-backlog %" PRIu64 "ns");
+	print_xstat(st, len, wire_backlog_max, " max %" PRIu64 "ns");
 	if (XSTAT_SENT(len, open_latency_count))
 		print_nl();
 	print_open_latency(st, len);

@@ -42,7 +42,7 @@ TCA_STATS_BASIC, TCA_STATS_QUEUE, TCA_STATS_APP = 1, 3, 4
 FORMATS = {
     'cycle_time': 'Q', 'base_time': 'q', 'guard': 'I', 'link_speed': 'I',
     'clockid': 'i', 'bypass_prios': 'I', 'bypass_ptp': 'B', 'hold': 'B',
-    'plan_version': 'I', 'limit': 'I', 'eff_link_speed': 'I',
+    'plan_version': 'I', 'limit': 'I', 'eff_link_speed': 'I', 'wire_clock': 'B',
 }
 CLOCKS = {'TAI': time.CLOCK_TAI, 'REALTIME': time.CLOCK_REALTIME,
           'MONOTONIC': time.CLOCK_MONOTONIC, 'BOOTTIME': time.CLOCK_BOOTTIME}

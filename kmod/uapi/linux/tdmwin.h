@@ -42,6 +42,7 @@ enum {
 	TCA_TDMWIN_LIMIT,		/* u32, packets per child fifo */
 	TCA_TDMWIN_PENDING,		/* nest, dump only: the pending plan */
 	TCA_TDMWIN_EFF_LINK_SPEED,	/* u32, dump only: speed in use, Mbit/s */
+	TCA_TDMWIN_WIRE_CLOCK,		/* u8, 1 (default) = gate by the wire clock */
 	__TCA_TDMWIN_MAX,
 };
 
@@ -93,6 +94,9 @@ struct tc_tdmwin_xstats {
 	__u32	pending_version;	/* valid when pending != 0 */
 	__u32	pending;		/* 1 if a plan waits for its base time */
 	__u32	hold;			/* 1 if the gate is held closed */
+	__u64	wire_deferrals;		/* frames that waited for the wire */
+	__u64	wire_backlog_max;	/* ns, longest the wire was booked ahead */
+	__u64	wire_backlog;		/* ns the wire is booked ahead now */
 };
 
 #endif /* _UAPI_LINUX_TDMWIN_H */
