@@ -21,6 +21,12 @@
  * its window when it starts behind them.  All instances on one device (one
  * per TX queue under mq) share one account, advanced by compare-and-exchange.
  *
+ * Launch times (txtime on): for a NIC that launches frames at a time set per
+ * frame, the wire is booked at enqueue instead, at the frame's launch time
+ * (the first instant it fits a window behind everything booked), and an etf
+ * child holds the frame until then, so that the NIC, not a kernel timer,
+ * opens the window.
+ *
  * Plans (cycle, base time, windows, guard, version) are immutable and
  * published with RCU.  A plan whose base time lies in the future waits as
  * the pending plan and takes over at exactly that instant.  Plan pointers
@@ -121,6 +127,7 @@ struct tdmwin_sched_data {
 	bool			bypass_ptp;
 	bool			hold;
 	bool			wire_clock;	/* gate by the wire clock */
+	bool			txtime;		/* launch times, etf child */
 
 	/* Gate bookkeeping, under the qdisc lock. */
 	s64			open_start;	/* window the last frame left in, */
@@ -149,6 +156,7 @@ static const struct nla_policy tdmwin_policy[TCA_TDMWIN_MAX + 1] = {
 	[TCA_TDMWIN_PENDING]	 = { .type = NLA_REJECT },
 	[TCA_TDMWIN_EFF_LINK_SPEED] = { .type = NLA_REJECT },
 	[TCA_TDMWIN_WIRE_CLOCK]	 = NLA_POLICY_MAX(NLA_U8, 1),
+	[TCA_TDMWIN_TXTIME]	 = NLA_POLICY_MAX(NLA_U8, 1),
 };
 
 static const struct nla_policy tdmwin_win_policy[TCA_TDMWIN_WIN_MAX + 1] = {
@@ -328,6 +336,80 @@ static void tdmwin_note_backlog(struct tdmwin_sched_data *q, u64 backlog)
 		q->st.wire_backlog_max = backlog;
 }
 
+/* ---- launch times ------------------------------------------------------ */
+
+/* The launch time, on the plan's clock (CLOCK_TAI), where etf reads it. */
+static void tdmwin_set_txtime(struct sk_buff *skb, s64 t)
+{
+#ifdef TDMWIN_HAVE_SKB_CLOCK_TAI
+	skb_set_delivery_time(skb, t, SKB_CLOCK_TAI);
+#else
+	skb_set_delivery_time(skb, t, false);	/* not mono: etf reads it as TAI */
+#endif
+}
+
+static struct tdmwin_plan *tdmwin_promote(struct tdmwin_sched_data *q,
+					  s64 now);
+
+/*
+ * Book the wire for a gated frame at its launch time: the first instant at
+ * which it fits a window of the plan in force then, behind everything
+ * booked on the device.  The check and the booking are one
+ * compare-and-exchange, as at dequeue without launch times.  Returns the
+ * launch time on the plan's clock, or TDMWIN_TIME_MAX if no window can
+ * take the frame.  A frame dropped later (by etf, expired) keeps its
+ * booking: the wire stays booked for nothing, on the safe side.
+ */
+static s64 tdmwin_book_launch(struct tdmwin_sched_data *q,
+			      const struct sk_buff *skb)
+{
+	const struct tdmwin_plan *plan, *next;
+	u64 wire = tdmwin_skb_wire_ns(q, skb);
+	s64 now, mono, free, launch, done;
+
+	now = tdmwin_clock(q, &mono);
+	plan = tdmwin_promote(q, now);
+	next = rcu_dereference_bh(q->pending);
+	free = atomic64_read(&q->wire->free);
+	do {
+		launch = tdmwin_launch(&plan->s, next ? &next->s : NULL, now,
+				       tdmwin_backlog(free, mono),
+				       wire + plan->guard,
+				       next ? wire + next->guard : 0);
+		if (launch == TDMWIN_TIME_MAX)
+			return launch;
+		done = mono + (launch - now) + (s64)wire;
+	} while (!atomic64_try_cmpxchg(&q->wire->free, &free, done));
+	tdmwin_note_backlog(q, done - mono);
+	return launch;
+}
+
+/*
+ * A gated frame with launch times: stamped here, since etf checks and sorts
+ * at enqueue.  A held gate cannot choose a launch time, so it queues
+ * nothing; etf has no limit of its own, so tdmwin's applies.
+ */
+static int tdmwin_stamp(struct Qdisc *sch, struct sk_buff *skb,
+			struct sk_buff **to_free)
+{
+	struct tdmwin_sched_data *q = qdisc_priv(sch);
+	s64 launch;
+
+	if (q->hold) {
+		q->st.hold_drops++;
+		return qdisc_drop(skb, sch, to_free);
+	}
+	if (q->gated->q.qlen >= q->limit)
+		return qdisc_drop(skb, sch, to_free);
+	launch = tdmwin_book_launch(q, skb);
+	if (launch == TDMWIN_TIME_MAX) {
+		q->st.oversize_drops++;
+		return qdisc_drop(skb, sch, to_free);
+	}
+	tdmwin_set_txtime(skb, launch);
+	return NET_XMIT_SUCCESS;
+}
+
 /* ---- enqueue ----------------------------------------------------------- */
 
 static void tdmwin_count_drop(struct Qdisc *sch, struct Qdisc *child, int ret)
@@ -404,6 +486,10 @@ static int tdmwin_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 			return tdmwin_segment(skb, sch, to_free);
 		q->st.oversize_drops++;
 		return qdisc_drop(skb, sch, to_free);
+	} else if (q->txtime) {
+		ret = tdmwin_stamp(sch, skb, to_free);
+		if (ret != NET_XMIT_SUCCESS)
+			return ret;
 	}
 
 	ret = qdisc_enqueue(skb, child, to_free);
@@ -628,6 +714,20 @@ static struct sk_buff *tdmwin_dequeue(struct Qdisc *sch)
 								tdmwin_skb_wire_ns(q, skb)));
 		return tdmwin_account(sch, skb);
 	}
+	if (q->txtime) {
+		/* etf releases each frame for its launch time; while held,
+		 * frames wait in etf, and those whose time has passed are
+		 * dropped by etf once released.
+		 */
+		if (q->hold)
+			return NULL;
+		skb = qdisc_dequeue_peeked(q->gated);
+		if (!skb)
+			return NULL;
+		q->st.window_packets++;
+		q->st.window_bytes += qdisc_pkt_len(skb);
+		return tdmwin_account(sch, skb);
+	}
 	if (!tdmwin_gated_head(sch, &start, &now, true))
 		return NULL;
 	skb = qdisc_dequeue_peeked(q->gated);
@@ -651,6 +751,8 @@ static struct sk_buff *tdmwin_peek(struct Qdisc *sch)
 	skb = q->bypass->ops->peek(q->bypass);
 	if (skb)
 		return skb;
+	if (q->txtime)	/* etf's head, due or not: dequeue may return NULL */
+		return q->hold ? NULL : q->gated->ops->peek(q->gated);
 	return tdmwin_gated_head(sch, &start, &now, false);
 }
 
@@ -680,6 +782,7 @@ struct tdmwin_request {
 	u32			ps_per_byte;
 	u32			limit;
 	bool			wire_clock;
+	bool			txtime;
 };
 
 static int tdmwin_cmp_window(const void *a, const void *b)
@@ -947,6 +1050,79 @@ static int tdmwin_check_wire(struct Qdisc *sch,
 	return 0;
 }
 
+/*
+ * Is @child an etf that keeps the launch times tdmwin sets?  Read from its
+ * own dump, the one public view of a qdisc's options.
+ */
+static int tdmwin_check_etf(struct Qdisc *child, struct netlink_ext_ack *extack)
+{
+	const struct tc_etf_qopt *qopt = NULL;
+	struct nlattr *opts, *parms;
+	struct sk_buff *skb;
+	int err = -EINVAL;
+
+	if (!child || strcmp(child->ops->id, "etf")) {
+		NL_SET_ERR_MSG(extack,
+			       "txtime needs an etf qdisc at class 1:1: etf clockid CLOCK_TAI delta NS skip_sock_check [offload]");
+		return -EINVAL;
+	}
+	skb = alloc_skb(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!skb)
+		return -ENOMEM;
+	if (child->ops->dump && child->ops->dump(child, skb) >= 0 &&
+	    skb->len >= NLA_HDRLEN) {
+		opts = (struct nlattr *)skb->data;
+		parms = nla_type(opts) == TCA_OPTIONS ?
+			nla_find_nested(opts, TCA_ETF_PARMS) : NULL;
+		if (parms && nla_len(parms) >= sizeof(*qopt))
+			qopt = nla_data(parms);
+	}
+	if (!qopt)
+		NL_SET_ERR_MSG(extack, "Could not read the options of the etf child");
+	else if (qopt->flags & TC_ETF_DEADLINE_MODE_ON)
+		NL_SET_ERR_MSG(extack,
+			       "The etf child is in deadline mode, which replaces launch times: txtime needs them kept");
+	else if (!(qopt->flags & TC_ETF_SKIP_SOCK_CHECK))
+		NL_SET_ERR_MSG(extack,
+			       "The etf child needs skip_sock_check: tdmwin, not the socket, sets the launch time");
+	else if (qopt->clockid != CLOCK_TAI)
+		NL_SET_ERR_MSG(extack, "The etf child must use clockid CLOCK_TAI");
+	else
+		err = 0;
+	consume_skb(skb);
+	return err;
+}
+
+/* Launch times: what they need of the qdisc, its place and its child. */
+static int tdmwin_check_txtime(struct Qdisc *sch,
+			       const struct tdmwin_request *req, bool init,
+			       struct netlink_ext_ack *extack)
+{
+	struct tdmwin_sched_data *q = qdisc_priv(sch);
+
+	if (req->clockid != CLOCK_TAI) {
+		NL_SET_ERR_MSG(extack,
+			       "txtime needs clockid CLOCK_TAI: etf and the NIC launch frames on TAI");
+		return -EINVAL;
+	}
+	if (!req->wire_clock) {
+		NL_SET_ERR_MSG(extack,
+			       "txtime books launch times on the wire clock: it cannot be off");
+		return -EINVAL;
+	}
+	if (sch->parent == TC_H_ROOT && qdisc_dev(sch)->num_tx_queues > 1) {
+		NL_SET_ERR_MSG(extack,
+			       "etf launches the frames of one TX queue: on a multi-queue device use mq, with one tdmwin and one etf per queue");
+		return -EINVAL;
+	}
+	if (init) {
+		NL_SET_ERR_MSG(extack,
+			       "txtime needs the etf child first: add tdmwin, add etf at parent 1:1, then change to txtime on");
+		return -EINVAL;
+	}
+	return tdmwin_check_etf(q->gated, extack);
+}
+
 /* Parse and validate everything; change nothing. */
 static int tdmwin_parse(struct Qdisc *sch, struct nlattr *opt,
 			struct tdmwin_request *req, bool init,
@@ -992,6 +1168,15 @@ static int tdmwin_parse(struct Qdisc *sch, struct nlattr *opt,
 	req->wire_clock = init ? true : q->wire_clock;
 	if (tb[TCA_TDMWIN_WIRE_CLOCK])
 		req->wire_clock = nla_get_u8(tb[TCA_TDMWIN_WIRE_CLOCK]);
+
+	req->txtime = init ? false : q->txtime;
+	if (tb[TCA_TDMWIN_TXTIME])
+		req->txtime = nla_get_u8(tb[TCA_TDMWIN_TXTIME]);
+	if (req->txtime) {
+		err = tdmwin_check_txtime(sch, req, init, extack);
+		if (err)
+			return err;
+	}
 
 	req->limit = init ? max_t(u32, qdisc_dev(sch)->tx_queue_len, 1) :
 			    q->limit;
@@ -1058,6 +1243,7 @@ static void tdmwin_commit(struct Qdisc *sch, struct tdmwin_request *req)
 	q->ps_per_byte = req->ps_per_byte;
 	q->limit = req->limit;
 	q->wire_clock = req->wire_clock;
+	q->txtime = req->txtime;
 	if (tb[TCA_TDMWIN_BYPASS_PRIOS])
 		q->bypass_prios = nla_get_u32(tb[TCA_TDMWIN_BYPASS_PRIOS]);
 	if (tb[TCA_TDMWIN_BYPASS_PTP])
@@ -1258,6 +1444,7 @@ static int tdmwin_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put_u8(skb, TCA_TDMWIN_BYPASS_PTP, q->bypass_ptp) ||
 	    nla_put_u8(skb, TCA_TDMWIN_HOLD, q->hold) ||
 	    nla_put_u8(skb, TCA_TDMWIN_WIRE_CLOCK, q->wire_clock) ||
+	    nla_put_u8(skb, TCA_TDMWIN_TXTIME, q->txtime) ||
 	    nla_put_u32(skb, TCA_TDMWIN_LIMIT, q->limit))
 		goto nla_put_failure;
 
@@ -1302,6 +1489,8 @@ static int tdmwin_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 	if (q->wire_clock)
 		st.wire_backlog = tdmwin_backlog(atomic64_read(&q->wire->free),
 						 ktime_get());
+	if (q->txtime)
+		st.txtime_drops = q->gated->qstats.drops;
 	sch_tree_unlock(sch);
 
 	return gnet_stats_copy_app(d, &st, sizeof(st));
@@ -1319,6 +1508,14 @@ static struct Qdisc **tdmwin_slot(struct Qdisc *sch, unsigned long cl)
 static int tdmwin_graft(struct Qdisc *sch, unsigned long cl, struct Qdisc *new,
 			struct Qdisc **old, struct netlink_ext_ack *extack)
 {
+	struct tdmwin_sched_data *q = qdisc_priv(sch);
+	int err;
+
+	if (q->txtime && cl == TDMWIN_CLASS_GATED) {
+		err = tdmwin_check_etf(new, extack);
+		if (err)
+			return err;
+	}
 	if (!new)
 		new = &noop_qdisc;
 	*old = qdisc_replace(sch, new, tdmwin_slot(sch, cl));

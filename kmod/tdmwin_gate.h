@@ -188,6 +188,43 @@ tdmwin_gate_wire(const struct tdmwin_sched *s, s64 now, u64 backlog, u64 need,
 	return r;
 }
 
+/*
+ * Launch time (txtime): the earliest instant at or after now + @backlog at
+ * which a frame occupying the wire for @need ns fits a window, under the
+ * plan in force then: @s before @next's base, @next (NULL if none) from
+ * it, where the frame needs @need_next.  A frame may not straddle the
+ * switch.  TDMWIN_TIME_MAX if no window of the plan in force can take it.
+ */
+static inline s64 tdmwin_launch(const struct tdmwin_sched *s,
+				const struct tdmwin_sched *next, s64 now,
+				u64 backlog, u64 need, u64 need_next)
+{
+	s64 t = tdmwin_add_sat(now, backlog);
+	s64 stop = next ? next->base : TDMWIN_TIME_MAX;
+	struct tdmwin_gate_result r;
+	int i;
+
+	/* Under @s: at t, else at the next window that is long enough,
+	 * unless the frame meets @next's base on the way.
+	 */
+	for (i = 0; i < 2 && t < stop; i++) {
+		r = tdmwin_gate_wire(s, t, 0, need, stop);
+		if (r.verdict == TDMWIN_SEND)
+			return t;
+		if (r.verdict == TDMWIN_NEVER)
+			break;
+		t = r.when < stop ? r.when : stop;
+	}
+	if (!next)
+		return TDMWIN_TIME_MAX;
+	if (t < stop)
+		t = stop;
+	r = tdmwin_gate(next, t, need_next);
+	if (r.verdict == TDMWIN_SEND)
+		return t;
+	return r.verdict == TDMWIN_WAIT ? r.when : TDMWIN_TIME_MAX;
+}
+
 /* Wire time of @bytes of frame data at @ps_per_byte, rounded up. */
 static inline u64 tdmwin_wire_ns(u64 bytes, u64 ps_per_byte)
 {

@@ -42,7 +42,7 @@ static void explain(void)
 		"		[window OFFSET LENGTH ...] [guard TIME] [link-speed MBIT]\n"
 		"		[clockid CLOCKID] [bypass-prio P[,P...]] [bypass-ptp on|off]\n"
 		"		[hold | release] [plan-version N] [limit PACKETS]\n"
-		"		[wire-clock on|off]\n"
+		"		[wire-clock on|off] [txtime on|off]\n"
 		"\n"
 		"cycle-time   length of the repeating cycle\n"
 		"base-time    start of cycle 0, on the qdisc's clock\n"
@@ -59,6 +59,8 @@ static void explain(void)
 		"limit        packets each class queues\n"
 		"wire-clock   let a frame go only if it fits its window behind the\n"
 		"             frames the wire is still sending (default on)\n"
+		"txtime       set each frame's launch time for an etf child at 1:1\n"
+		"             (etf clockid CLOCK_TAI ... skip_sock_check); off by default\n"
 		"\n"
 		"TIME    := NS | NUMBER{ns|us|ms|s}, a whole number of ns: 3300us, 1.5ms\n"
 		"BASE    := TIME (since the clock's epoch) | now | now+TIME; now is read\n"
@@ -249,6 +251,7 @@ struct tdmwin_args {
 	__u8	bypass_ptp;
 	__u8	hold;
 	__u8	wire_clock;
+	__u8	txtime;
 	__u32	plan_version;
 	__u32	limit;
 	unsigned int nwin;
@@ -465,6 +468,11 @@ static int parse_args(struct tdmwin_args *a, int argc, char **argv)
 			if (take_once(a, TCA_TDMWIN_WIRE_CLOCK, "wire-clock") ||
 			    parse_on_off("wire-clock", *argv, &a->wire_clock))
 				return -1;
+		} else if (strcmp(*argv, "txtime") == 0) {
+			NEXT_ARG_FOR("txtime", "on or off");
+			if (take_once(a, TCA_TDMWIN_TXTIME, "txtime") ||
+			    parse_on_off("txtime", *argv, &a->txtime))
+				return -1;
 		} else if (strcmp(*argv, "hold") == 0 ||
 			   strcmp(*argv, "release") == 0) {
 			__u8 hold = strcmp(*argv, "hold") == 0;
@@ -593,6 +601,8 @@ static int add_options(struct nlmsghdr *n, const struct tdmwin_args *a)
 	if (a->given & GIVEN(TCA_TDMWIN_WIRE_CLOCK))
 		err |= addattr8(n, TDMWIN_MSG_MAX, TCA_TDMWIN_WIRE_CLOCK,
 				a->wire_clock);
+	if (a->given & GIVEN(TCA_TDMWIN_TXTIME))
+		err |= addattr8(n, TDMWIN_MSG_MAX, TCA_TDMWIN_TXTIME, a->txtime);
 	if (a->given & GIVEN(TCA_TDMWIN_PLAN_VERSION))
 		err |= addattr32(n, TDMWIN_MSG_MAX, TCA_TDMWIN_PLAN_VERSION,
 				 a->plan_version);
@@ -784,6 +794,10 @@ static int tdmwin_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 	if (has_attr(rta, sizeof(__u8)))
 		print_on_off(PRINT_ANY, "wire_clock", "wire-clock %s ",
 			     rta_getattr_u8(rta));
+	rta = tb[TCA_TDMWIN_TXTIME];
+	if (has_attr(rta, sizeof(__u8)))
+		print_on_off(PRINT_ANY, "txtime", "txtime %s ",
+			     rta_getattr_u8(rta));
 	rta = tb[TCA_TDMWIN_LIMIT];
 	if (has_attr(rta, sizeof(__u32)))
 		print_uint(PRINT_ANY, "limit", "limit %u ",
@@ -873,6 +887,7 @@ static int tdmwin_print_xstats(struct qdisc_util *qu, FILE *f,
 	print_xstat(st, len, wire_deferrals, " wire-deferrals %" PRIu64);
 	print_xstat(st, len, wire_backlog, " wire-backlog %" PRIu64 "ns");
 	print_xstat(st, len, wire_backlog_max, " max %" PRIu64 "ns");
+	print_xstat(st, len, txtime_drops, " txtime-drops %" PRIu64);
 	if (XSTAT_SENT(len, open_latency_count))
 		print_nl();
 	print_open_latency(st, len);

@@ -75,7 +75,7 @@ good() {
 run_tc qdisc add dev lo root handle 1: tdmwin help
 missing=
 for word in cycle-time base-time window OFFSET LENGTH guard link-speed \
-	    clockid bypass-prio bypass-ptp hold release plan-version limit \
+	    clockid bypass-prio bypass-ptp hold release plan-version limit wire-clock txtime \
 	    TIME BASE now now+TIME MBIT auto CLOCKID CLOCK_TAI \
 	    CLOCK_REALTIME CLOCK_MONOTONIC CLOCK_BOOTTIME none PACKETS; do
 	grep -qwF -- "$word" "$tmp/err" || missing="$missing $word"
@@ -135,6 +135,12 @@ bad "bypass-prio none bypass-prio 3" '"bypass-prio none" and priorities exclude 
 bad "bypass-ptp" '"bypass-ptp" needs on or off'
 bad "bypass-ptp maybe" 'invalid value "maybe" for "bypass-ptp": use on or off'
 bad "bypass-ptp on bypass-ptp off" 'duplicate "bypass-ptp"'
+bad "wire-clock" '"wire-clock" needs on or off'
+bad "wire-clock 1" 'invalid value "1" for "wire-clock": use on or off'
+bad "wire-clock on wire-clock on" 'duplicate "wire-clock"'
+bad "txtime" '"txtime" needs on or off'
+bad "txtime yes" 'invalid value "yes" for "txtime": use on or off'
+bad "txtime off txtime on" 'duplicate "txtime"'
 bad "hold release" '"hold" and "release" exclude each other'
 bad "release hold" '"hold" and "release" exclude each other'
 bad "hold hold" 'duplicate "hold"'
@@ -181,6 +187,9 @@ good "bypass-prio 0,15 bypass-prio 3" '{"bypass_prios": 32777}'
 good "bypass-prio 5,5" '{"bypass_prios": 32}'
 good "bypass-prio none" '{"bypass_prios": 0}'
 good "bypass-ptp off" '{"bypass_ptp": 0}'
+good "wire-clock off" '{"wire_clock": 0}'
+good "wire-clock on txtime on" '{"wire_clock": 1, "txtime": 1}'
+good "txtime off" '{"txtime": 0}'
 good "link-speed auto" '{"link_speed": 0}'
 good "link-speed 25Gbit" '{"link_speed": 25000}'
 good "link-speed 100mbit" '{"link_speed": 100}'

@@ -43,6 +43,7 @@ FORMATS = {
     'cycle_time': 'Q', 'base_time': 'q', 'guard': 'I', 'link_speed': 'I',
     'clockid': 'i', 'bypass_prios': 'I', 'bypass_ptp': 'B', 'hold': 'B',
     'plan_version': 'I', 'limit': 'I', 'eff_link_speed': 'I', 'wire_clock': 'B',
+    'txtime': 'B',
 }
 CLOCKS = {'TAI': time.CLOCK_TAI, 'REALTIME': time.CLOCK_REALTIME,
           'MONOTONIC': time.CLOCK_MONOTONIC, 'BOOTTIME': time.CLOCK_BOOTTIME}

@@ -324,6 +324,69 @@ static void test_wire_link(void)
 	CHECK(held_wrongly == 0, "%lu frames held back that fitted", held_wrongly);
 }
 
+/*
+ * The launch time's reference: scan every instant from now + backlog for
+ * the first at which the frame fits a window of the plan in force then
+ * without straddling the switch.  Instants only, so small plans only.
+ */
+static s64 ref_launch(const struct tdmwin_sched *s, const struct tdmwin_sched *next,
+		      s64 now, u64 backlog, u64 need, u64 need_next, s64 horizon)
+{
+	for (s64 t = now + (s64)backlog; t <= horizon; t++) {
+		if (next && t >= next->base) {
+			if (inside_window(next, t, need_next))
+				return t;
+		} else if (inside_window(s, t, need) &&
+			   (!next || t + (s64)need <= next->base)) {
+			return t;
+		}
+	}
+	return INT64_MAX;
+}
+
+static void test_launch_exhaustive(void)
+{
+	struct tdmwin_window w[8], w2[8];
+
+	for (int plan = 0; plan < 300; plan++) {
+		u64 cycle = 1 + rnd_below(25), cycle2 = 1 + rnd_below(25);
+		u32 n = random_windows(w, 1 + rnd_below(4), cycle);
+		u32 n2 = random_windows(w2, 1 + rnd_below(4), cycle2);
+		struct tdmwin_sched s = {
+			.base = (s64)rnd_below(40), .cycle = cycle,
+			.win = w, .nwin = n, .max_len = max_len(w, n),
+		};
+		struct tdmwin_sched s2 = {
+			.base = s.base + 1 + (s64)rnd_below(60), .cycle = cycle2,
+			.win = w2, .nwin = n2, .max_len = max_len(w2, n2),
+		};
+		s64 horizon = s2.base + 4 * (s64)(cycle + cycle2) + 200;
+
+		if (!n || !n2)
+			continue;
+		for (s64 now = 0; now < s2.base + 2 * (s64)cycle2; now++) {
+			const struct tdmwin_sched *next = now < s2.base ? &s2 : NULL;
+			const struct tdmwin_sched *cur = next ? &s : &s2;
+
+			for (u64 backlog = 0; backlog < 2 * cycle; backlog += 1 + rnd_below(3)) {
+				u64 need = 1 + rnd_below(cur->max_len + 1);
+				u64 need2 = 1 + rnd_below(s2.max_len + 1);
+				s64 got = tdmwin_launch(cur, next, now, backlog, need, need2);
+				s64 want;
+
+				if (!next)
+					need2 = need;
+				want = ref_launch(cur, next, now, backlog, need, need2, horizon);
+				if (!next)
+					got = tdmwin_launch(cur, NULL, now, backlog, need, need2);
+				CHECK(got == want,
+				      "launch %" PRId64 " want %" PRId64 " (now %" PRId64 " backlog %" PRIu64 " need %" PRIu64 "/%" PRIu64 " switch %" PRId64 ")",
+				      got, want, now, backlog, need, need2, next ? s2.base : -1);
+			}
+		}
+	}
+}
+
 static void test_fixed_edges(void)
 {
 	/* The example: cycle 3300, windows [0,1000) and [2200,2700). */
@@ -456,6 +519,7 @@ static const struct {
 	{ "gate: clock steps", test_clock_steps },
 	{ "gate: wire clock against the reference", test_wire_exhaustive },
 	{ "gate: wire clock on a simulated link", test_wire_link },
+	{ "gate: launch times against the reference", test_launch_exhaustive },
 };
 
 int main(void)

@@ -43,6 +43,7 @@ enum {
 	TCA_TDMWIN_PENDING,		/* nest, dump only: the pending plan */
 	TCA_TDMWIN_EFF_LINK_SPEED,	/* u32, dump only: speed in use, Mbit/s */
 	TCA_TDMWIN_WIRE_CLOCK,		/* u8, 1 (default) = gate by the wire clock */
+	TCA_TDMWIN_TXTIME,		/* u8, 1 = launch times for an etf child */
 	__TCA_TDMWIN_MAX,
 };
 
@@ -97,6 +98,7 @@ struct tc_tdmwin_xstats {
 	__u64	wire_deferrals;		/* frames that waited for the wire */
 	__u64	wire_backlog_max;	/* ns, longest the wire was booked ahead */
 	__u64	wire_backlog;		/* ns the wire is booked ahead now */
+	__u64	txtime_drops;		/* dropped by the etf child (expired) */
 };
 
 #endif /* _UAPI_LINUX_TDMWIN_H */
