@@ -459,6 +459,12 @@ def cmd_pcap(a):
     packets after it; packets within --tol-late of the switch are not judged.
     A packet is inside if offset in [off - tol_early, off + len + tol_late)
     for some window (offsets taken modulo the cycle, both directions).
+    With --wire-mbit the capture is a tap after a serializer (netem rate)
+    that stamps a frame when its last bit has left: the frame occupied the
+    wire for (length + --wire-overhead) * 8 / rate before its stamp, and
+    that whole interval must lie inside the window, widened by the same
+    tolerances.  max_out_ns is the farthest a frame lay outside its nearest
+    window (no tolerance), far the frames beyond --far ns.
     Prints key=value lines and a histogram (lines starting with '#').
     """
     plans = [(a.base, a.cycle, parse_windows(a.windows))]
@@ -469,15 +475,18 @@ def cmd_pcap(a):
         dport, seq = udp_info(frame, lt)
         if a.port and dport != a.port:
             continue
-        pkts.append((t, seq))
+        wire = 0
+        if a.wire_mbit:
+            wire = -(-(len(frame) + a.wire_overhead) * 8000 // a.wire_mbit)
+        pkts.append((t - wire, seq, wire))
     res = {"total": len(pkts), "judged": 0, "inside": 0, "outside": 0,
            "skipped": 0, "phase1": 0, "phase2": 0, "first_ns": 0,
-           "last_ns": 0, "reorder": 0}
+           "last_ns": 0, "reorder": 0, "max_out_ns": 0, "far": 0}
     if pkts:
         res["first_ns"] = pkts[0][0]
         res["last_ns"] = pkts[-1][0]
     last_seq = -1
-    for _, seq in pkts:
+    for _, seq, _ in pkts:
         if seq is not None:
             if seq < last_seq:
                 res["reorder"] += 1
@@ -485,7 +494,7 @@ def cmd_pcap(a):
     bins = a.bins
     hist = [[0] * bins for _ in plans]
     bad = []
-    for t, seq in pkts:
+    for t, seq, wire in pkts:
         if a.switch is not None and abs(t - a.switch) < a.tol_late:
             res["skipped"] += 1
             continue
@@ -495,18 +504,24 @@ def cmd_pcap(a):
         off = (t - base) % cycle
         hist[idx][min(off * bins // cycle, bins - 1)] += 1
         ok = False
+        dist = cycle
         for wo, wl in wins:
             for shift in (-cycle, 0, cycle):
                 lo = wo + shift - a.tol_early
                 hi = wo + wl + shift + a.tol_late
-                if lo <= off < hi:
+                if lo <= off and off + wire < hi:
                     ok = True
+                dist = min(dist, max(wo + shift - off,
+                                     off + wire - (wo + wl + shift), 0))
         res["judged"] += 1
         if ok:
             res["inside"] += 1
         else:
             res["outside"] += 1
             bad.append((t, off, idx + 1))
+        res["max_out_ns"] = max(res["max_out_ns"], dist)
+        if dist > a.far:
+            res["far"] += 1
     for k in sorted(res):
         print("%s=%d" % (k, res[k]))
     for i, (base, cycle, wins) in enumerate(plans):
@@ -815,6 +830,9 @@ def main():
     c.add_argument("--tol-early", type=int, default=1000000)
     c.add_argument("--tol-late", type=int, default=1500000)
     c.add_argument("--bins", type=int, default=20)
+    c.add_argument("--wire-mbit", type=int, default=0)
+    c.add_argument("--wire-overhead", type=int, default=24)
+    c.add_argument("--far", type=int, default=500000)
 
     n = sub.add_parser("nl")
     n.add_argument("op", choices=("add", "change", "replace"))

@@ -1,0 +1,157 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Launch times (txtime on): tdmwin stamps each gated frame with the first
+# instant it fits a window behind everything booked on the wire, and an etf
+# child holds it until then.  On the wire testbed of tdmwin_wire.sh:
+#
+#   ns A tdmA (tdmwin, etf at 1:1) ==veth== ns M [netem 50mbit, 64 frames] ==veth== ns B
+#
+# What the testbed can show: that the stamps are right.  etf runs without
+# offload here (veth has no launch time), so it lets a frame go in
+# [launch - DELTA, launch] by a kernel timer and the emulated NIC sends it
+# at once: a frame may reach the wire up to DELTA early.  Frames are judged
+# against their windows widened by DELTA on the early side, the wire clock
+# test's slack otherwise (tdmwin_wire.sh says why), and etf must drop none:
+# it drops a frame stamped in the past or before the frame ahead of it, so
+# none dropped means every stamp was in the future and in order.  That a
+# NIC's launch time makes departures precise to tens of nanoseconds is a
+# hardware claim this testbed cannot check.
+#
+# Then every refusal: txtime at add, without an etf child, with an etf that
+# would not keep the stamps, on another clock, with the wire clock off, as
+# root of a multi-queue device, and the etf child replaced while txtime is
+# on; each with its message and the running qdisc unchanged.
+
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+tdm_require tcpdump
+tdm_require taskset
+
+MBIT=50
+RING=64
+SLACK=100000
+DELTA=1000000	# etf's delta: above TCG's timer latency, or etf drops frames late
+STRAY_PERMILLE=1
+FAR_NS=500000
+CYCLE=20000000
+WINS="2000000:6000000,12000000:4000000"	# [2,8) ms and [12,16) ms
+SIZE=1400
+RATE=3000
+
+setup_ns A M B || tdm_skip_all "cannot create network namespaces"
+tdm_wire "$A" "$M" "$B" $MBIT $RING ||
+	tdm_skip_all "cannot build the wire (bridge, netem rate)"
+D=tdmA
+declare -A Q P
+
+tc_a() { tdm_tc -n "$A" "$@"; }
+
+# The plan runs on TAI, tcpdump stamps on REALTIME: shift by the kernel's
+# TAI offset (whole seconds).
+TAI_OFF=$(py clock tai)
+BASE=$(( -TAI_OFF * 1000000000 ))
+
+run() { # NAME TOL_EARLY
+	local name=$1 early=$2 out mark
+	mark=$(tdm_hostload_mark)
+	tdm_cap_start "$name" "$M" tdmW "udp dst port 5001" || return 1
+	nsx "$A" taskset -c 0 "${TDM_PYU[@]}" send --dst "$TDM_IP_B" --port 5001 \
+		--duration 3 --rate $RATE --size $SIZE | sed 's/^/# sender: /'
+	sleep 0.5
+	tdm_cap_stop "$name"
+	out=$(py pcap "$TDM_TMP/$name.pcap" --port 5001 --cycle $CYCLE --base $BASE \
+		--windows "$WINS" --tol-early "$early" --tol-late $SLACK \
+		--wire-mbit $MBIT --far $FAR_NS --bins 10)
+	tdm_kv P "$out"
+	tdm_quiet_judge "$mark"
+	tdm_log "$name: ${P[judged]:-0} frames on the wire, ${P[outside]:-?} outside" \
+		"their windows, farthest ${P[max_out_ns]:-?} ns out"
+}
+
+TDMWIN=(tdmwin cycle-time 20ms base-time 0 window 2ms 6ms window 12ms 4ms
+	clockid CLOCK_TAI guard 500us link-speed "$MBIT")
+ETF=(etf clockid CLOCK_TAI delta "$DELTA" skip_sock_check)
+
+# ---- 1. refusals ---------------------------------------------------------------
+
+refused() { # DESCRIPTION ERE CMD...: CMD fails with a message matching ERE
+	local desc=$1 ere=$2 out
+	shift 2
+	if out=$("$@" 2>&1); then
+		tdm_fail "$desc: accepted"
+		return 1
+	fi
+	check_match "$desc: refused with a message" "$out" "$ere"
+}
+
+refused "txtime at add" "etf child first" \
+	tc_a qdisc add dev $D root handle 1: "${TDMWIN[@]}" txtime on
+check "add tdmwin on TAI" tc_a qdisc add dev $D root handle 1: "${TDMWIN[@]}"
+SIG=$(tdm_opts_sig "$A" $D)
+refused "txtime with the default pfifo child" "needs an etf qdisc" \
+	tc_a qdisc change dev $D root tdmwin txtime on
+check "etf without skip_sock_check at 1:1" tc_a qdisc replace dev $D parent 1:1 \
+	etf clockid CLOCK_TAI delta $DELTA
+refused "txtime over an etf that checks sockets" "skip_sock_check" \
+	tc_a qdisc change dev $D root tdmwin txtime on
+check "etf in deadline mode at 1:1" tc_a qdisc replace dev $D parent 1:1 \
+	"${ETF[@]}" deadline_mode
+refused "txtime over an etf in deadline mode" "deadline mode" \
+	tc_a qdisc change dev $D root tdmwin txtime on
+check "etf as it should be at 1:1" tc_a qdisc replace dev $D parent 1:1 "${ETF[@]}"
+refused "txtime with the wire clock off" "wire clock" \
+	tc_a qdisc change dev $D root tdmwin txtime on wire-clock off
+check_eq "the refusals left tdmwin as it was" "$(tdm_opts_sig "$A" $D | py flat --kind tdmwin |
+	grep -E '^options\.(txtime|wire_clock)=')" "$(py flat --kind tdmwin <<<"$SIG" |
+	grep -E '^options\.(txtime|wire_clock)=')"
+check "txtime on over the etf child" tc_a qdisc change dev $D root tdmwin txtime on
+tdm_snap Q "$A" $D
+check_eq "the dump says txtime on" "${Q[options.txtime]:-}" true
+refused "replacing the etf child while txtime is on" "needs an etf qdisc" \
+	tc_a qdisc replace dev $D parent 1:1 pfifo
+refused "an etf child that would drop the stamps" "deadline mode" \
+	tc_a qdisc replace dev $D parent 1:1 "${ETF[@]}" deadline_mode
+check_match "the etf child stayed" "$(tc_a qdisc show dev $D)" "etf"
+
+# ---- 2. departures with and without launch times ------------------------------
+
+tdm_quiet_wait 60 || tdm_log "$TDM_LOADED"
+run txtime $((DELTA + SLACK))
+tdm_snap Q "$A" $D
+TX_OUT=${P[outside]:-?} TX_N=${P[judged]:-0} TX_FAR=${P[max_out_ns]:-?}
+allowed=$(( TX_N * STRAY_PERMILLE / 1000 ))
+check_num "txtime: frames reached the wire" "$TX_N" -ge 2000
+tdm_timing check_num "txtime: etf dropped no frame: every stamp in the future, in order" \
+	"${Q[x.txtime_drops]:-99999}" -eq 0
+tdm_timing check_num "txtime: frames outside their windows, $DELTA ns early allowed (allowed $allowed)" \
+	"$TX_OUT" -le "$allowed"
+check_num "txtime: the wire was booked ahead (wire_backlog_max)" \
+	"${Q[x.wire_backlog_max]:-0}" -gt 0
+
+check "txtime off (the wire clock at dequeue)" tc_a qdisc change dev $D root tdmwin txtime off
+check "the default fifo at 1:1 again" tc_a qdisc replace dev $D parent 1:1 pfifo limit 1000
+run wireclock $SLACK
+tdm_log "departures outside their windows: with launch times $TX_OUT of $TX_N" \
+	"(farthest $TX_FAR ns, $DELTA ns early allowed), wire clock at dequeue" \
+	"${P[outside]:-?} of ${P[judged]:-?} (farthest ${P[max_out_ns]:-?} ns)"
+
+# ---- 3. where txtime cannot be ------------------------------------------------
+
+tc_a qdisc del dev $D root
+check "tdmwin on CLOCK_REALTIME" tc_a qdisc add dev $D root handle 1: tdmwin \
+	cycle-time 20ms window 2ms 6ms clockid CLOCK_REALTIME link-speed $MBIT
+check "etf at 1:1" tc_a qdisc replace dev $D parent 1:1 "${ETF[@]}"
+refused "txtime on CLOCK_REALTIME" "CLOCK_TAI" \
+	tc_a qdisc change dev $D root tdmwin txtime on
+tc_a qdisc del dev $D root
+ip -n "$A" link del $D
+ip link add tdmA netns "$A" numtxqueues 4 numrxqueues 4 type veth \
+	peer name tdmQ netns "$M" numtxqueues 4 numrxqueues 4
+check "tdmwin as root of a 4-queue device" tc_a qdisc add dev $D root handle 1: \
+	"${TDMWIN[@]}"
+check "etf at 1:1" tc_a qdisc replace dev $D parent 1:1 "${ETF[@]}"
+refused "txtime as root of a multi-queue device" "use mq" \
+	tc_a qdisc change dev $D root tdmwin txtime on
+
+tdm_exit
