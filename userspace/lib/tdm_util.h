@@ -44,8 +44,19 @@ int64_t tdm_clock_ns(int clockid);
 
 /* Bounded string copy that always terminates; returns -1 if truncated. */
 int tdm_strlcpy(char *dst, const char *src, size_t size);
-/* printf into err[errlen], if err is not NULL: the library's error text. */
-void tdm_set_err(char *err, size_t errlen, const char *fmt, ...)
+/*
+ * printf into err[errlen] (cut to fit), if err is not NULL: the error text
+ * of every tdmwin function.  Returns -1, so that a parser can end with
+ * "return tdm_set_err(err, errlen, ...);".
+ */
+int tdm_set_err(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/*
+ * The same behind "FILE:LINE: " for an error in a file: "FILE: " when line
+ * is not positive, "line LINE: " when file is NULL, nothing when neither.
+ */
+int tdm_set_err_at(char *err, size_t errlen, const char *file, int line,
+		   const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
 
 #endif
