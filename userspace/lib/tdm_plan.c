@@ -21,10 +21,6 @@
 #include "tdm_plan.h"
 #include "tdm_util.h"
 
-#ifndef CLOCK_TAI
-#define CLOCK_TAI 11
-#endif
-
 #define PLAN_MAX_FILE	(1024 * 1024)
 #define TIME_STR_MAX	24	/* "18446744073709551615ns" */
 

@@ -13,10 +13,6 @@
 
 #include "tdm_util.h"
 
-#ifndef CLOCK_TAI
-#define CLOCK_TAI 11
-#endif
-
 /* isdigit() depends on the locale and is undefined for negative chars. */
 static bool is_digit(char c)
 {

@@ -28,10 +28,6 @@
 #include "tdm_pkt.h"
 #include "tdm_util.h"
 
-#ifndef CLOCK_TAI
-#define CLOCK_TAI 11
-#endif
-
 #define DEFAULT_PORT	"8081"
 #define DEFAULT_SIZE	1024
 #define MAX_SIZE	65507

@@ -28,10 +28,6 @@
 #include "tdm_util.h"
 #include "tdmstat.h"
 
-#ifndef CLOCK_TAI
-#define CLOCK_TAI 11
-#endif
-
 #define BATCH		(1u << 16)
 #define MAX_RUNS	1024
 

@@ -33,10 +33,6 @@
 #include "tdm_util.h"
 #include "tdmstat.h"
 
-#ifndef CLOCK_TAI
-#define CLOCK_TAI 11
-#endif
-
 #define DEFAULT_SOCKET	"/run/tdmd.sock"
 
 int64_t tdmstat_mono_ns(void)

@@ -17,10 +17,6 @@
 #include "tdm_log.h"
 #include "tdm_util.h"
 
-#ifndef CLOCK_TAI
-#define CLOCK_TAI 11
-#endif
-
 /* ---- tdm_parse_time --------------------------------------------------- */
 
 static void time_ok(const char *s, uint64_t want)
