@@ -237,6 +237,29 @@ int64_t tdm_clock_ns(int clockid)
 	return (int64_t)ts.tv_sec * (int64_t)TDM_NSEC_PER_SEC + ts.tv_nsec;
 }
 
+int64_t tdm_mono_ns(void)
+{
+	return tdm_clock_ns(CLOCK_MONOTONIC);
+}
+
+volatile sig_atomic_t tdm_stop;
+
+static void stop_handler(int sig)
+{
+	(void)sig;
+	tdm_stop = 1;
+}
+
+int tdm_stop_on_signals(void)
+{
+	struct sigaction sa = { .sa_handler = stop_handler };
+
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL))
+		return -1;
+	return 0;
+}
+
 int tdm_strlcpy(char *dst, const char *src, size_t size)
 {
 	size_t n;

@@ -6,6 +6,7 @@
 #ifndef TDM_UTIL_H
 #define TDM_UTIL_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -41,6 +42,17 @@ const char *tdm_clock_name(int clockid);
 
 /* Nanoseconds on clockid (CLOCK_TAI, ...); -1 if the clock cannot be read. */
 int64_t tdm_clock_ns(int clockid);
+/* Nanoseconds on CLOCK_MONOTONIC, for deadlines and durations. */
+int64_t tdm_mono_ns(void);
+
+/*
+ * tdm_stop_on_signals(): SIGINT and SIGTERM set tdm_stop instead of ending
+ * the process, so that a tool's loop can finish and report.  Installed
+ * without SA_RESTART: a blocking read, poll or sleep returns EINTR at once.
+ * 0, or -1 with errno.  A tool may clear tdm_stop to go on after one.
+ */
+extern volatile sig_atomic_t tdm_stop;
+int tdm_stop_on_signals(void);
 
 /* Bounded string copy that always terminates; returns -1 if truncated. */
 int tdm_strlcpy(char *dst, const char *src, size_t size);

@@ -119,13 +119,12 @@ static int request(const char *path, const char *line, const char *body,
 		   int timeout_s, bool json)
 {
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
-	struct timespec t0;
+	int64_t t0 = tdm_mono_ns();
 	char *reply = NULL, *nl;
 	size_t len = 0, cap = 0;
 	int fd, rc = 1;
 	bool ok;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (tdm_strlcpy(sun.sun_path, path, sizeof(sun.sun_path))) {
 		fprintf(stderr, "tdmctl: socket path too long: %s\n", path);
 		return 2;
@@ -147,13 +146,10 @@ static int request(const char *path, const char *line, const char *body,
 	}
 	for (;;) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
-		struct timespec t;
 		long left;
 		ssize_t n;
 
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		left = timeout_s * 1000L - ((t.tv_sec - t0.tv_sec) * 1000L +
-					    (t.tv_nsec - t0.tv_nsec) / 1000000);
+		left = timeout_s * 1000L - (long)((tdm_mono_ns() - t0) / 1000000);
 		if (left <= 0 || poll(&p, 1, left) == 0) {
 			fprintf(stderr, "tdmctl: no answer from tdmd within %d s\n",
 				timeout_s);

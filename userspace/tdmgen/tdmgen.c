@@ -15,7 +15,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <netdb.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,14 +45,6 @@ struct opts {
 	uint64_t align_ns, end_wait_ns;
 	bool json, quiet;
 };
-
-static volatile sig_atomic_t stop;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop = 1;
-}
 
 static void usage(FILE *f)
 {
@@ -182,10 +173,10 @@ static void sleep_until(int64_t t)
 		ts.tv_sec = wake / (int64_t)TDM_NSEC_PER_SEC;
 		ts.tv_nsec = wake % (int64_t)TDM_NSEC_PER_SEC;
 		while (clock_nanosleep(CLOCK_TAI, TIMER_ABSTIME, &ts, NULL) == EINTR &&
-		       !stop)
+		       !tdm_stop)
 			;
 	}
-	while (!stop && tdm_clock_ns(CLOCK_TAI) < t)
+	while (!tdm_stop && tdm_clock_ns(CLOCK_TAI) < t)
 		;
 }
 
@@ -217,7 +208,7 @@ static int send_batch(struct sender *s, unsigned int n)
 			s->retries++;
 			if (errno == ENOBUFS || errno == EAGAIN)
 				usleep(50);
-			if (stop && errno != EINTR && s->retries > 1000000)
+			if (tdm_stop && errno != EINTR && s->retries > 1000000)
 				return -1;
 			continue;
 		}
@@ -245,7 +236,7 @@ static int run(const struct opts *o, struct sender *s)
 	if (o->duration_ns)
 		end = start + (int64_t)o->duration_ns;
 
-	while (!stop && (!o->count || s->sent < o->count)) {
+	while (!tdm_stop && (!o->count || s->sent < o->count)) {
 		unsigned int n = o->batch;
 		int64_t due;
 
@@ -493,7 +484,6 @@ bad:
 int main(int argc, char **argv)
 {
 	struct sender s = { .fd = -1 };
-	struct sigaction sa = { .sa_handler = on_signal };
 	struct opts o;
 	char err[512];
 	unsigned int i;
@@ -523,14 +513,13 @@ int main(int argc, char **argv)
 		s.msgs[i].msg_hdr.msg_iov = &s.iov[i];
 		s.msgs[i].msg_hdr.msg_iovlen = 1;
 	}
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	tdm_stop_on_signals();
 
 	if (run(&o, &s)) {
 		fprintf(stderr, "tdmgen: send: %s\n", strerror(errno));
 		rc = 1;
 	}
-	stop = 0;	/* a ^C ends the data, the markers still go out */
+	tdm_stop = 0;	/* a ^C ends the data, the markers still go out */
 	if (send_markers(&o, &s)) {
 		fprintf(stderr, "tdmgen: sending the end markers: %s\n",
 			strerror(errno));

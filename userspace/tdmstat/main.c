@@ -19,7 +19,6 @@
 #include <getopt.h>
 #include <pcap/pcap.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -34,14 +33,6 @@
 #include "tdmstat.h"
 
 #define DEFAULT_SOCKET	"/run/tdmd.sock"
-
-int64_t tdmstat_mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * (int64_t)TDM_NSEC_PER_SEC + ts.tv_nsec;
-}
 
 static void usage(FILE *f)
 {
@@ -348,7 +339,7 @@ int tdmstat_open_outputs(struct tdmstat *t, char *err, size_t errlen)
 		snprintf(err, errlen, "--packets needs an output prefix");
 		return -1;
 	}
-	t->t0_ns = tdmstat_mono_ns();
+	t->t0_ns = tdm_mono_ns();
 	t->t_last_progress = t->t0_ns;
 	return 0;
 }
@@ -356,7 +347,7 @@ int tdmstat_open_outputs(struct tdmstat *t, char *err, size_t errlen)
 void tdmstat_progress(struct tdmstat *t, bool force)
 {
 	static uint64_t last_records;
-	int64_t now = tdmstat_mono_ns();
+	int64_t now = tdm_mono_ns();
 	const struct tdm_run_result *r;
 	double dt;
 
@@ -522,7 +513,7 @@ int tdmstat_finish(struct tdmstat *t)
 	FILE *f;
 
 	tdm_stats_finish(t->st);
-	t->elapsed_s = (double)(tdmstat_mono_ns() - t->t0_ns) / 1e9;
+	t->elapsed_s = (double)(tdm_mono_ns() - t->t0_ns) / 1e9;
 	if (t->progress) {
 		tdmstat_progress(t, true);
 		fputc('\n', stderr);
@@ -571,20 +562,12 @@ int tdmstat_finish(struct tdmstat *t)
 
 /* ---- analyze ------------------------------------------------------------ */
 
-static volatile sig_atomic_t stop;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop = 1;
-}
-
 static int analyze_records(struct tdmstat *t, FILE *f)
 {
 	struct tdmrx_record buf[4096];
 	size_t n, i;
 
-	while (!stop && (n = fread(buf, sizeof(buf[0]), TDM_ARRAY_SIZE(buf), f))) {
+	while (!tdm_stop && (n = fread(buf, sizeof(buf[0]), TDM_ARRAY_SIZE(buf), f))) {
 		for (i = 0; i < n; i++)
 			tdm_stats_push(t->st, &buf[i]);
 		t->records_in += n;
@@ -611,7 +594,7 @@ static int analyze_pcap(struct tdmstat *t)
 		return -1;
 	}
 	lt = pcap_datalink(pc);
-	while (!stop && (rc = pcap_next_ex(pc, &h, &data)) == 1) {
+	while (!tdm_stop && (rc = pcap_next_ex(pc, &h, &data)) == 1) {
 		int64_t rx = (int64_t)h->ts.tv_sec * (int64_t)TDM_NSEC_PER_SEC +
 			     h->ts.tv_usec;	/* ns with PRECISION_NANO */
 		enum tdm_frame_res fr = tdm_frame_decode(lt, data, h->caplen, rx,
@@ -831,14 +814,14 @@ static int cmd_bench(struct tdmstat *t)
 		return 1;
 	}
 	/* Prepare a chunk, then time only the engine (and the CSV rows). */
-	while (!stop && done < t->bench_records) {
+	while (!tdm_stop && done < t->bench_records) {
 		n = 0;
 		while (n < cap)
 			n += synth_window(&y, buf + n);
-		t0 = tdmstat_mono_ns();
+		t0 = tdm_mono_ns();
 		for (i = 0; i < n; i++)
 			tdm_stats_push(t->st, &buf[i]);
-		busy += tdmstat_mono_ns() - t0;
+		busy += tdm_mono_ns() - t0;
 		done += n;
 		t->records_in += n;
 	}
@@ -1069,7 +1052,6 @@ int main(int argc, char **argv)
 	};
 	struct tdmstat t = { .prefix = "tdmstat", .pcap_ts = "sw",
 			     .bench_senders = 3 };
-	struct sigaction sa = { .sa_handler = on_signal };
 	bool prefix_set = false;
 	char err[256];
 	uint64_t v;
@@ -1185,8 +1167,7 @@ int main(int argc, char **argv)
 		}
 	}
 	t.progress = !t.quiet && isatty(STDERR_FILENO);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	tdm_stop_on_signals();
 
 	if (!strcmp(t.cmd, "metrics"))
 		rc = cmd_metrics(&t);

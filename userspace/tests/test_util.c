@@ -318,6 +318,11 @@ static void test_clock_ns(void **state)
 		    rt / (int64_t)TDM_NSEC_PER_SEC <= 40);
 	assert_true(tdm_clock_ns(CLOCK_BOOTTIME) >= 0);
 	assert_int_equal(tdm_clock_ns(12345), -1);
+	/* tdm_mono_ns() is CLOCK_MONOTONIC. */
+	a = tdm_mono_ns();
+	b = tdm_clock_ns(CLOCK_MONOTONIC);
+	assert_true(a > 0 && a <= b);
+	assert_true(tdm_mono_ns() >= b);
 }
 
 /* ---- tdm_strlcpy ------------------------------------------------------ */
