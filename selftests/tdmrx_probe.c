@@ -24,7 +24,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <libmnl/libmnl.h>
 
 #include "tdm_rx.h"
 #include "tdm_util.h"
@@ -257,7 +256,7 @@ static int cmd_attach(int argc, char **argv)
 		return 2;
 	}
 	printf("portid=%u\nsession=%u\nnr_rings=%u\nring_records=%u\n",
-	       rx.portid, rx.info.session, rx.nr_rings, rx.info.ring_records);
+	       rx.nl.portid, rx.info.session, rx.nr_rings, rx.info.ring_records);
 	fflush(stdout);
 	touch(ready);
 
@@ -282,8 +281,7 @@ static int cmd_attach(int argc, char **argv)
 	}
 	if (tdm_stop && !finished) {
 		/* The owner goes away: the kernel detaches on its own. */
-		mnl_socket_close(rx.nl);
-		rx.nl = NULL;
+		tdm_nl_close(&rx.nl);
 		owner_closed = 1;
 		t_end = tdm_mono_ns() + 5 * (int64_t)TDM_NSEC_PER_SEC;
 		while (!tdm_rx_finished(&rx) && tdm_mono_ns() < t_end) {
@@ -292,7 +290,7 @@ static int cmd_attach(int argc, char **argv)
 		}
 		finished = tdm_rx_finished(&rx);
 	}
-	if (rx.nl && !finished) {
+	if (rx.nl.sock && !finished) {
 		/* our own detach, then the final counters of the session */
 		if (tdm_rx_detach(&rx, false, err, sizeof(err)))
 			printf("detach_error=%s\n", err);
@@ -302,7 +300,7 @@ static int cmd_attach(int argc, char **argv)
 			tdm_rx_drain(&rx, record_cb, &t, 0);
 		}
 	}
-	if (rx.nl && !tdm_rx_get(&rx, &info, err, sizeof(err)))
+	if (rx.nl.sock && !tdm_rx_get(&rx, &info, err, sizeof(err)))
 		print_info("k_", &info);
 	tdm_rx_drain(&rx, record_cb, &t, 0);
 	printf("finished=%d\nowner_closed=%d\nring_dropped=%llu\ndetached_seen=%d\n",
@@ -313,9 +311,7 @@ static int cmd_attach(int argc, char **argv)
 
 	if (linger > 0) {
 		/* only the mapping is left: it alone must hold the module */
-		if (rx.nl)
-			mnl_socket_close(rx.nl);
-		rx.nl = NULL;
+		tdm_nl_close(&rx.nl);
 		close(rx.dev_fd);
 		rx.dev_fd = -1;
 		touch(linger_file);

@@ -11,14 +11,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tdm_nl.h"
 #include "tdm_plan.h"
 
-struct mnl_socket;
-
+/* An rtnetlink socket (libtdm's netlink client, tdm_nl.h). */
 struct tdm_rtnl {
-	struct mnl_socket *nl;
-	uint32_t portid;
-	uint32_t seq;
+	struct tdm_nl nl;
 };
 
 /* Where the qdisc lives and what the member adds to the plan. */
