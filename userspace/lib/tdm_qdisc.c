@@ -664,23 +664,3 @@ out:
 	free(in);
 	return ret;
 }
-
-int tdm_qdisc_delete(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
-		     char *err, size_t errlen)
-{
-	struct tdm_qdisc_info *in;
-	int ret = 0;
-
-	in = malloc(sizeof(*in));
-	if (!in) {
-		tdm_set_err(err, errlen, "%s", strerror(ENOMEM));
-		return -1;
-	}
-	if (tdm_qdisc_get(r, t, in, err, errlen) < 0)
-		ret = -1;
-	else if (in->present)
-		ret = send_delete(r, target_ifindex(t, NULL, 0),
-				  target_parent(t), in->handle, err, errlen);
-	free(in);
-	return ret;
-}

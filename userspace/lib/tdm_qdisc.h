@@ -94,11 +94,4 @@ int tdm_qdisc_install(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
 int tdm_qdisc_set_hold(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
 		       bool hold, char *err, size_t errlen);
 
-/*
- * Delete the tdmwin qdisc at the target (used by tests and on request).
- * Another kind of qdisc there is left alone; 0 if there is no tdmwin.
- */
-int tdm_qdisc_delete(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
-		     char *err, size_t errlen);
-
 #endif
