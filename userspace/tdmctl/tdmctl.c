@@ -47,9 +47,11 @@ static void usage(FILE *f)
 		"                       check this node's tuning (PTP, NIC, CPUs, qdisc);\n"
 		"                       needs no tdmd, changes nothing\n"
 		"options:\n"
-		"  -s SOCKET   tdmd's control socket (default %s)\n"
-		"  -j          JSON output\n"
-		"  -t SECONDS  how long to wait for an answer (default 30)\n",
+		"  -s, --socket SOCKET   tdmd's control socket (default %s)\n"
+		"  -j, --json            JSON output\n"
+		"  -t, --timeout SECONDS how long to wait for an answer (default 30)\n"
+		"  -h, --help            this help\n"
+		"      --version         tdmctl's version\n",
 		DEFAULT_SOCKET);
 }
 
@@ -211,6 +213,14 @@ out:
 
 int main(int argc, char **argv)
 {
+	static const struct option lo[] = {
+		{ "socket", required_argument, NULL, 's' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
 	const char *sock = getenv("TDMD_SOCKET"), *label;
 	int opt, timeout = 30, rc;
 	bool json = false;
@@ -218,7 +228,7 @@ int main(int argc, char **argv)
 
 	if (!sock)
 		sock = DEFAULT_SOCKET;
-	while ((opt = getopt(argc, argv, "+s:jt:h")) != -1) {
+	while ((opt = getopt_long(argc, argv, "+s:jt:h", lo, NULL)) != -1) {
 		switch (opt) {
 		case 's':
 			sock = optarg;
@@ -240,6 +250,9 @@ int main(int argc, char **argv)
 		}
 		case 'h':
 			usage(stdout);
+			return 0;
+		case 'V':
+			printf("tdmctl %s\n", TDM_VERSION);
 			return 0;
 		default:
 			usage(stderr);

@@ -68,7 +68,8 @@ static void usage(FILE *f)
 		"  -w, --end-wait TIME      pause before the end markers (default 200ms)\n"
 		"  -j, --json               summary as JSON on stdout\n"
 		"  -q, --quiet              no summary\n"
-		"  -h, --help\n");
+		"  -h, --help               this help\n"
+		"      --version            tdmgen's version\n");
 }
 
 /* "20000pps", "1.5Mpps", "800Mbit", "2Gbit", "max" -> packets/s for size. */
@@ -360,6 +361,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "json", no_argument, NULL, 'j' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 3 },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *rate = "max";
@@ -454,6 +456,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case 'h':
 			usage(stdout);
+			exit(0);
+		case 3:
+			printf("tdmgen %s\n", TDM_VERSION);
 			exit(0);
 		default:
 			usage(stderr);

@@ -42,6 +42,7 @@ static void usage(FILE *f)
 		"       tdmstat bench [-n RECORDS] [-S SENDERS] [-p PLAN]\n"
 		"       tdmstat synth [-n RECORDS] [-S SENDERS] [-p PLAN] -o FILE(.pcap|.rec)\n"
 		"       tdmstat metrics [-j]\n"
+		"       tdmstat --help | --version\n"
 		"options:\n"
 		"  -p, --plan FILE        plan file (repeat for plan changes; by version)\n"
 		"  -T, --tdmd [SOCKET]    read the plan from the local tdmd (default " DEFAULT_SOCKET ")\n"
@@ -66,7 +67,7 @@ static void usage(FILE *f)
 		"  -S, --nsenders N       bench/synth: senders (default 3)\n"
 		"  -j, --json             JSON summary on stdout instead of the table\n"
 		"  -q, --quiet            no table, no progress line\n"
-		"  -h, --help\n");
+		"  -h, --help             this help\n");
 }
 
 /* ---- plans ------------------------------------------------------------ */
@@ -1060,6 +1061,10 @@ int main(int argc, char **argv)
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		usage(argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("tdmstat %s\n", TDM_VERSION);
+		return 0;
 	}
 	t.cmd = argv[1];
 	optind = 2;
