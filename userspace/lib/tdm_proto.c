@@ -330,17 +330,6 @@ int tdm_sync_get(const struct nlattr *nest,
 
 /* ---- keys and sessions ---- */
 
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Hex digits with whitespace anywhere; the digits never reach err. */
 static int key_parse(const char *path, const char *text, size_t n,
 		     uint8_t *key, size_t *keylen, char *err, size_t errlen)
@@ -354,7 +343,7 @@ static int key_parse(const char *path, const char *text, size_t n,
 		if (c == ' ' || c == '\t' || c == '\n' || c == '\r' ||
 		    c == '\v' || c == '\f')
 			continue;
-		v = hexval(c);
+		v = tdm_hex_digit(c);
 		if (v < 0)
 			return tdm_set_err(err, errlen,
 					   "key file %s: not a hex digit at offset %zu",

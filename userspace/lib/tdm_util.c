@@ -19,7 +19,7 @@ static bool is_digit(char c)
 	return c >= '0' && c <= '9';
 }
 
-static int hex_value(char c)
+int tdm_hex_digit(char c)
 {
 	if (is_digit(c))
 		return c - '0';
@@ -126,7 +126,7 @@ int tdm_parse_u64(const char *s, uint64_t max, uint64_t *v,
 	if (!*p)
 		return tdm_set_err(err, errlen, "'%s': not a number", s);
 	for (; *p; p++) {
-		d = base == 16 ? hex_value(*p) : (is_digit(*p) ? *p - '0' : -1);
+		d = base == 16 ? tdm_hex_digit(*p) : (is_digit(*p) ? *p - '0' : -1);
 		if (d < 0)
 			return tdm_set_err(err, errlen, "'%s': not a number", s);
 		if (__builtin_mul_overflow(x, base, &x) ||

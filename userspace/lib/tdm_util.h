@@ -27,6 +27,9 @@ int tdm_parse_time(const char *s, uint64_t *ns, char *err, size_t errlen);
 int tdm_parse_u64(const char *s, uint64_t max, uint64_t *v,
 		  char *err, size_t errlen);
 
+/* The value of one hex digit (0-9, a-f, A-F), or -1. */
+int tdm_hex_digit(char c);
+
 /* "on"/"off", "yes"/"no", "1"/"0", "true"/"false". */
 int tdm_parse_bool(const char *s, bool *v, char *err, size_t errlen);
 
