@@ -31,9 +31,7 @@ PREFIX	?= /usr
 MANDIR	?= $(PREFIX)/share/man
 DOCDIR	?= $(PREFIX)/share/doc/tdmwin
 SYSCONFDIR ?= /etc
-# The one version number: dkms.conf's PACKAGE_VERSION.
-VERSION	:= $(shell sed -n 's/^PACKAGE_VERSION="\{0,1\}\([^"]*\)"\{0,1\}$$/\1/p' \
-		   $(TOP)/dkms.conf)
+include $(TOP)/version.mk
 
 CC	?= cc
 UCFLAGS	:= -std=c11 -O1 -g -Wall -Wextra -Werror -fno-omit-frame-pointer \

@@ -18,16 +18,15 @@
  * Prints key=value results, then may linger with the rings still mapped.
  */
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-#include <libmnl/libmnl.h>
 
 #include "tdm_rx.h"
+#include "tdm_util.h"
 
 #define MAX_SENDERS	16
 #define MAX_SEQ		(1u << 22)
@@ -45,30 +44,6 @@ struct tally {
 	int64_t tai_off, max_delay, min_delay;
 	unsigned int ends_wanted;
 };
-
-static volatile sig_atomic_t stop;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop = 1;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static int64_t clock_ns(clockid_t c)
-{
-	struct timespec ts;
-
-	clock_gettime(c, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 static int record_cb(void *ctx, const struct tdmrx_record *r)
 {
@@ -221,7 +196,8 @@ static void usage(void)
 
 static int cmd_attach(int argc, char **argv)
 {
-	double stall = 0, duration = 10, linger = 0, t_end;
+	double stall = 0, duration = 10, linger = 0;
+	int64_t t_end;
 	const char *ready = NULL, *linger_file = NULL, *stall_file = NULL;
 	struct tdm_rx_cfg cfg = { .nports = 0 };
 	struct tdm_rx_info info;
@@ -266,9 +242,8 @@ static int cmd_attach(int argc, char **argv)
 		else
 			usage();
 	}
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	t.tai_off = clock_ns(CLOCK_TAI) - clock_ns(CLOCK_REALTIME);
+	tdm_stop_on_signals();
+	t.tai_off = tdm_clock_ns(CLOCK_TAI) - tdm_clock_ns(CLOCK_REALTIME);
 
 	if (tdm_rx_open(&rx, err, sizeof(err))) {
 		printf("error=%s\n", err);
@@ -281,17 +256,17 @@ static int cmd_attach(int argc, char **argv)
 		return 2;
 	}
 	printf("portid=%u\nsession=%u\nnr_rings=%u\nring_records=%u\n",
-	       rx.portid, rx.info.session, rx.nr_rings, rx.info.ring_records);
+	       rx.nl.portid, rx.info.session, rx.nr_rings, rx.info.ring_records);
 	fflush(stdout);
 	touch(ready);
 
 	/* a reader that does not read: for stall seconds or until the file */
-	t_end = now_s() + stall;
-	while (!stop && now_s() < t_end &&
+	t_end = tdm_mono_ns() + (int64_t)(stall * 1e9);
+	while (!tdm_stop && tdm_mono_ns() < t_end &&
 	       (!stall_file || access(stall_file, F_OK)))
 		usleep(10000);
-	t_end = now_s() + duration;
-	while (!stop && now_s() < t_end) {
+	t_end = tdm_mono_ns() + (int64_t)(duration * 1e9);
+	while (!tdm_stop && tdm_mono_ns() < t_end) {
 		if (tdm_rx_wait(&rx, 100, err, sizeof(err)) < 0) {
 			printf("error=%s\n", err);
 			break;
@@ -304,29 +279,28 @@ static int cmd_attach(int argc, char **argv)
 			break;
 		}
 	}
-	if (stop && !finished) {
+	if (tdm_stop && !finished) {
 		/* The owner goes away: the kernel detaches on its own. */
-		mnl_socket_close(rx.nl);
-		rx.nl = NULL;
+		tdm_nl_close(&rx.nl);
 		owner_closed = 1;
-		t_end = now_s() + 5;
-		while (!tdm_rx_finished(&rx) && now_s() < t_end) {
+		t_end = tdm_mono_ns() + 5 * (int64_t)TDM_NSEC_PER_SEC;
+		while (!tdm_rx_finished(&rx) && tdm_mono_ns() < t_end) {
 			tdm_rx_wait(&rx, 100, err, sizeof(err));
 			tdm_rx_drain(&rx, record_cb, &t, 0);
 		}
 		finished = tdm_rx_finished(&rx);
 	}
-	if (rx.nl && !finished) {
+	if (rx.nl.sock && !finished) {
 		/* our own detach, then the final counters of the session */
 		if (tdm_rx_detach(&rx, false, err, sizeof(err)))
 			printf("detach_error=%s\n", err);
-		t_end = now_s() + 5;
-		while (!tdm_rx_finished(&rx) && now_s() < t_end) {
+		t_end = tdm_mono_ns() + 5 * (int64_t)TDM_NSEC_PER_SEC;
+		while (!tdm_rx_finished(&rx) && tdm_mono_ns() < t_end) {
 			tdm_rx_wait(&rx, 100, err, sizeof(err));
 			tdm_rx_drain(&rx, record_cb, &t, 0);
 		}
 	}
-	if (rx.nl && !tdm_rx_get(&rx, &info, err, sizeof(err)))
+	if (rx.nl.sock && !tdm_rx_get(&rx, &info, err, sizeof(err)))
 		print_info("k_", &info);
 	tdm_rx_drain(&rx, record_cb, &t, 0);
 	printf("finished=%d\nowner_closed=%d\nring_dropped=%llu\ndetached_seen=%d\n",
@@ -337,14 +311,12 @@ static int cmd_attach(int argc, char **argv)
 
 	if (linger > 0) {
 		/* only the mapping is left: it alone must hold the module */
-		if (rx.nl)
-			mnl_socket_close(rx.nl);
-		rx.nl = NULL;
+		tdm_nl_close(&rx.nl);
 		close(rx.dev_fd);
 		rx.dev_fd = -1;
 		touch(linger_file);
-		t_end = now_s() + linger;
-		while (!stop && now_s() < t_end)
+		t_end = tdm_mono_ns() + (int64_t)(linger * 1e9);
+		while (!tdm_stop && tdm_mono_ns() < t_end)
 			usleep(20000);
 		/* still mapped and readable, whatever happened meanwhile */
 		for (r = 0; r < rx.nr_rings; r++)

@@ -38,13 +38,7 @@ static bool is_space(char c)
 static int cfg_fail(const struct cfg_reader *r, char *err, size_t errlen,
 		    const char *msg)
 {
-	if (!err || !errlen)
-		return -1;
-	if (r->file)
-		snprintf(err, errlen, "%s:%d: %s", r->file, r->lineno, msg);
-	else
-		snprintf(err, errlen, "line %d: %s", r->lineno, msg);
-	return -1;
+	return tdm_set_err_at(err, errlen, r->file, r->lineno, "%s", msg);
 }
 
 /* Split s in place into at most max words; returns how many, or max + 1. */

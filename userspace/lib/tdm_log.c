@@ -93,7 +93,7 @@ void tdm_log(int level, const char *fmt, ...)
 	/* Callers may log "%m", or log and then look at errno. */
 	int saved_errno = errno;
 	char line[LOG_LINE_MAX];
-	struct timespec ts;
+	int64_t now;
 	size_t n = 0;
 	va_list ap;
 	int r;
@@ -110,9 +110,10 @@ void tdm_log(int level, const char *fmt, ...)
 	if (log_state.journal) {
 		r = snprintf(line, sizeof(line), "<%d>", level);
 	} else {
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		r = snprintf(line, sizeof(line), "[%5lld.%06ld] %s[%d]: %s: ",
-			     (long long)ts.tv_sec, ts.tv_nsec / 1000,
+		now = tdm_mono_ns();
+		r = snprintf(line, sizeof(line), "[%5lld.%06lld] %s[%d]: %s: ",
+			     (long long)(now / (int64_t)TDM_NSEC_PER_SEC),
+			     (long long)(now % (int64_t)TDM_NSEC_PER_SEC / 1000),
 			     log_state.ident, (int)getpid(),
 			     level_names[level]);
 	}

@@ -1,22 +1,52 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Netlink answers shared by libtdm's two libmnl clients (rtnetlink in
- * tdm_qdisc.c, generic netlink in tdm_rx.c): the error code and the
- * kernel's extack text of an NLMSG_ERROR or NLMSG_DONE message.
+ * The one netlink client of libtdm (libmnl), for rtnetlink (tdm_qdisc.c)
+ * and generic netlink (tdm_rx.c) alike: a socket that asks one question at
+ * a time and reads the answers until the ack, the error or the end of the
+ * dump.
+ *
+ *   struct tdm_nl nl;
+ *   tdm_nl_open(&nl, NETLINK_ROUTE, err, len);
+ *   nlh = mnl_nlmsg_put_header(buf); ...
+ *   tdm_nl_talk(&nl, nlh, false, cb, data, err, len);  // cb: each answer
+ *   tdm_nl_close(&nl);
  */
 #ifndef TDM_NL_H
 #define TDM_NL_H
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <libmnl/libmnl.h>
 #include <linux/netlink.h>
 
-/*
- * NLMSG_ERROR: *error = the positive errno (0 for an ack), *msg = the
- * extack message or NULL.  Copes with and without NETLINK_CAP_ACK (our
- * request echoed before the TLVs).  0, or -1 if the message is too short.
- */
-int tdm_nl_error(const struct nlmsghdr *nlh, int *error, const char **msg);
+struct tdm_nl {
+	struct mnl_socket *sock;	/* NULL: not open */
+	uint32_t portid;		/* ours, bound by the kernel */
+	uint32_t seq;			/* of the last request */
+	const char *bus;		/* "rtnetlink", ...: in error texts */
+};
 
-/* NLMSG_DONE of a dump: the same from its optional error code. */
-void tdm_nl_done(const struct nlmsghdr *nlh, int *error, const char **msg);
+/*
+ * Open and bind a socket of that netlink family (NETLINK_ROUTE,
+ * NETLINK_GENERIC) asking for extended acks (the kernel's own words on a
+ * refusal) and capped acks (no echo of our request).  0, or -1 with err
+ * ("rtnetlink socket: ...") and errno.
+ */
+int tdm_nl_open(struct tdm_nl *nl, int family, char *err, size_t errlen);
+void tdm_nl_close(struct tdm_nl *nl);
+
+/*
+ * Send nlh (sequence number and the request, ack or dump flags are filled
+ * in here) and read answers until the request is finished: the ack or
+ * error, or NLMSG_DONE of a dump.  cb (may be NULL) sees every data
+ * message.  Answers to an earlier, abandoned request are skipped.  0, or
+ * -1 with errno and err: "kernel: <extack>" when the kernel explained its
+ * refusal, else strerror (ETIMEDOUT after 10 s without an answer, EPROTO
+ * for a malformed answer or a failing cb).
+ */
+int tdm_nl_talk(struct tdm_nl *nl, struct nlmsghdr *nlh, bool dump,
+		mnl_cb_t cb, void *data, char *err, size_t errlen);
 
 #endif

@@ -21,10 +21,6 @@
 #include "tdm_plan.h"
 #include "tdm_util.h"
 
-#ifndef CLOCK_TAI
-#define CLOCK_TAI 11
-#endif
-
 #define PLAN_MAX_FILE	(1024 * 1024)
 #define TIME_STR_MAX	24	/* "18446744073709551615ns" */
 
@@ -44,46 +40,13 @@ struct plan_where {
 	int clock_line;
 };
 
-static int fail_at(const struct plan_where *w, int line, char *err,
-		   size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
-
-static int fail_at(const struct plan_where *w, int line, char *err,
-		   size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-	int n = 0;
-
-	if (!err || !errlen)
-		return -1;
-	if (w->file && line > 0)
-		n = snprintf(err, errlen, "%s:%d: ", w->file, line);
-	else if (w->file)
-		n = snprintf(err, errlen, "%s: ", w->file);
-	else if (line > 0)
-		n = snprintf(err, errlen, "line %d: ", line);
-	if (n < 0 || (size_t)n >= errlen)
-		return -1;
-	va_start(ap, fmt);
-	vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
-static int msg(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int msg(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
+/*
+ * libtdm's error helpers under this file's short names: fail_at() puts
+ * "FILE:LINE: " of the plan in front, msg() nothing.
+ */
+#define fail_at(w, line, err, errlen, ...) \
+	tdm_set_err_at(err, errlen, (w)->file, line, __VA_ARGS__)
+#define msg(err, errlen, ...)	tdm_set_err(err, errlen, __VA_ARGS__)
 
 /*
  * " (line N)" or " (first at line N)" pointing at another place, or "" if

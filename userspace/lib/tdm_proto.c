@@ -13,7 +13,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +26,7 @@
 #include <openssl/params.h>
 
 #include "tdm_proto.h"
+#include "tdm_util.h"
 
 /*
  * The wire format is little-endian and this codec reads and writes host
@@ -44,21 +44,6 @@ static const uint8_t zero_nonce[TDM_NONCE_LEN];
 
 /* Largest errno a STATUS attribute may carry (Linux's MAX_ERRNO). */
 #define TDM_STATUS_MAX	4095
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
 
 /* ---- attribute policies ---- */
 
@@ -212,17 +197,17 @@ static int attr_check(const struct nlattr *a, const struct apol *pol,
 	 * flag bit cannot mean the same thing.
 	 */
 	if (flags != (nest ? NLA_F_NESTED : 0))
-		return fail(err, errlen, "bad flags 0x%x on attribute %s in %s",
-			    flags, pol->name, where);
+		return tdm_set_err(err, errlen, "bad flags 0x%x on attribute %s in %s",
+				   flags, pol->name, where);
 
 	switch (pol->kind) {
 	case K_U8:
 		if (mnl_attr_validate(a, MNL_TYPE_U8) < 0)
 			goto badlen;
 		if (*(const uint8_t *)data > 1)
-			return fail(err, errlen,
-				    "attribute %s in %s is not 0 or 1",
-				    pol->name, where);
+			return tdm_set_err(err, errlen,
+					   "attribute %s in %s is not 0 or 1",
+					   pol->name, where);
 		return 0;
 	case K_U32:
 		if (mnl_attr_validate(a, MNL_TYPE_U32) < 0)
@@ -237,13 +222,13 @@ static int attr_check(const struct nlattr *a, const struct apol *pol,
 		/* (mnl_attr_validate2 wants an exact length: no use here) */
 		if (mnl_attr_validate(a, MNL_TYPE_NUL_STRING) < 0 ||
 		    len > pol->max || memchr(data, '\0', len) != data + len - 1)
-			return fail(err, errlen,
-				    "attribute %s in %s is not a string of at most %u chars",
-				    pol->name, where, pol->max - 1);
+			return tdm_set_err(err, errlen,
+					   "attribute %s in %s is not a string of at most %u chars",
+					   pol->name, where, pol->max - 1);
 		if (pol->kind == K_NAME && (len < 2 || !name_ok(data)))
-			return fail(err, errlen,
-				    "attribute %s in %s is not a name ([A-Za-z0-9_.-], 1..%u chars)",
-				    pol->name, where, pol->max - 1);
+			return tdm_set_err(err, errlen,
+					   "attribute %s in %s is not a name ([A-Za-z0-9_.-], 1..%u chars)",
+					   pol->name, where, pol->max - 1);
 		return 0;
 	case K_BIN:
 		if (len != pol->max)
@@ -258,11 +243,11 @@ static int attr_check(const struct nlattr *a, const struct apol *pol,
 			goto badlen;
 		return 0;
 	}
-	return fail(err, errlen, "attribute %s in %s has no policy",
-		    pol->name, where);
+	return tdm_set_err(err, errlen, "attribute %s in %s has no policy",
+			   pol->name, where);
 badlen:
-	return fail(err, errlen, "bad length %u of attribute %s in %s",
-		    len, pol->name, where);
+	return tdm_set_err(err, errlen, "bad length %u of attribute %s in %s",
+			   len, pol->name, where);
 }
 
 static int aparse_cb(const struct nlattr *a, void *data)
@@ -271,13 +256,13 @@ static int aparse_cb(const struct nlattr *a, void *data)
 	uint16_t type = mnl_attr_get_type(a);
 
 	if (type > ap->max || !(ap->allowed & BIT(type))) {
-		fail(ap->err, ap->errlen, "unknown attribute %u in %s", type,
-		     ap->where);
+		tdm_set_err(ap->err, ap->errlen, "unknown attribute %u in %s", type,
+			    ap->where);
 		return MNL_CB_ERROR;
 	}
 	if ((ap->seen & BIT(type)) && !(ap->repeat & BIT(type))) {
-		fail(ap->err, ap->errlen, "duplicate attribute %s in %s",
-		     ap->pol[type].name, ap->where);
+		tdm_set_err(ap->err, ap->errlen, "duplicate attribute %s in %s",
+			    ap->pol[type].name, ap->where);
 		return MNL_CB_ERROR;
 	}
 	if (attr_check(a, &ap->pol[type], ap->where, ap->err, ap->errlen))
@@ -310,13 +295,13 @@ static int aparse_run(struct aparse *ap, const void *payload, size_t len,
 	if (mnl_attr_parse_payload(payload, len, aparse_cb, ap) < 0)
 		return -1;
 	if (ap->end != len)
-		return fail(ap->err, ap->errlen, "truncated attribute in %s",
-			    ap->where);
+		return tdm_set_err(ap->err, ap->errlen, "truncated attribute in %s",
+				   ap->where);
 	for (t = 1; t <= ap->max; t++)
 		if ((required & BIT(t)) && !(ap->seen & BIT(t)))
-			return fail(ap->err, ap->errlen,
-				    "missing attribute %s in %s",
-				    ap->pol[t].name, ap->where);
+			return tdm_set_err(ap->err, ap->errlen,
+					   "missing attribute %s in %s",
+					   ap->pol[t].name, ap->where);
 	return 0;
 }
 
@@ -345,17 +330,6 @@ int tdm_sync_get(const struct nlattr *nest,
 
 /* ---- keys and sessions ---- */
 
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Hex digits with whitespace anywhere; the digits never reach err. */
 static int key_parse(const char *path, const char *text, size_t n,
 		     uint8_t *key, size_t *keylen, char *err, size_t errlen)
@@ -369,15 +343,15 @@ static int key_parse(const char *path, const char *text, size_t n,
 		if (c == ' ' || c == '\t' || c == '\n' || c == '\r' ||
 		    c == '\v' || c == '\f')
 			continue;
-		v = hexval(c);
+		v = tdm_hex_digit(c);
 		if (v < 0)
-			return fail(err, errlen,
-				    "key file %s: not a hex digit at offset %zu",
-				    path, i);
+			return tdm_set_err(err, errlen,
+					   "key file %s: not a hex digit at offset %zu",
+					   path, i);
 		if (digits == 2 * TDM_KEY_MAX)
-			return fail(err, errlen,
-				    "key file %s: key longer than %d bytes",
-				    path, TDM_KEY_MAX);
+			return tdm_set_err(err, errlen,
+					   "key file %s: key longer than %d bytes",
+					   path, TDM_KEY_MAX);
 		if (hi < 0) {
 			hi = v;
 		} else {
@@ -387,13 +361,13 @@ static int key_parse(const char *path, const char *text, size_t n,
 		digits++;
 	}
 	if (digits % 2)
-		return fail(err, errlen,
-			    "key file %s: odd number of hex digits (%zu)",
-			    path, digits);
+		return tdm_set_err(err, errlen,
+				   "key file %s: odd number of hex digits (%zu)",
+				   path, digits);
 	if (digits < 2 * TDM_KEY_MIN)
-		return fail(err, errlen,
-			    "key file %s: key too short (%zu bytes, need at least %d)",
-			    path, digits / 2, TDM_KEY_MIN);
+		return tdm_set_err(err, errlen,
+				   "key file %s: key too short (%zu bytes, need at least %d)",
+				   path, digits / 2, TDM_KEY_MIN);
 	*keylen = digits / 2;
 	return 0;
 }
@@ -413,22 +387,22 @@ int tdm_key_load(const char *path, uint8_t *key, size_t *keylen,
 	/* O_NONBLOCK: opening a FIFO must not hang before fstat refuses it. */
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
-		return fail(err, errlen, "key file %s: %s", path,
-			    strerror(errno));
+		return tdm_set_err(err, errlen, "key file %s: %s", path,
+				   strerror(errno));
 	if (fstat(fd, &st) < 0) {
-		rc = fail(err, errlen, "key file %s: %s", path,
-			  strerror(errno));
+		rc = tdm_set_err(err, errlen, "key file %s: %s", path,
+				 strerror(errno));
 		goto out;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		rc = fail(err, errlen, "key file %s is not a regular file",
-			  path);
+		rc = tdm_set_err(err, errlen, "key file %s is not a regular file",
+				 path);
 		goto out;
 	}
 	if (st.st_mode & (S_IRWXG | S_IRWXO)) {
-		rc = fail(err, errlen,
-			  "key file %s is readable by group or others; chmod 600 it",
-			  path);
+		rc = tdm_set_err(err, errlen,
+				 "key file %s is readable by group or others; chmod 600 it",
+				 path);
 		goto out;
 	}
 	for (;;) {
@@ -437,16 +411,16 @@ int tdm_key_load(const char *path, uint8_t *key, size_t *keylen,
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0) {
-			rc = fail(err, errlen, "key file %s: %s", path,
-				  strerror(errno));
+			rc = tdm_set_err(err, errlen, "key file %s: %s", path,
+					 strerror(errno));
 			goto out;
 		}
 		if (r == 0)
 			break;
 		n += r;
 		if (n == sizeof(text)) {
-			rc = fail(err, errlen, "key file %s is too large",
-				  path);
+			rc = tdm_set_err(err, errlen, "key file %s is too large",
+					 path);
 			goto out;
 		}
 	}
@@ -659,10 +633,10 @@ ssize_t tdm_frame_need(const void *buf, size_t have, char *err,
 		return 0;
 	memcpy(&nlh, buf, sizeof(nlh));
 	if (nlh.nlmsg_len < TDM_MIN_FRAME || nlh.nlmsg_len > TDM_MAX_FRAME)
-		return fail(err, errlen,
-			    "frame length %u out of bounds (%zu..%u)",
-			    nlh.nlmsg_len, TDM_MIN_FRAME,
-			    (unsigned int)TDM_MAX_FRAME);
+		return tdm_set_err(err, errlen,
+				   "frame length %u out of bounds (%zu..%u)",
+				   nlh.nlmsg_len, TDM_MIN_FRAME,
+				   (unsigned int)TDM_MAX_FRAME);
 	return nlh.nlmsg_len;
 }
 
@@ -673,30 +647,30 @@ static int check_header(const void *buf, size_t len, struct nlmsghdr *nlh,
 	struct tdm_fhdr fh;
 
 	if (len < TDM_MIN_FRAME || len > TDM_MAX_FRAME)
-		return fail(err, errlen,
-			    "frame length %zu out of bounds (%zu..%u)",
-			    len, TDM_MIN_FRAME, (unsigned int)TDM_MAX_FRAME);
+		return tdm_set_err(err, errlen,
+				   "frame length %zu out of bounds (%zu..%u)",
+				   len, TDM_MIN_FRAME, (unsigned int)TDM_MAX_FRAME);
 	/* nlattr and nlmsghdr fields are read in place. */
 	if ((uintptr_t)buf % 4)
-		return fail(err, errlen, "frame buffer not 4-byte aligned");
+		return tdm_set_err(err, errlen, "frame buffer not 4-byte aligned");
 	memcpy(nlh, buf, sizeof(*nlh));
 	memcpy(&fh, (const char *)buf + sizeof(*nlh), sizeof(fh));
 	if (nlh->nlmsg_len != len)
-		return fail(err, errlen, "frame length %u, %zu bytes given",
-			    nlh->nlmsg_len, len);
+		return tdm_set_err(err, errlen, "frame length %u, %zu bytes given",
+				   nlh->nlmsg_len, len);
 	if (len % 4)
-		return fail(err, errlen, "frame length %zu not a multiple of 4",
-			    len);
+		return tdm_set_err(err, errlen, "frame length %zu not a multiple of 4",
+				   len);
 	if (fh.magic != TDM_MAGIC)
-		return fail(err, errlen, "wrong magic 0x%08x (not a tdmd peer?)",
-			    fh.magic);
+		return tdm_set_err(err, errlen, "wrong magic 0x%08x (not a tdmd peer?)",
+				   fh.magic);
 	if (fh.version != TDM_PROTO_VERSION)
-		return fail(err, errlen,
-			    "protocol version %u not supported (speaks %u)",
-			    fh.version, TDM_PROTO_VERSION);
+		return tdm_set_err(err, errlen,
+				   "protocol version %u not supported (speaks %u)",
+				   fh.version, TDM_PROTO_VERSION);
 	if (fh.reserved[0] || fh.reserved[1] || fh.reserved[2] ||
 	    nlh->nlmsg_flags || nlh->nlmsg_pid)
-		return fail(err, errlen, "non-zero reserved header fields");
+		return tdm_set_err(err, errlen, "non-zero reserved header fields");
 	return 0;
 }
 
@@ -708,29 +682,29 @@ static int check_state(const struct tdm_session *s, uint16_t type,
 	uint16_t first = s->server ? TDM_MSG_REGISTER : TDM_MSG_HELLO;
 
 	if (!r)
-		return fail(err, errlen, "unknown message type %u", type);
+		return tdm_set_err(err, errlen, "unknown message type %u", type);
 	/* A server never takes a server's frame: that also stops a frame
 	 * reflected back at its sender before the MAC label does.
 	 */
 	if (!(r->dir & (s->server ? DIR_C2S : DIR_S2C)))
-		return fail(err, errlen, "%s is not a %s message", r->name,
-			    s->server ? "client->server" : "server->client");
+		return tdm_set_err(err, errlen, "%s is not a %s message", r->name,
+				   s->server ? "client->server" : "server->client");
 	switch (s->rx_state) {
 	case TDM_RX_HANDSHAKE:
 		if (type != first)
-			return fail(err, errlen, "expected %s first, got %s",
-				    tdm_msg_name(first), r->name);
+			return tdm_set_err(err, errlen, "expected %s first, got %s",
+					   tdm_msg_name(first), r->name);
 		return 0;
 	case TDM_RX_WELCOME:
 		if (type != TDM_MSG_WELCOME && type != TDM_MSG_ERROR)
-			return fail(err, errlen, "expected WELCOME, got %s",
-				    r->name);
+			return tdm_set_err(err, errlen, "expected WELCOME, got %s",
+					   r->name);
 		return 0;
 	default:
 		if (type == TDM_MSG_HELLO || type == TDM_MSG_REGISTER ||
 		    type == TDM_MSG_WELCOME)
-			return fail(err, errlen, "%s after the handshake",
-				    r->name);
+			return tdm_set_err(err, errlen, "%s after the handshake",
+					   r->name);
 		return 0;
 	}
 }
@@ -751,8 +725,8 @@ static int parse_msg(const struct mrule *r, const void *buf, size_t len,
 		return -1;
 	if (m->tb[TDM_A_STATUS] &&
 	    mnl_attr_get_u32(m->tb[TDM_A_STATUS]) > TDM_STATUS_MAX)
-		return fail(err, errlen, "STATUS %u in %s is not an errno",
-			    mnl_attr_get_u32(m->tb[TDM_A_STATUS]), r->name);
+		return tdm_set_err(err, errlen, "STATUS %u in %s is not an errno",
+				   mnl_attr_get_u32(m->tb[TDM_A_STATUS]), r->name);
 	/* The sync nest has no decoder of its own to check it later. */
 	if (m->tb[TDM_A_SYNC] &&
 	    tdm_sync_get(m->tb[TDM_A_SYNC], stb, err, errlen))
@@ -794,18 +768,18 @@ int tdm_frame_open(struct tdm_session *s, const void *buf, size_t len,
 	}
 	if (frame_mac(s, s->server ? label_c2s : label_s2c, snonce, cnonce,
 		      buf, len - TDM_MAC_LEN, mac)) {
-		fail(err, errlen, "cannot compute the MAC (libcrypto failed)");
+		tdm_set_err(err, errlen, "cannot compute the MAC (libcrypto failed)");
 		goto bad;
 	}
 	if (CRYPTO_memcmp(mac, (const uint8_t *)buf + len - TDM_MAC_LEN,
 			  TDM_MAC_LEN)) {
-		fail(err, errlen, "bad MAC (wrong key or tampered frame)");
+		tdm_set_err(err, errlen, "bad MAC (wrong key or tampered frame)");
 		goto bad;
 	}
 	if (nlh.nlmsg_seq != s->rx_seq) {
-		fail(err, errlen,
-		     "sequence %u, expected %u (replayed or reordered frame)",
-		     nlh.nlmsg_seq, s->rx_seq);
+		tdm_set_err(err, errlen,
+			    "sequence %u, expected %u (replayed or reordered frame)",
+			    nlh.nlmsg_seq, s->rx_seq);
 		goto bad;
 	}
 	if (!parsed && parse_msg(r, buf, len, m, err, errlen))
@@ -930,9 +904,9 @@ static int sender_get(const struct nlattr *nest, unsigned int idx,
 	if (nest_run(&ap, nest, BIT(TDM_PS_NAME)))
 		return -1;
 	if (ap.count[TDM_PS_WINDOW] > TDMWIN_MAX_WINDOWS)
-		return fail(err, errlen, "%u windows in %s (at most %d)",
-			    ap.count[TDM_PS_WINDOW], where,
-			    TDMWIN_MAX_WINDOWS);
+		return tdm_set_err(err, errlen, "%u windows in %s (at most %d)",
+				   ap.count[TDM_PS_WINDOW], where,
+				   TDMWIN_MAX_WINDOWS);
 	/* K_NAME bounded it to TDM_NAME_MAX with its NUL. */
 	memcpy(sd->name, mnl_attr_get_payload(tb[TDM_PS_NAME]),
 	       mnl_attr_get_payload_len(tb[TDM_PS_NAME]));
@@ -964,14 +938,14 @@ static int plan_get(const struct nlattr *nest, struct tdm_plan *p,
 
 	if (mnl_attr_validate(nest, MNL_TYPE_NESTED) < 0 ||
 	    !(nest->nla_type & NLA_F_NESTED))
-		return fail(err, errlen, "PLAN is not a nest");
+		return tdm_set_err(err, errlen, "PLAN is not a nest");
 	/* Every scalar is sent, so each must be there: no silent defaults. */
 	if (nest_run(&ap, nest, ap.allowed & ~BIT(TDM_P_SENDER)))
 		return -1;
 	n = ap.count[TDM_P_SENDER];
 	if (n > TDM_MAX_SENDERS)
-		return fail(err, errlen, "%u senders in PLAN (at most %d)", n,
-			    TDM_MAX_SENDERS);
+		return tdm_set_err(err, errlen, "%u senders in PLAN (at most %d)", n,
+				   TDM_MAX_SENDERS);
 	p->version = mnl_attr_get_u32(tb[TDM_P_VERSION]);
 	p->clockid = (int32_t)mnl_attr_get_u32(tb[TDM_P_CLOCKID]);
 	p->cycle_ns = mnl_attr_get_u64(tb[TDM_P_CYCLE]);
@@ -985,7 +959,7 @@ static int plan_get(const struct nlattr *nest, struct tdm_plan *p,
 	if (n) {
 		p->senders = calloc(n, sizeof(*p->senders));
 		if (!p->senders)
-			return fail(err, errlen, "out of memory");
+			return tdm_set_err(err, errlen, "out of memory");
 	}
 	p->nsenders = n;
 	mnl_attr_for_each_nested(a, nest) {
@@ -1003,7 +977,7 @@ int tdm_plan_get(const struct nlattr *nest, struct tdm_plan *p,
 {
 	tdm_plan_init(p);
 	if (!nest)
-		return fail(err, errlen, "missing attribute PLAN");
+		return tdm_set_err(err, errlen, "missing attribute PLAN");
 	if (plan_get(nest, p, err, errlen)) {
 		tdm_plan_free(p);
 		tdm_plan_init(p);

@@ -523,14 +523,6 @@ static void drain(struct tdm_ptp *p)
 			break;
 }
 
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 int tdm_ptp_query(struct tdm_ptp *p, int timeout_ms,
 		  struct tdm_ptp_status *st, char *err, size_t errlen)
 {
@@ -551,10 +543,10 @@ int tdm_ptp_query(struct tdm_ptp *p, int timeout_ms,
 	    send_get(p, seq, TDM_PTP_MID_PORT_DATA_SET, err, errlen) < 0)
 		return -1;
 
-	deadline = mono_ms() + (timeout_ms > 0 ? timeout_ms : 0);
+	deadline = tdm_mono_ns() / 1000000 + (timeout_ms > 0 ? timeout_ms : 0);
 	while (!st->time_status_ok || !st->port_ok) {
 		struct pollfd pfd = { .fd = p->fd, .events = POLLIN };
-		int64_t left = deadline - mono_ms();
+		int64_t left = deadline - tdm_mono_ns() / 1000000;
 
 		if (left <= 0)
 			break;

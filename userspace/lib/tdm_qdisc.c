@@ -1,23 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Programming the tdmwin qdisc over rtnetlink with libmnl.
- *
- * One request at a time: every request carries a fresh sequence number
- * and is followed by reading answers until its ack (or NLMSG_DONE for a
- * dump).  Answers with another sequence number are left-overs of an
- * earlier, abandoned request and are skipped.  The socket asks for
- * extended acks (NETLINK_EXT_ACK) so that a refused request comes back
- * with the kernel's own explanation ("Windows overlap"), and for capped
- * acks (NETLINK_CAP_ACK) so that an error does not echo our request.
+ * Programming the tdmwin qdisc over rtnetlink with libmnl, through libtdm's
+ * netlink client (tdm_nl.c: one request at a time, extended acks).
  */
 #include <errno.h>
 #include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/time.h>
-#include <time.h>
 
 #include <libmnl/libmnl.h>
 #include <linux/gen_stats.h>
@@ -30,176 +20,19 @@
 #include "tdm_qdisc.h"
 
 #define TDMWIN_KIND	"tdmwin"
-/* Big enough for any dump skb the kernel builds for a 32 KiB reader. */
-#define RTNL_RECV_SIZE	32768
 /* A request: header, tcmsg, kind and at most 64 windows of 28 bytes. */
 #define RTNL_SEND_SIZE	8192
-/* The kernel always answers; this only bounds a wait on a stuck RTNL. */
-#define RTNL_TIMEOUT_S	10
-
 
 /* ---- the socket --------------------------------------------------------- */
 
 int tdm_rtnl_open(struct tdm_rtnl *r, char *err, size_t errlen)
 {
-	struct timeval tmo = { .tv_sec = RTNL_TIMEOUT_S };
-	int one = 1;
-
-	r->nl = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC);
-	if (!r->nl) {
-		tdm_set_err(err, errlen, "rtnetlink socket: %s", strerror(errno));
-		return -1;
-	}
-	/* Both are optional: without them we still get errno. */
-	mnl_socket_setsockopt(r->nl, NETLINK_EXT_ACK, &one, sizeof(one));
-	mnl_socket_setsockopt(r->nl, NETLINK_CAP_ACK, &one, sizeof(one));
-	setsockopt(mnl_socket_get_fd(r->nl), SOL_SOCKET, SO_RCVTIMEO, &tmo,
-		   sizeof(tmo));
-	if (mnl_socket_bind(r->nl, 0, MNL_SOCKET_AUTOPID) < 0) {
-		tdm_set_err(err, errlen, "rtnetlink bind: %s", strerror(errno));
-		mnl_socket_close(r->nl);
-		r->nl = NULL;
-		return -1;
-	}
-	r->portid = mnl_socket_get_portid(r->nl);
-	r->seq = (uint32_t)time(NULL);
-	return 0;
+	return tdm_nl_open(&r->nl, NETLINK_ROUTE, err, errlen);
 }
 
 void tdm_rtnl_close(struct tdm_rtnl *r)
 {
-	if (r->nl)
-		mnl_socket_close(r->nl);
-	r->nl = NULL;
-}
-
-/* ---- one request and its answers ---------------------------------------- */
-
-/*
- * An error from the kernel: "kernel: <extack>" when it explained itself,
- * else strerror.  The extack text has no trailing newline.
- */
-static void kernel_err(int error, const char *msg, char *err, size_t errlen)
-{
-	if (msg)
-		tdm_set_err(err, errlen, "kernel: %s", msg);
-	else
-		tdm_set_err(err, errlen, "%s", strerror(error));
-}
-
-/* 1: ack seen (0 in *error) or error; -1: malformed. */
-static int handle_error_msg(const struct nlmsghdr *nlh, int *error,
-			    const char **msg)
-{
-	return tdm_nl_error(nlh, error, msg) ? -1 : 1;
-}
-
-static int handle_done_msg(const struct nlmsghdr *nlh, int *error,
-			   const char **msg)
-{
-	tdm_nl_done(nlh, error, msg);
-	return 1;
-}
-
-/*
- * Walk one datagram.  Returns 1 when the request is finished (ack, error
- * or end of dump; *error tells which), 0 to read on, -1 on a callback
- * failure or a malformed answer (*error set).
- */
-static int walk_answers(struct tdm_rtnl *r, const void *buf, size_t len,
-			mnl_cb_t cb, void *data, int *error, const char **msg)
-{
-	const struct nlmsghdr *nlh = buf;
-	int n = (int)len;
-
-	while (mnl_nlmsg_ok(nlh, n)) {
-		int ret = 0;
-
-		if (nlh->nlmsg_seq != r->seq ||
-		    (nlh->nlmsg_pid && nlh->nlmsg_pid != r->portid)) {
-			nlh = mnl_nlmsg_next(nlh, &n);
-			continue;
-		}
-		switch (nlh->nlmsg_type) {
-		case NLMSG_NOOP:
-			break;
-		case NLMSG_ERROR:
-			ret = handle_error_msg(nlh, error, msg);
-			break;
-		case NLMSG_DONE:
-			ret = handle_done_msg(nlh, error, msg);
-			break;
-		case NLMSG_OVERRUN:
-			*error = ENOBUFS;
-			return -1;
-		default:
-			if (cb && cb(nlh, data) < MNL_CB_OK) {
-				*error = EPROTO;
-				return -1;
-			}
-			break;
-		}
-		if (ret < 0)
-			*error = EPROTO;
-		if (ret)
-			return ret;
-		nlh = mnl_nlmsg_next(nlh, &n);
-	}
-	return 0;
-}
-
-/*
- * Send nlh (sequence number, request and ack or dump flags filled in here)
- * and read answers until the request is finished.  cb sees every data message.  Returns 0
- * or -1 with err ("kernel: <extack>" or strerror) and errno set.
- */
-static int rtnl_talk(struct tdm_rtnl *r, struct nlmsghdr *nlh, bool dump,
-		     mnl_cb_t cb, void *data, char *err, size_t errlen)
-{
-	const char *msg = NULL;
-	int error = 0, ret = 0;
-	char *buf;
-
-	if (!r->nl) {
-		tdm_set_err(err, errlen, "rtnetlink socket is not open");
-		errno = EBADF;
-		return -1;
-	}
-	/* Not a test of NLM_F_DUMP: its NLM_F_ROOT bit is NLM_F_REPLACE. */
-	nlh->nlmsg_flags |= NLM_F_REQUEST | (dump ? NLM_F_DUMP : NLM_F_ACK);
-	nlh->nlmsg_seq = ++r->seq;
-
-	buf = malloc(RTNL_RECV_SIZE);
-	if (!buf) {
-		tdm_set_err(err, errlen, "%s", strerror(ENOMEM));
-		errno = ENOMEM;
-		return -1;
-	}
-	if (mnl_socket_sendto(r->nl, nlh, nlh->nlmsg_len) < 0) {
-		error = errno;
-		goto out;
-	}
-	while (!ret) {
-		ssize_t n = mnl_socket_recvfrom(r->nl, buf, RTNL_RECV_SIZE);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			/*
-			 * ENOSPC: an answer was bigger than our buffer;
-			 * EAGAIN: no answer within RTNL_TIMEOUT_S.
-			 */
-			error = errno == EAGAIN ? ETIMEDOUT : errno;
-			break;
-		}
-		ret = walk_answers(r, buf, (size_t)n, cb, data, &error, &msg);
-	}
-out:
-	if (error)
-		kernel_err(error, msg, err, errlen);
-	free(buf);
-	errno = error;
-	return error ? -1 : 0;
+	tdm_nl_close(&r->nl);
 }
 
 /* ---- reading the qdisc -------------------------------------------------- */
@@ -541,7 +374,7 @@ int tdm_qdisc_get(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
 	memset(buf, 0, sizeof(buf));
 	/* The kernel may or may not filter by ifindex; qdisc_cb does. */
 	nlh = put_tc_header(buf, RTM_GETQDISC, 0, ctx.ifindex, 0, 0);
-	if (rtnl_talk(r, nlh, true, qdisc_cb, &ctx, err, errlen) < 0)
+	if (tdm_nl_talk(&r->nl, nlh, true, qdisc_cb, &ctx, err, errlen) < 0)
 		return -1;
 	if (ctx.malformed) {
 		tdm_set_err(err, errlen,
@@ -710,7 +543,7 @@ static int send_install(struct tdm_rtnl *r, const struct install_req *q,
 		return -1;
 	}
 	nlh = build_install(buf, q);
-	ret = rtnl_talk(r, nlh, false, NULL, NULL, err, errlen);
+	ret = tdm_nl_talk(&r->nl, nlh, false, NULL, NULL, err, errlen);
 	free(buf);
 	return ret;
 }
@@ -725,7 +558,7 @@ static int send_delete(struct tdm_rtnl *r, int ifindex, uint32_t parent,
 	nlh = put_tc_header(buf, RTM_DELQDISC, 0, ifindex, parent, handle);
 	/* The kernel then refuses to delete a qdisc of another kind. */
 	mnl_attr_put_strz(nlh, TCA_KIND, TDMWIN_KIND);
-	return rtnl_talk(r, nlh, false, NULL, NULL, err, errlen);
+	return tdm_nl_talk(&r->nl, nlh, false, NULL, NULL, err, errlen);
 }
 
 /* What sits at the target decides create, replace or change. */
@@ -817,7 +650,7 @@ int tdm_qdisc_set_hold(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
 	opts = mnl_attr_nest_start(nlh, TCA_OPTIONS);
 	mnl_attr_put_u8(nlh, TCA_TDMWIN_HOLD, hold ? 1 : 0);
 	mnl_attr_nest_end(nlh, opts);
-	if (rtnl_talk(r, nlh, false, NULL, NULL, err, errlen) < 0 ||
+	if (tdm_nl_talk(&r->nl, nlh, false, NULL, NULL, err, errlen) < 0 ||
 	    tdm_qdisc_get(r, t, in, err, errlen) < 0)
 		goto out;
 	if (!in->present || in->hold != hold) {
@@ -828,26 +661,6 @@ int tdm_qdisc_set_hold(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
 	}
 	ret = 0;
 out:
-	free(in);
-	return ret;
-}
-
-int tdm_qdisc_delete(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
-		     char *err, size_t errlen)
-{
-	struct tdm_qdisc_info *in;
-	int ret = 0;
-
-	in = malloc(sizeof(*in));
-	if (!in) {
-		tdm_set_err(err, errlen, "%s", strerror(ENOMEM));
-		return -1;
-	}
-	if (tdm_qdisc_get(r, t, in, err, errlen) < 0)
-		ret = -1;
-	else if (in->present)
-		ret = send_delete(r, target_ifindex(t, NULL, 0),
-				  target_parent(t), in->handle, err, errlen);
 	free(in);
 	return ret;
 }

@@ -11,14 +11,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tdm_nl.h"
 #include "tdm_plan.h"
 
-struct mnl_socket;
-
+/* An rtnetlink socket (libtdm's netlink client, tdm_nl.h). */
 struct tdm_rtnl {
-	struct mnl_socket *nl;
-	uint32_t portid;
-	uint32_t seq;
+	struct tdm_nl nl;
 };
 
 /* Where the qdisc lives and what the member adds to the plan. */
@@ -95,12 +93,5 @@ int tdm_qdisc_install(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
 /* Change only the hold flag of the tdmwin qdisc at the target. */
 int tdm_qdisc_set_hold(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
 		       bool hold, char *err, size_t errlen);
-
-/*
- * Delete the tdmwin qdisc at the target (used by tests and on request).
- * Another kind of qdisc there is left alone; 0 if there is no tdmwin.
- */
-int tdm_qdisc_delete(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
-		     char *err, size_t errlen);
 
 #endif

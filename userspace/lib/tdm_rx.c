@@ -3,10 +3,9 @@
  * The user side of tdmrx.ko: generic netlink control with libmnl and the
  * reader of the per-CPU record rings mapped from /dev/tdmrx.
  *
- * Netlink follows tdm_qdisc.c: one request at a time with a fresh sequence
- * number, answers read until the ack, extended acks so that a refusal
- * carries the kernel's own words ("kernel: tdmrx is attached to eth1 by
- * port id 1234").
+ * Netlink through libtdm's client (tdm_nl.c): one request at a time,
+ * extended acks so that a refusal carries the kernel's own words
+ * ("kernel: tdmrx is attached to eth1 by port id 1234").
  *
  * The ring protocol, with its barriers A-D, is described once in
  * kmod/uapi/linux/tdmrx.h (and in kmod/tdmrx.c); this file is the consumer
@@ -21,8 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/socket.h>
-#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -35,9 +32,7 @@
 #include "tdm_rx.h"
 
 #define RX_DEV_PATH	"/dev/" TDMRX_DEV_NAME
-#define RX_RECV_SIZE	16384
 #define RX_SEND_SIZE	1024
-#define RX_TIMEOUT_S	10
 /* Release cons at least every this many records within one batch. */
 #define RX_RELEASE_BATCH 256
 
@@ -148,94 +143,6 @@ bool tdm_rx_finished(const struct tdm_rx *rx)
 
 /* ---- netlink ---------------------------------------------------------------- */
 
-/* 1: finished (ack or error in *error), 0: read on, -1: malformed. */
-static int walk_answers(struct tdm_rx *rx, const void *buf, size_t len,
-			mnl_cb_t cb, void *data, int *error, char *msg,
-			size_t msglen)
-{
-	const struct nlmsghdr *nlh = buf;
-	int n = (int)len;
-
-	while (mnl_nlmsg_ok(nlh, n)) {
-		if (nlh->nlmsg_seq != rx->seq ||
-		    (nlh->nlmsg_pid && nlh->nlmsg_pid != rx->portid)) {
-			nlh = mnl_nlmsg_next(nlh, &n);
-			continue;
-		}
-		if (nlh->nlmsg_type == NLMSG_ERROR) {
-			const char *m;
-
-			if (tdm_nl_error(nlh, error, &m)) {
-				*error = EPROTO;
-				return -1;
-			}
-			if (m)
-				snprintf(msg, msglen, "%s", m);
-			return 1;
-		}
-		if (nlh->nlmsg_type == NLMSG_OVERRUN) {
-			*error = ENOBUFS;
-			return -1;
-		}
-		if (nlh->nlmsg_type >= NLMSG_MIN_TYPE && cb &&
-		    cb(nlh, data) < MNL_CB_OK) {
-			*error = EPROTO;
-			return -1;
-		}
-		nlh = mnl_nlmsg_next(nlh, &n);
-	}
-	return 0;
-}
-
-/* Send nlh with an ack request, read until the ack.  0 or -1 with err. */
-static int rx_talk(struct tdm_rx *rx, struct nlmsghdr *nlh, mnl_cb_t cb,
-		   void *data, char *err, size_t errlen)
-{
-	char msg[256] = "";
-	int error = 0, ret = 0;
-	char *buf;
-
-	if (!rx->nl) {
-		tdm_set_err(err, errlen, "generic netlink socket is not open");
-		errno = EBADF;
-		return -1;
-	}
-	nlh->nlmsg_flags |= NLM_F_REQUEST | NLM_F_ACK;
-	nlh->nlmsg_seq = ++rx->seq;
-	buf = malloc(RX_RECV_SIZE);
-	if (!buf) {
-		tdm_set_err(err, errlen, "%s", strerror(ENOMEM));
-		errno = ENOMEM;
-		return -1;
-	}
-	if (mnl_socket_sendto(rx->nl, nlh, nlh->nlmsg_len) < 0) {
-		error = errno;
-		goto out;
-	}
-	while (!ret) {
-		ssize_t n = mnl_socket_recvfrom(rx->nl, buf, RX_RECV_SIZE);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			error = errno == EAGAIN ? ETIMEDOUT : errno;
-			break;
-		}
-		ret = walk_answers(rx, buf, (size_t)n, cb, data, &error, msg,
-				   sizeof(msg));
-	}
-out:
-	if (error) {
-		if (msg[0])
-			tdm_set_err(err, errlen, "kernel: %s", msg);
-		else
-			tdm_set_err(err, errlen, "%s", strerror(error));
-	}
-	free(buf);
-	errno = error;
-	return error ? -1 : 0;
-}
-
 static struct nlmsghdr *put_genl(char *buf, uint16_t type, uint8_t cmd,
 				 uint8_t version)
 {
@@ -269,7 +176,7 @@ static int resolve_family(struct tdm_rx *rx, char *err, size_t errlen)
 
 	nlh = put_genl(buf, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, 1);
 	mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, TDMRX_GENL_NAME);
-	if (rx_talk(rx, nlh, family_cb, &id, err, errlen)) {
+	if (tdm_nl_talk(&rx->nl, nlh, false, family_cb, &id, err, errlen)) {
 		if (errno == ENOENT)
 			tdm_set_err(err, errlen,
 				"tdmrx.ko is not loaded (no generic netlink family '%s')",
@@ -365,28 +272,10 @@ static int info_cb(const struct nlmsghdr *nlh, void *data)
 
 int tdm_rx_open(struct tdm_rx *rx, char *err, size_t errlen)
 {
-	struct timeval tmo = { .tv_sec = RX_TIMEOUT_S };
-	int one = 1;
-
 	memset(rx, 0, sizeof(*rx));
 	rx->dev_fd = -1;
-	rx->nl = mnl_socket_open2(NETLINK_GENERIC, SOCK_CLOEXEC);
-	if (!rx->nl) {
-		tdm_set_err(err, errlen, "generic netlink socket: %s",
-			strerror(errno));
+	if (tdm_nl_open(&rx->nl, NETLINK_GENERIC, err, errlen))
 		return -1;
-	}
-	mnl_socket_setsockopt(rx->nl, NETLINK_EXT_ACK, &one, sizeof(one));
-	mnl_socket_setsockopt(rx->nl, NETLINK_CAP_ACK, &one, sizeof(one));
-	setsockopt(mnl_socket_get_fd(rx->nl), SOL_SOCKET, SO_RCVTIMEO, &tmo,
-		   sizeof(tmo));
-	if (mnl_socket_bind(rx->nl, 0, MNL_SOCKET_AUTOPID) < 0) {
-		tdm_set_err(err, errlen, "generic netlink bind: %s",
-			strerror(errno));
-		goto fail;
-	}
-	rx->portid = mnl_socket_get_portid(rx->nl);
-	rx->seq = (uint32_t)time(NULL);
 	if (resolve_family(rx, err, errlen))
 		goto fail;
 	rx->dev_fd = open(RX_DEV_PATH, O_RDWR | O_CLOEXEC);
@@ -418,9 +307,7 @@ void tdm_rx_close(struct tdm_rx *rx)
 	if (rx->dev_fd >= 0)
 		close(rx->dev_fd);
 	rx->dev_fd = -1;
-	if (rx->nl)
-		mnl_socket_close(rx->nl);	/* the kernel detaches us */
-	rx->nl = NULL;
+	tdm_nl_close(&rx->nl);	/* the kernel detaches us */
 }
 
 /* Map the rings of the session in rx->info. */
@@ -518,9 +405,9 @@ int tdm_rx_attach(struct tdm_rx *rx, const struct tdm_rx_cfg *cfg,
 		mnl_attr_put_u32(nlh, TDMRX_A_WATERMARK, cfg->watermark);
 	if (cfg->flush_us)
 		mnl_attr_put_u32(nlh, TDMRX_A_FLUSH_US, cfg->flush_us);
-	if (rx_talk(rx, nlh, info_cb, &rx->info, err, errlen))
+	if (tdm_nl_talk(&rx->nl, nlh, false, info_cb, &rx->info, err, errlen))
 		return -1;
-	if (!rx->info.attached || rx->info.owner != rx->portid) {
+	if (!rx->info.attached || rx->info.owner != rx->nl.portid) {
 		tdm_set_err(err, errlen, "kernel reply does not show our session");
 		errno = EPROTO;
 		return -1;
@@ -543,7 +430,7 @@ int tdm_rx_detach(struct tdm_rx *rx, bool force, char *err, size_t errlen)
 	nlh = put_genl(buf, rx->family, TDMRX_CMD_DETACH, TDMRX_GENL_VERSION);
 	if (force)
 		mnl_attr_put(nlh, TDMRX_A_FORCE, 0, NULL);
-	return rx_talk(rx, nlh, NULL, NULL, err, errlen);
+	return tdm_nl_talk(&rx->nl, nlh, false, NULL, NULL, err, errlen);
 }
 
 int tdm_rx_get(struct tdm_rx *rx, struct tdm_rx_info *info,
@@ -554,7 +441,7 @@ int tdm_rx_get(struct tdm_rx *rx, struct tdm_rx_info *info,
 
 	memset(info, 0, sizeof(*info));
 	nlh = put_genl(buf, rx->family, TDMRX_CMD_GET, TDMRX_GENL_VERSION);
-	return rx_talk(rx, nlh, info_cb, info, err, errlen);
+	return tdm_nl_talk(&rx->nl, nlh, false, info_cb, info, err, errlen);
 }
 
 int tdm_rx_wait(struct tdm_rx *rx, int timeout_ms, char *err, size_t errlen)

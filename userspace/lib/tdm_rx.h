@@ -23,8 +23,7 @@
 #include <stdint.h>
 
 #include "../../kmod/uapi/linux/tdmrx.h"
-
-struct mnl_socket;
+#include "tdm_nl.h"
 
 struct tdm_rx_cfg {
 	char ifname[16];
@@ -60,8 +59,7 @@ struct tdm_rx_ring {
 };
 
 struct tdm_rx {
-	struct mnl_socket *nl;
-	uint32_t portid, seq;
+	struct tdm_nl nl;		/* generic netlink */
 	uint16_t family;		/* resolved genl family id */
 	int dev_fd;			/* /dev/tdmrx */
 	void *map;

@@ -13,32 +13,13 @@
 
 #include "tdm_util.h"
 
-#ifndef CLOCK_TAI
-#define CLOCK_TAI 11
-#endif
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
-
 /* isdigit() depends on the locale and is undefined for negative chars. */
 static bool is_digit(char c)
 {
 	return c >= '0' && c <= '9';
 }
 
-static int hex_value(char c)
+int tdm_hex_digit(char c)
 {
 	if (is_digit(c))
 		return c - '0';
@@ -76,11 +57,11 @@ int tdm_parse_time(const char *s, uint64_t *ns, char *err, size_t errlen)
 	bool overflow = false;
 
 	if (!s || !*s)
-		return fail(err, errlen, "empty time value");
+		return tdm_set_err(err, errlen, "empty time value");
 	if (!is_digit(*p))
-		return fail(err, errlen,
-			    "'%s': not a time (a number with ns, us, ms or s)",
-			    s);
+		return tdm_set_err(err, errlen,
+				   "'%s': not a time (a number with ns, us, ms or s)",
+				   s);
 	for (; is_digit(*p); p++) {
 		if (__builtin_mul_overflow(ip, 10, &ip) ||
 		    __builtin_add_overflow(ip, (uint64_t)(*p - '0'), &ip))
@@ -89,9 +70,9 @@ int tdm_parse_time(const char *s, uint64_t *ns, char *err, size_t errlen)
 	if (*p == '.') {
 		frac = ++p;
 		if (!is_digit(*p))
-			return fail(err, errlen,
-				    "'%s': not a time (a number with ns, us, ms or s)",
-				    s);
+			return tdm_set_err(err, errlen,
+					   "'%s': not a time (a number with ns, us, ms or s)",
+					   s);
 		while (is_digit(*p))
 			p++;
 		/* Trailing zeros do not change the value: "1.500ms". */
@@ -106,23 +87,23 @@ int tdm_parse_time(const char *s, uint64_t *ns, char *err, size_t errlen)
 		}
 	}
 	if (!unit)
-		return fail(err, errlen,
-			    "'%s': unknown unit '%s' (use ns, us, ms or s)",
-			    s, p);
+		return tdm_set_err(err, errlen,
+				   "'%s': unknown unit '%s' (use ns, us, ms or s)",
+				   s, p);
 	/*
 	 * A fraction with its trailing zeros removed ends in a digit that is
 	 * not 0, so it is a whole number of ns only if it has at most as many
 	 * digits as the unit has powers of ten.
 	 */
 	if (fdig > unit->exp)
-		return fail(err, errlen, "'%s' is not a whole number of ns", s);
+		return tdm_set_err(err, errlen, "'%s' is not a whole number of ns", s);
 	for (i = 0; i < fdig; i++)
 		fv = fv * 10 + (uint64_t)(frac[i] - '0');
 	fv *= pow10_tab[unit->exp - fdig];
 	if (overflow ||
 	    __builtin_mul_overflow(ip, pow10_tab[unit->exp], &v) ||
 	    __builtin_add_overflow(v, fv, &v))
-		return fail(err, errlen, "'%s' is too large", s);
+		return tdm_set_err(err, errlen, "'%s' is too large", s);
 	*ns = v;
 	return 0;
 }
@@ -137,24 +118,24 @@ int tdm_parse_u64(const char *s, uint64_t max, uint64_t *v,
 	int d;
 
 	if (!s || !*s)
-		return fail(err, errlen, "empty number");
+		return tdm_set_err(err, errlen, "empty number");
 	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
 		base = 16;
 		p += 2;
 	}
 	if (!*p)
-		return fail(err, errlen, "'%s': not a number", s);
+		return tdm_set_err(err, errlen, "'%s': not a number", s);
 	for (; *p; p++) {
-		d = base == 16 ? hex_value(*p) : (is_digit(*p) ? *p - '0' : -1);
+		d = base == 16 ? tdm_hex_digit(*p) : (is_digit(*p) ? *p - '0' : -1);
 		if (d < 0)
-			return fail(err, errlen, "'%s': not a number", s);
+			return tdm_set_err(err, errlen, "'%s': not a number", s);
 		if (__builtin_mul_overflow(x, base, &x) ||
 		    __builtin_add_overflow(x, (uint64_t)d, &x))
 			overflow = true;
 	}
 	if (overflow || x > max)
-		return fail(err, errlen, "'%s' is too large (max %llu)",
-			    s, (unsigned long long)max);
+		return tdm_set_err(err, errlen, "'%s' is too large (max %llu)",
+				   s, (unsigned long long)max);
 	*v = x;
 	return 0;
 }
@@ -175,9 +156,9 @@ int tdm_parse_bool(const char *s, bool *v, char *err, size_t errlen)
 			return 0;
 		}
 	}
-	return fail(err, errlen,
-		    "'%s': not a boolean (use on/off, yes/no, true/false or 1/0)",
-		    s ? s : "");
+	return tdm_set_err(err, errlen,
+			   "'%s': not a boolean (use on/off, yes/no, true/false or 1/0)",
+			   s ? s : "");
 }
 
 const char *tdm_fmt_time(uint64_t ns, char *buf, size_t len)
@@ -256,6 +237,29 @@ int64_t tdm_clock_ns(int clockid)
 	return (int64_t)ts.tv_sec * (int64_t)TDM_NSEC_PER_SEC + ts.tv_nsec;
 }
 
+int64_t tdm_mono_ns(void)
+{
+	return tdm_clock_ns(CLOCK_MONOTONIC);
+}
+
+volatile sig_atomic_t tdm_stop;
+
+static void stop_handler(int sig)
+{
+	(void)sig;
+	tdm_stop = 1;
+}
+
+int tdm_stop_on_signals(void)
+{
+	struct sigaction sa = { .sa_handler = stop_handler };
+
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL))
+		return -1;
+	return 0;
+}
+
 int tdm_strlcpy(char *dst, const char *src, size_t size)
 {
 	size_t n;
@@ -272,13 +276,36 @@ int tdm_strlcpy(char *dst, const char *src, size_t size)
 	return 0;
 }
 
-void tdm_set_err(char *err, size_t errlen, const char *fmt, ...)
+int tdm_set_err(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 
 	if (!err || !errlen)
-		return;
+		return -1;
 	va_start(ap, fmt);
 	vsnprintf(err, errlen, fmt, ap);
 	va_end(ap);
+	return -1;
+}
+
+int tdm_set_err_at(char *err, size_t errlen, const char *file, int line,
+		   const char *fmt, ...)
+{
+	va_list ap;
+	int n = 0;
+
+	if (!err || !errlen)
+		return -1;
+	if (file && line > 0)
+		n = snprintf(err, errlen, "%s:%d: ", file, line);
+	else if (file)
+		n = snprintf(err, errlen, "%s: ", file);
+	else if (line > 0)
+		n = snprintf(err, errlen, "line %d: ", line);
+	if (n < 0 || (size_t)n >= errlen)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+	va_end(ap);
+	return -1;
 }

@@ -6,6 +6,7 @@
 #ifndef TDM_UTIL_H
 #define TDM_UTIL_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -26,6 +27,9 @@ int tdm_parse_time(const char *s, uint64_t *ns, char *err, size_t errlen);
 int tdm_parse_u64(const char *s, uint64_t max, uint64_t *v,
 		  char *err, size_t errlen);
 
+/* The value of one hex digit (0-9, a-f, A-F), or -1. */
+int tdm_hex_digit(char c);
+
 /* "on"/"off", "yes"/"no", "1"/"0", "true"/"false". */
 int tdm_parse_bool(const char *s, bool *v, char *err, size_t errlen);
 
@@ -41,11 +45,33 @@ const char *tdm_clock_name(int clockid);
 
 /* Nanoseconds on clockid (CLOCK_TAI, ...); -1 if the clock cannot be read. */
 int64_t tdm_clock_ns(int clockid);
+/* Nanoseconds on CLOCK_MONOTONIC, for deadlines and durations. */
+int64_t tdm_mono_ns(void);
+
+/*
+ * tdm_stop_on_signals(): SIGINT and SIGTERM set tdm_stop instead of ending
+ * the process, so that a tool's loop can finish and report.  Installed
+ * without SA_RESTART: a blocking read, poll or sleep returns EINTR at once.
+ * 0, or -1 with errno.  A tool may clear tdm_stop to go on after one.
+ */
+extern volatile sig_atomic_t tdm_stop;
+int tdm_stop_on_signals(void);
 
 /* Bounded string copy that always terminates; returns -1 if truncated. */
 int tdm_strlcpy(char *dst, const char *src, size_t size);
-/* printf into err[errlen], if err is not NULL: the library's error text. */
-void tdm_set_err(char *err, size_t errlen, const char *fmt, ...)
+/*
+ * printf into err[errlen] (cut to fit), if err is not NULL: the error text
+ * of every tdmwin function.  Returns -1, so that a parser can end with
+ * "return tdm_set_err(err, errlen, ...);".
+ */
+int tdm_set_err(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/*
+ * The same behind "FILE:LINE: " for an error in a file: "FILE: " when line
+ * is not positive, "line LINE: " when file is NULL, nothing when neither.
+ */
+int tdm_set_err_at(char *err, size_t errlen, const char *file, int line,
+		   const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
 
 #endif

@@ -8,7 +8,6 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <net/if.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -201,20 +200,9 @@ int doc_default_iface(const char *route, char *ifname, size_t len)
 
 /* ---- the checks --------------------------------------------------------------- */
 
-static void say(char *buf, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void say(char *buf, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, len, fmt, ap);
-	va_end(ap);
-}
-
-#define SEEN(...)	say(o->seen, sizeof(o->seen), __VA_ARGS__)
-#define WANT(...)	say(o->want, sizeof(o->want), __VA_ARGS__)
-#define FIX(...)	say(o->fix, sizeof(o->fix), __VA_ARGS__)
+#define SEEN(...)	tdm_set_err(o->seen, sizeof(o->seen), __VA_ARGS__)
+#define WANT(...)	tdm_set_err(o->want, sizeof(o->want), __VA_ARGS__)
+#define FIX(...)	tdm_set_err(o->fix, sizeof(o->fix), __VA_ARGS__)
 
 static bool is_sender(const struct doctor_facts *f)
 {

@@ -7,7 +7,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,35 +26,15 @@
 #include "tdm_rx.h"
 #include "tdm_util.h"
 
-static void fact_err(bool *have, int *err_no, char *buf, size_t len, int e,
-		     const char *fmt, ...) __attribute__((format(printf, 6, 7)));
-static void fact_err(bool *have, int *err_no, char *buf, size_t len, int e,
-		     const char *fmt, ...)
-{
-	va_list ap;
+/* A fact that could not be read: errno e and why (a long path is cut). */
+#define FACT_ERR(fact, e, ...) do { \
+	(fact).have = false; \
+	(fact).err_no = (e); \
+	tdm_set_err((fact).err, sizeof((fact).err), __VA_ARGS__); \
+} while (0)
 
-	*have = false;
-	*err_no = e;
-	va_start(ap, fmt);
-	vsnprintf(buf, len, fmt, ap);	/* truncating a long path is fine */
-	va_end(ap);
-}
-
-/* snprintf for sysfs paths that cannot really be PATH_MAX long. */
-static void pathf(char *buf, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void pathf(char *buf, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, len, fmt, ap);
-	va_end(ap);
-}
-
-#define FACT_ERR(fact, e, ...) \
-	fact_err(&(fact).have, &(fact).err_no, (fact).err, sizeof((fact).err), \
-		 (e), __VA_ARGS__)
+/* A PATH_MAX directory and a sysfs file name in it: never cut. */
+#define SUBPATH_MAX	(PATH_MAX + 32)
 
 /* Small file into buf; 0 or -1 with errno. */
 static int read_small(const char *path, char *buf, size_t len)
@@ -209,7 +188,7 @@ static void gather_ethtool(struct doctor_facts *f)
 static void bus_device(const char *ifname, char *dir, size_t len,
 		       char *name, size_t nlen)
 {
-	char path[PATH_MAX], real[PATH_MAX];
+	char path[SUBPATH_MAX], real[PATH_MAX];
 	struct stat sb;
 	const char *base;
 
@@ -219,9 +198,9 @@ static void bus_device(const char *ifname, char *dir, size_t len,
 		return;
 	base = strrchr(real, '/');
 	tdm_strlcpy(name, base ? base + 1 : real, nlen);
-	pathf(path, sizeof(path), "%s/numa_node", real);
+	snprintf(path, sizeof(path), "%s/numa_node", real);
 	if (stat(path, &sb) && !strncmp(name, "virtio", 6)) {
-		pathf(path, sizeof(path), "%s/..", real);
+		snprintf(path, sizeof(path), "%s/..", real);
 		if (realpath(path, real) == NULL)
 			return;
 	}
@@ -388,13 +367,13 @@ static void add_irq(struct doctor_facts *f, unsigned int irq)
 
 static void gather_irqs(struct doctor_facts *f)
 {
-	char path[PATH_MAX], buf[8192];
+	char path[SUBPATH_MAX], buf[8192];
 	unsigned int i, found[DOC_MAX_IRQS], n;
 	char *text, dev[PATH_MAX], devname[64];
 	DIR *d;
 
 	bus_device(f->ifname, dev, sizeof(dev), devname, sizeof(devname));
-	pathf(path, sizeof(path), "%s/msi_irqs", dev);
+	snprintf(path, sizeof(path), "%s/msi_irqs", dev);
 	d = dev[0] ? opendir(path) : NULL;
 	if (d) {
 		struct dirent *e;
@@ -437,7 +416,7 @@ static void gather_irqs(struct doctor_facts *f)
 
 static void gather_numa(struct doctor_facts *f)
 {
-	char path[PATH_MAX], buf[4096];
+	char path[SUBPATH_MAX], buf[4096];
 	char dev[PATH_MAX], devname[64];
 	long node;
 	DIR *d;
@@ -455,7 +434,7 @@ static void gather_numa(struct doctor_facts *f)
 	if (!f->numa.nnodes)
 		f->numa.nnodes = 1;
 	bus_device(f->ifname, dev, sizeof(dev), devname, sizeof(devname));
-	pathf(path, sizeof(path), "%s/numa_node", dev);
+	snprintf(path, sizeof(path), "%s/numa_node", dev);
 	if (!dev[0] || read_long(path, &node)) {
 		FACT_ERR(f->numa, errno, "%s", f->virtual_dev ?
 			 "virtual device: no NUMA node" : strerror(errno));

@@ -47,9 +47,11 @@ static void usage(FILE *f)
 		"                       check this node's tuning (PTP, NIC, CPUs, qdisc);\n"
 		"                       needs no tdmd, changes nothing\n"
 		"options:\n"
-		"  -s SOCKET   tdmd's control socket (default %s)\n"
-		"  -j          JSON output\n"
-		"  -t SECONDS  how long to wait for an answer (default 30)\n",
+		"  -s, --socket SOCKET   tdmd's control socket (default %s)\n"
+		"  -j, --json            JSON output\n"
+		"  -t, --timeout SECONDS how long to wait for an answer (default 30)\n"
+		"  -h, --help            this help\n"
+		"      --version         tdmctl's version\n",
 		DEFAULT_SOCKET);
 }
 
@@ -119,13 +121,12 @@ static int request(const char *path, const char *line, const char *body,
 		   int timeout_s, bool json)
 {
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
-	struct timespec t0;
+	int64_t t0 = tdm_mono_ns();
 	char *reply = NULL, *nl;
 	size_t len = 0, cap = 0;
 	int fd, rc = 1;
 	bool ok;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (tdm_strlcpy(sun.sun_path, path, sizeof(sun.sun_path))) {
 		fprintf(stderr, "tdmctl: socket path too long: %s\n", path);
 		return 2;
@@ -147,13 +148,10 @@ static int request(const char *path, const char *line, const char *body,
 	}
 	for (;;) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
-		struct timespec t;
 		long left;
 		ssize_t n;
 
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		left = timeout_s * 1000L - ((t.tv_sec - t0.tv_sec) * 1000L +
-					    (t.tv_nsec - t0.tv_nsec) / 1000000);
+		left = timeout_s * 1000L - (long)((tdm_mono_ns() - t0) / 1000000);
 		if (left <= 0 || poll(&p, 1, left) == 0) {
 			fprintf(stderr, "tdmctl: no answer from tdmd within %d s\n",
 				timeout_s);
@@ -215,6 +213,14 @@ out:
 
 int main(int argc, char **argv)
 {
+	static const struct option lo[] = {
+		{ "socket", required_argument, NULL, 's' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
 	const char *sock = getenv("TDMD_SOCKET"), *label;
 	int opt, timeout = 30, rc;
 	bool json = false;
@@ -222,7 +228,7 @@ int main(int argc, char **argv)
 
 	if (!sock)
 		sock = DEFAULT_SOCKET;
-	while ((opt = getopt(argc, argv, "+s:jt:h")) != -1) {
+	while ((opt = getopt_long(argc, argv, "+s:jt:h", lo, NULL)) != -1) {
 		switch (opt) {
 		case 's':
 			sock = optarg;
@@ -244,6 +250,9 @@ int main(int argc, char **argv)
 		}
 		case 'h':
 			usage(stdout);
+			return 0;
+		case 'V':
+			printf("tdmctl %s\n", TDM_VERSION);
 			return 0;
 		default:
 			usage(stderr);

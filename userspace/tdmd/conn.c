@@ -17,6 +17,7 @@
 #include <poll.h>
 
 #include "tdm_log.h"
+#include "tdm_util.h"
 #include "tdmd.h"
 
 /* Bounds the queue of a peer that stops reading. */
@@ -74,7 +75,7 @@ struct conn *conn_new(int fd, bool server, const uint8_t *key, size_t keylen,
 	c->ev.cb = cb;
 	c->ev.ctx = ctx;
 	c->ev.slot = -1;
-	c->last_rx = mono_ns();
+	c->last_rx = tdm_mono_ns();
 	if (getpeername(fd, (struct sockaddr *)&ss, &sl) == 0)
 		sockaddr_str(&ss, c->peer, sizeof(c->peer));
 	else
@@ -116,7 +117,7 @@ int conn_input(struct conn *c, conn_frame_cb cb, char *err, size_t errlen)
 			if (tdm_frame_open(&c->sess, c->rbuf, need, &m, err,
 					   errlen))
 				return -1;
-			c->last_rx = mono_ns();
+			c->last_rx = tdm_mono_ns();
 			rc = cb(c, &m, err, errlen);
 			if (rc)
 				return -1;

@@ -309,7 +309,7 @@ static int push_plan(struct tdm_plan *p, const char *source,
 
 	co.push.active = true;
 	co.push.version = co.cur.version;
-	co.push.start = mono_ns();
+	co.push.start = tdm_mono_ns();
 	co.push.deadline = co.push.start + tdmd.conf.ack_timeout_ns;
 	co.push.sent = co.push.waiting = 0;
 	co.push.waiter = waiter;
@@ -402,7 +402,7 @@ static void push_result_json(struct tdm_json *j, unsigned int acked,
 static void push_finish(void)
 {
 	unsigned int i, acked = 0, nacked = 0, missing = 0;
-	int64_t elapsed = mono_ns() - co.push.start, last = 0;
+	int64_t elapsed = tdm_mono_ns() - co.push.start, last = 0;
 	struct ctl_req *w = co.push.waiter;
 	struct hist *h;
 
@@ -553,7 +553,7 @@ static int on_register(struct peer *p, const struct tdm_msg *m, char *err,
 	}
 	p->m = mb;
 	mb->peer = p;
-	mb->since = mono_ns();
+	mb->since = tdm_mono_ns();
 	tdm_strlcpy(mb->addr, p->c->peer, sizeof(mb->addr));
 	mb->run_version = m->tb[TDM_A_PLAN_VERSION] ?
 			  mnl_attr_get_u32(m->tb[TDM_A_PLAN_VERSION]) : 0;
@@ -611,7 +611,7 @@ static int on_ack(struct peer *p, const struct tdm_msg *m)
 	mb->ack = status ? ACK_NACK : ACK_OK;
 	tdm_strlcpy(mb->ack_msg, msg, sizeof(mb->ack_msg));
 	if (co.push.active && v == co.push.version) {
-		mb->ack_ns = mono_ns() - co.push.start;
+		mb->ack_ns = tdm_mono_ns() - co.push.start;
 		if (co.push.waiting)
 			co.push.waiting--;
 	}
@@ -709,7 +709,7 @@ static void peer_close(struct peer *p, const char *why)
 				co.push.waiting--;
 		}
 		p->m->peer = NULL;
-		p->m->since = mono_ns();
+		p->m->since = tdm_mono_ns();
 	} else {
 		log_warn("connection from %s refused: %s", p->c->peer, why);
 	}
@@ -780,7 +780,7 @@ static void on_accept(struct ev *e, short revents)
 		free(p);
 		return;
 	}
-	p->hs_deadline = mono_ns() + HANDSHAKE_NS;
+	p->hs_deadline = tdm_mono_ns() + HANDSHAKE_NS;
 	p->next = co.peers;
 	co.peers = p;
 	co.npeers++;
@@ -935,7 +935,7 @@ static const char *sync_state_name(uint32_t s)
 
 static void status_json(struct tdm_json *j)
 {
-	int64_t now = mono_ns();
+	int64_t now = tdm_mono_ns();
 	unsigned int i;
 
 	tdm_json_obj_open(j, NULL);
@@ -982,7 +982,7 @@ static void status_json(struct tdm_json *j)
 
 static void status_text(FILE *f)
 {
-	int64_t now = mono_ns();
+	int64_t now = tdm_mono_ns();
 	unsigned int i;
 	char tb[64];
 

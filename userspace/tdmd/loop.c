@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "tdm_log.h"
+#include "tdm_util.h"
 #include "tdmd.h"
 
 #define EV_MAX	2200	/* MAX_PEERS, listeners, control clients */
@@ -20,14 +21,6 @@ static struct ev *evs[EV_MAX];
 static int nev;
 static bool stopping;
 static int64_t (*tick_fn)(int64_t now);
-
-int64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 int ev_add(struct ev *e)
 {
@@ -76,7 +69,7 @@ int ev_run(void)
 	static struct ev *snap[EV_MAX];
 
 	while (!stopping) {
-		int64_t now = mono_ns(), next = INT64_MAX;
+		int64_t now = tdm_mono_ns(), next = INT64_MAX;
 		int i, n, timeout = -1;
 
 		if (tick_fn)
@@ -85,7 +78,7 @@ int ev_run(void)
 			break;
 		compact();
 		if (next != INT64_MAX) {
-			int64_t ms = (next - mono_ns() + 999999) / 1000000;
+			int64_t ms = (next - tdm_mono_ns() + 999999) / 1000000;
 
 			timeout = ms < 0 ? 0 : ms > 60000 ? 60000 : (int)ms;
 		}

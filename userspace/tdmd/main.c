@@ -2,7 +2,7 @@
 /*
  * tdmd: the tdmwin daemon.  See tdmd(8) and tdm.conf(5).
  *
- *   tdmd [-f FILE] [-l LEVEL] [-n]
+ *   tdmd [-f FILE] [-l LEVEL] [-n] | --help | --version
  *
  * Reads its configuration, opens its sockets, then drops every capability
  * but CAP_NET_ADMIN (a member needs it for rtnetlink and SO_PRIORITY; a
@@ -34,12 +34,14 @@ static struct ev sigev = { .fd = -1, .slot = -1 };
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: tdmd [-f FILE] [-l LEVEL] [-n] [-h] [-v]\n"
-		"  -f FILE   configuration (default %s)\n"
-		"  -l LEVEL  log level: err, warning, notice, info, debug\n"
-		"            (overrides log_level in the file)\n"
-		"  -n        check the configuration (and the plan file) and exit\n"
-		"  -h        this help;  -v  version\n",
+		"usage: tdmd [-f FILE] [-l LEVEL] [-n]\n"
+		"  -f, --config FILE      configuration (default %s)\n"
+		"  -l, --log-level LEVEL  err, warning, notice, info, debug\n"
+		"                         (overrides log_level in the file)\n"
+		"  -n, --check            check the configuration (and the plan\n"
+		"                         file) and exit\n"
+		"  -h, --help             this help\n"
+		"  -v, --version          version (and wire protocol version)\n",
 		TDMD_DEFAULT_CONF);
 }
 
@@ -133,12 +135,20 @@ static int drop_caps(char *err, size_t errlen)
 
 int main(int argc, char **argv)
 {
+	static const struct option lo[] = {
+		{ "config", required_argument, NULL, 'f' },
+		{ "log-level", required_argument, NULL, 'l' },
+		{ "check", no_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'v' },
+		{ NULL, 0, NULL, 0 }
+	};
 	const char *conf = TDMD_DEFAULT_CONF;
 	int opt, level = -1, rc;
 	bool check = false;
 	char err[1024];
 
-	while ((opt = getopt(argc, argv, "f:l:nhv")) != -1) {
+	while ((opt = getopt_long(argc, argv, "f:l:nhv", lo, NULL)) != -1) {
 		switch (opt) {
 		case 'f':
 			conf = optarg;
@@ -158,7 +168,8 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		case 'v':
-			printf("tdmd (tdmwin) protocol %d\n", TDM_PROTO_VERSION);
+			printf("tdmd %s\nwire protocol %d\n", TDM_VERSION,
+			       TDM_PROTO_VERSION);
 			return 0;
 		default:
 			usage(stderr);

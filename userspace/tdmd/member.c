@@ -104,7 +104,7 @@ static void disconnect(const char *why)
 	 */
 	if (getrandom(&jitter, sizeof(jitter), 0) != sizeof(jitter))
 		jitter = 0;
-	me.next_attempt = mono_ns() + me.backoff + jitter % (me.backoff / 4 + 1);
+	me.next_attempt = tdm_mono_ns() + me.backoff + jitter % (me.backoff / 4 + 1);
 	me.backoff = me.backoff * 2 > max ? max : me.backoff * 2;
 }
 
@@ -114,7 +114,7 @@ static int on_welcome(const struct tdm_msg *m)
 {
 	me.welcomed = true;
 	me.backoff = tdmd.conf.reconnect_min_ns;
-	me.up_since = mono_ns();
+	me.up_since = tdm_mono_ns();
 	me.coord_version = m->tb[TDM_A_PLAN_VERSION] ?
 			   mnl_attr_get_u32(m->tb[TDM_A_PLAN_VERSION]) : 0;
 	me.last_error[0] = '\0';
@@ -383,7 +383,7 @@ static void send_heartbeat(void)
 		mnl_attr_put_u32(nlh, TDM_A_PENDING_VERSION, info.pending_version);
 	if (conn_send(me.c, nlh, err, sizeof(err)))
 		disconnect(err);
-	me.next_hb = mono_ns() + tdmd.conf.heartbeat_ns;
+	me.next_hb = tdm_mono_ns() + tdmd.conf.heartbeat_ns;
 }
 
 /* ---- PTP gate ---- */
@@ -669,7 +669,7 @@ int member_start(char *err, size_t errlen)
 		}
 	}
 	me.backoff = tdmd.conf.reconnect_min_ns;
-	me.next_attempt = mono_ns();
+	me.next_attempt = tdm_mono_ns();
 	me.sync = tdmd.conf.ptp_policy == PTP_OFF ? SYNC_OFF : SYNC_UNKNOWN;
 	me.synced = false;
 	log_info("member '%s' on %s; coordinator %s port %s; PTP policy %s",

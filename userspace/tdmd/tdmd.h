@@ -86,7 +86,6 @@ void ev_del(struct ev *e);
 void ev_set_tick(int64_t (*tick)(int64_t now));
 void ev_stop(void);
 int ev_run(void);
-int64_t mono_ns(void);
 
 /* ---- framed, authenticated connections (conn.c) ---- */
 

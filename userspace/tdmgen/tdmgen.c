@@ -15,7 +15,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <netdb.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,10 +26,6 @@
 #include "tdm_json.h"
 #include "tdm_pkt.h"
 #include "tdm_util.h"
-
-#ifndef CLOCK_TAI
-#define CLOCK_TAI 11
-#endif
 
 #define DEFAULT_PORT	"8081"
 #define DEFAULT_SIZE	1024
@@ -50,14 +45,6 @@ struct opts {
 	uint64_t align_ns, end_wait_ns;
 	bool json, quiet;
 };
-
-static volatile sig_atomic_t stop;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop = 1;
-}
 
 static void usage(FILE *f)
 {
@@ -81,7 +68,8 @@ static void usage(FILE *f)
 		"  -w, --end-wait TIME      pause before the end markers (default 200ms)\n"
 		"  -j, --json               summary as JSON on stdout\n"
 		"  -q, --quiet              no summary\n"
-		"  -h, --help\n");
+		"  -h, --help               this help\n"
+		"      --version            tdmgen's version\n");
 }
 
 /* "20000pps", "1.5Mpps", "800Mbit", "2Gbit", "max" -> packets/s for size. */
@@ -186,10 +174,10 @@ static void sleep_until(int64_t t)
 		ts.tv_sec = wake / (int64_t)TDM_NSEC_PER_SEC;
 		ts.tv_nsec = wake % (int64_t)TDM_NSEC_PER_SEC;
 		while (clock_nanosleep(CLOCK_TAI, TIMER_ABSTIME, &ts, NULL) == EINTR &&
-		       !stop)
+		       !tdm_stop)
 			;
 	}
-	while (!stop && tdm_clock_ns(CLOCK_TAI) < t)
+	while (!tdm_stop && tdm_clock_ns(CLOCK_TAI) < t)
 		;
 }
 
@@ -221,7 +209,7 @@ static int send_batch(struct sender *s, unsigned int n)
 			s->retries++;
 			if (errno == ENOBUFS || errno == EAGAIN)
 				usleep(50);
-			if (stop && errno != EINTR && s->retries > 1000000)
+			if (tdm_stop && errno != EINTR && s->retries > 1000000)
 				return -1;
 			continue;
 		}
@@ -249,7 +237,7 @@ static int run(const struct opts *o, struct sender *s)
 	if (o->duration_ns)
 		end = start + (int64_t)o->duration_ns;
 
-	while (!stop && (!o->count || s->sent < o->count)) {
+	while (!tdm_stop && (!o->count || s->sent < o->count)) {
 		unsigned int n = o->batch;
 		int64_t due;
 
@@ -373,6 +361,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "json", no_argument, NULL, 'j' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 3 },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *rate = "max";
@@ -468,6 +457,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 'h':
 			usage(stdout);
 			exit(0);
+		case 3:
+			printf("tdmgen %s\n", TDM_VERSION);
+			exit(0);
 		default:
 			usage(stderr);
 			return -1;
@@ -497,7 +489,6 @@ bad:
 int main(int argc, char **argv)
 {
 	struct sender s = { .fd = -1 };
-	struct sigaction sa = { .sa_handler = on_signal };
 	struct opts o;
 	char err[512];
 	unsigned int i;
@@ -527,14 +518,13 @@ int main(int argc, char **argv)
 		s.msgs[i].msg_hdr.msg_iov = &s.iov[i];
 		s.msgs[i].msg_hdr.msg_iovlen = 1;
 	}
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	tdm_stop_on_signals();
 
 	if (run(&o, &s)) {
 		fprintf(stderr, "tdmgen: send: %s\n", strerror(errno));
 		rc = 1;
 	}
-	stop = 0;	/* a ^C ends the data, the markers still go out */
+	tdm_stop = 0;	/* a ^C ends the data, the markers still go out */
 	if (send_markers(&o, &s)) {
 		fprintf(stderr, "tdmgen: sending the end markers: %s\n",
 			strerror(errno));

@@ -12,7 +12,6 @@
  * test traffic to one RX queue for exact overlap counts.
  */
 #include <errno.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <net/if.h>
@@ -28,10 +27,6 @@
 #include "tdm_util.h"
 #include "tdmstat.h"
 
-#ifndef CLOCK_TAI
-#define CLOCK_TAI 11
-#endif
-
 #define BATCH		(1u << 16)
 #define MAX_RUNS	1024
 
@@ -43,14 +38,6 @@ struct batch {
 	uint16_t last_cpu;
 	FILE *out;		/* -w */
 };
-
-static volatile sig_atomic_t stop;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop = 1;
-}
 
 static int collect(void *ctx, const struct tdmrx_record *r)
 {
@@ -177,7 +164,6 @@ static unsigned int senders_done(struct tdmstat *t)
 
 int tdmstat_capture(struct tdmstat *t)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
 	struct tdm_rx_cfg cfg = { 0 };
 	struct batch b = { 0 };
 	struct tdm_rx rx;
@@ -237,16 +223,14 @@ int tdmstat_capture(struct tdmstat *t)
 		goto out_close;
 	}
 	attached = true;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
 	if (t->duration_ns)
-		end = tdmstat_mono_ns() + (int64_t)t->duration_ns;
+		end = tdm_mono_ns() + (int64_t)t->duration_ns;
 	if (!t->quiet)
 		fprintf(stderr, "tdmstat: recording %s, %u rings%s\n", t->ifname,
 			rx.nr_rings, t->expect_senders ? "" :
 			" (stop with ^C, -d or -e)");
 
-	while (!stop) {
+	while (!tdm_stop) {
 		size_t i;
 
 		if (tdm_rx_wait(&rx, 100, err, sizeof(err)) < 0) {
@@ -263,7 +247,7 @@ int tdmstat_capture(struct tdmstat *t)
 			for (i = 0; i < b.n; i++)
 				tdm_stats_push(t->st, &b.rec[i]);
 			t->records_in += b.n;
-		} while (b.n == BATCH && !stop);
+		} while (b.n == BATCH && !tdm_stop);
 		tdm_stats_ring_drops(t->st, tdm_rx_dropped(&rx));
 		now = tdm_clock_ns(CLOCK_TAI);
 		if (now > 0)
@@ -273,14 +257,14 @@ int tdmstat_capture(struct tdmstat *t)
 			fprintf(stderr, "tdmstat: the recorder was detached\n");
 			break;
 		}
-		if (tdmstat_mono_ns() >= end)
+		if (tdm_mono_ns() >= end)
 			break;
 		if (t->expect_senders && senders_done(t) >= t->expect_senders)
 			break;
-		if (t->tdmd_socket && tdmstat_mono_ns() >= next_plan) {
+		if (t->tdmd_socket && tdm_mono_ns() >= next_plan) {
 			if (tdmstat_poll_tdmd(t, err, sizeof(err)))
 				fprintf(stderr, "tdmstat: %s\n", err);
-			next_plan = tdmstat_mono_ns() + 1000000000LL;
+			next_plan = tdm_mono_ns() + 1000000000LL;
 		}
 	}
 	rc = 0;

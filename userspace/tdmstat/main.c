@@ -19,7 +19,6 @@
 #include <getopt.h>
 #include <pcap/pcap.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -33,19 +32,7 @@
 #include "tdm_util.h"
 #include "tdmstat.h"
 
-#ifndef CLOCK_TAI
-#define CLOCK_TAI 11
-#endif
-
 #define DEFAULT_SOCKET	"/run/tdmd.sock"
-
-int64_t tdmstat_mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * (int64_t)TDM_NSEC_PER_SEC + ts.tv_nsec;
-}
 
 static void usage(FILE *f)
 {
@@ -55,6 +42,7 @@ static void usage(FILE *f)
 		"       tdmstat bench [-n RECORDS] [-S SENDERS] [-p PLAN]\n"
 		"       tdmstat synth [-n RECORDS] [-S SENDERS] [-p PLAN] -o FILE(.pcap|.rec)\n"
 		"       tdmstat metrics [-j]\n"
+		"       tdmstat --help | --version\n"
 		"options:\n"
 		"  -p, --plan FILE        plan file (repeat for plan changes; by version)\n"
 		"  -T, --tdmd [SOCKET]    read the plan from the local tdmd (default " DEFAULT_SOCKET ")\n"
@@ -79,7 +67,7 @@ static void usage(FILE *f)
 		"  -S, --nsenders N       bench/synth: senders (default 3)\n"
 		"  -j, --json             JSON summary on stdout instead of the table\n"
 		"  -q, --quiet            no table, no progress line\n"
-		"  -h, --help\n");
+		"  -h, --help             this help\n");
 }
 
 /* ---- plans ------------------------------------------------------------ */
@@ -352,7 +340,7 @@ int tdmstat_open_outputs(struct tdmstat *t, char *err, size_t errlen)
 		snprintf(err, errlen, "--packets needs an output prefix");
 		return -1;
 	}
-	t->t0_ns = tdmstat_mono_ns();
+	t->t0_ns = tdm_mono_ns();
 	t->t_last_progress = t->t0_ns;
 	return 0;
 }
@@ -360,7 +348,7 @@ int tdmstat_open_outputs(struct tdmstat *t, char *err, size_t errlen)
 void tdmstat_progress(struct tdmstat *t, bool force)
 {
 	static uint64_t last_records;
-	int64_t now = tdmstat_mono_ns();
+	int64_t now = tdm_mono_ns();
 	const struct tdm_run_result *r;
 	double dt;
 
@@ -526,7 +514,7 @@ int tdmstat_finish(struct tdmstat *t)
 	FILE *f;
 
 	tdm_stats_finish(t->st);
-	t->elapsed_s = (double)(tdmstat_mono_ns() - t->t0_ns) / 1e9;
+	t->elapsed_s = (double)(tdm_mono_ns() - t->t0_ns) / 1e9;
 	if (t->progress) {
 		tdmstat_progress(t, true);
 		fputc('\n', stderr);
@@ -575,20 +563,12 @@ int tdmstat_finish(struct tdmstat *t)
 
 /* ---- analyze ------------------------------------------------------------ */
 
-static volatile sig_atomic_t stop;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop = 1;
-}
-
 static int analyze_records(struct tdmstat *t, FILE *f)
 {
 	struct tdmrx_record buf[4096];
 	size_t n, i;
 
-	while (!stop && (n = fread(buf, sizeof(buf[0]), TDM_ARRAY_SIZE(buf), f))) {
+	while (!tdm_stop && (n = fread(buf, sizeof(buf[0]), TDM_ARRAY_SIZE(buf), f))) {
 		for (i = 0; i < n; i++)
 			tdm_stats_push(t->st, &buf[i]);
 		t->records_in += n;
@@ -615,7 +595,7 @@ static int analyze_pcap(struct tdmstat *t)
 		return -1;
 	}
 	lt = pcap_datalink(pc);
-	while (!stop && (rc = pcap_next_ex(pc, &h, &data)) == 1) {
+	while (!tdm_stop && (rc = pcap_next_ex(pc, &h, &data)) == 1) {
 		int64_t rx = (int64_t)h->ts.tv_sec * (int64_t)TDM_NSEC_PER_SEC +
 			     h->ts.tv_usec;	/* ns with PRECISION_NANO */
 		enum tdm_frame_res fr = tdm_frame_decode(lt, data, h->caplen, rx,
@@ -835,14 +815,14 @@ static int cmd_bench(struct tdmstat *t)
 		return 1;
 	}
 	/* Prepare a chunk, then time only the engine (and the CSV rows). */
-	while (!stop && done < t->bench_records) {
+	while (!tdm_stop && done < t->bench_records) {
 		n = 0;
 		while (n < cap)
 			n += synth_window(&y, buf + n);
-		t0 = tdmstat_mono_ns();
+		t0 = tdm_mono_ns();
 		for (i = 0; i < n; i++)
 			tdm_stats_push(t->st, &buf[i]);
-		busy += tdmstat_mono_ns() - t0;
+		busy += tdm_mono_ns() - t0;
 		done += n;
 		t->records_in += n;
 	}
@@ -1073,7 +1053,6 @@ int main(int argc, char **argv)
 	};
 	struct tdmstat t = { .prefix = "tdmstat", .pcap_ts = "sw",
 			     .bench_senders = 3 };
-	struct sigaction sa = { .sa_handler = on_signal };
 	bool prefix_set = false;
 	char err[256];
 	uint64_t v;
@@ -1082,6 +1061,10 @@ int main(int argc, char **argv)
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		usage(argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("tdmstat %s\n", TDM_VERSION);
+		return 0;
 	}
 	t.cmd = argv[1];
 	optind = 2;
@@ -1189,8 +1172,7 @@ int main(int argc, char **argv)
 		}
 	}
 	t.progress = !t.quiet && isatty(STDERR_FILENO);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	tdm_stop_on_signals();
 
 	if (!strcmp(t.cmd, "metrics"))
 		rc = cmd_metrics(&t);

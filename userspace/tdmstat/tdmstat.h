@@ -58,7 +58,6 @@ int tdmstat_finish(struct tdmstat *t);
 void tdmstat_progress(struct tdmstat *t, bool force);
 int tdmstat_load_plans(struct tdmstat *t, char *err, size_t errlen);
 int tdmstat_poll_tdmd(struct tdmstat *t, char *err, size_t errlen);
-int64_t tdmstat_mono_ns(void);
 
 /* capture.c */
 int tdmstat_capture(struct tdmstat *t);

@@ -22,10 +22,6 @@
 #include "tdm_plan.h"
 #include "tdm_util.h"
 
-#ifndef CLOCK_TAI
-#define CLOCK_TAI 11
-#endif
-
 #define MS	1000000ULL
 #define US	1000ULL
 #define SEC	1000000000ULL

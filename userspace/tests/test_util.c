@@ -17,10 +17,6 @@
 #include "tdm_log.h"
 #include "tdm_util.h"
 
-#ifndef CLOCK_TAI
-#define CLOCK_TAI 11
-#endif
-
 /* ---- tdm_parse_time --------------------------------------------------- */
 
 static void time_ok(const char *s, uint64_t want)
@@ -322,6 +318,11 @@ static void test_clock_ns(void **state)
 		    rt / (int64_t)TDM_NSEC_PER_SEC <= 40);
 	assert_true(tdm_clock_ns(CLOCK_BOOTTIME) >= 0);
 	assert_int_equal(tdm_clock_ns(12345), -1);
+	/* tdm_mono_ns() is CLOCK_MONOTONIC. */
+	a = tdm_mono_ns();
+	b = tdm_clock_ns(CLOCK_MONOTONIC);
+	assert_true(a > 0 && a <= b);
+	assert_true(tdm_mono_ns() >= b);
 }
 
 /* ---- tdm_strlcpy ------------------------------------------------------ */
@@ -346,6 +347,47 @@ static void test_strlcpy(void **state)
 	memcpy(buf, "keep", 5);
 	assert_int_equal(tdm_strlcpy(buf, "abc", 0), -1);
 	assert_string_equal(buf, "keep");
+}
+
+/* ---- tdm_set_err ------------------------------------------------------ */
+
+static void test_set_err(void **state)
+{
+	char err[16];
+
+	(void)state;
+	assert_int_equal(tdm_set_err(err, sizeof(err), "bad %d", 7), -1);
+	assert_string_equal(err, "bad 7");
+	/* Cut to fit, always terminated. */
+	tdm_set_err(err, sizeof(err), "%s", "0123456789abcdefghij");
+	assert_string_equal(err, "0123456789abcde");
+	/* No buffer: nothing written, still -1. */
+	assert_int_equal(tdm_set_err(NULL, 10, "x"), -1);
+	memcpy(err, "keep", 5);
+	assert_int_equal(tdm_set_err(err, 0, "x"), -1);
+	assert_string_equal(err, "keep");
+}
+
+static void test_set_err_at(void **state)
+{
+	char err[32];
+
+	(void)state;
+	assert_int_equal(tdm_set_err_at(err, sizeof(err), "a.conf", 12,
+					"bad %s", "key"), -1);
+	assert_string_equal(err, "a.conf:12: bad key");
+	tdm_set_err_at(err, sizeof(err), "a.conf", 0, "no senders");
+	assert_string_equal(err, "a.conf: no senders");
+	tdm_set_err_at(err, sizeof(err), NULL, 3, "bad");
+	assert_string_equal(err, "line 3: bad");
+	tdm_set_err_at(err, sizeof(err), NULL, 0, "bad");
+	assert_string_equal(err, "bad");
+	/* The place alone fills the buffer: it is cut, the message dropped. */
+	tdm_set_err_at(err, 8, "plan.conf", 1, "bad");
+	assert_string_equal(err, "plan.co");
+	tdm_set_err_at(err, sizeof(err), "p", 1, "%s", "0123456789012345678901234567890");
+	assert_string_equal(err, "p:1: 01234567890123456789012345");
+	assert_int_equal(tdm_set_err_at(NULL, 0, "p", 1, "x"), -1);
 }
 
 /* ---- tdm_log ---------------------------------------------------------- */
@@ -544,6 +586,8 @@ int main(void)
 		cmocka_unit_test(test_clock_name),
 		cmocka_unit_test(test_clock_ns),
 		cmocka_unit_test(test_strlcpy),
+		cmocka_unit_test(test_set_err),
+		cmocka_unit_test(test_set_err_at),
 		cmocka_unit_test(test_log_level_parse),
 		cmocka_unit_test(test_log_lazy_init),	/* before any init */
 		cmocka_unit_test(test_log_levels_clamped),
