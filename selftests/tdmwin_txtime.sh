@@ -46,6 +46,12 @@ D=tdmA
 declare -A Q P
 
 tc_a() { tdm_tc -n "$A" "$@"; }
+# etf has no change operation: a child with a new handle replaces it.
+ETF_H=20
+child() { # QDISC ARGS...: a new child at 1:1
+	ETF_H=$((ETF_H + 1))
+	tc_a qdisc replace dev $D parent 1:1 handle $ETF_H: "$@"
+}
 
 # The plan runs on TAI, tcpdump stamps on REALTIME: shift by the kernel's
 # TAI offset (whole seconds).
@@ -91,15 +97,13 @@ check "add tdmwin on TAI" tc_a qdisc add dev $D root handle 1: "${TDMWIN[@]}"
 SIG=$(tdm_opts_sig "$A" $D)
 refused "txtime with the default pfifo child" "needs an etf qdisc" \
 	tc_a qdisc change dev $D root tdmwin txtime on
-check "etf without skip_sock_check at 1:1" tc_a qdisc replace dev $D parent 1:1 \
-	etf clockid CLOCK_TAI delta $DELTA
+check "etf without skip_sock_check at 1:1" child etf clockid CLOCK_TAI delta $DELTA
 refused "txtime over an etf that checks sockets" "skip_sock_check" \
 	tc_a qdisc change dev $D root tdmwin txtime on
-check "etf in deadline mode at 1:1" tc_a qdisc replace dev $D parent 1:1 \
-	"${ETF[@]}" deadline_mode
+check "etf in deadline mode at 1:1" child "${ETF[@]}" deadline_mode
 refused "txtime over an etf in deadline mode" "deadline mode" \
 	tc_a qdisc change dev $D root tdmwin txtime on
-check "etf as it should be at 1:1" tc_a qdisc replace dev $D parent 1:1 "${ETF[@]}"
+check "etf as it should be at 1:1" child "${ETF[@]}"
 refused "txtime with the wire clock off" "wire clock" \
 	tc_a qdisc change dev $D root tdmwin txtime on wire-clock off
 check_eq "the refusals left tdmwin as it was" "$(tdm_opts_sig "$A" $D | py flat --kind tdmwin |
@@ -109,9 +113,9 @@ check "txtime on over the etf child" tc_a qdisc change dev $D root tdmwin txtime
 tdm_snap Q "$A" $D
 check_eq "the dump says txtime on" "${Q[options.txtime]:-}" true
 refused "replacing the etf child while txtime is on" "needs an etf qdisc" \
-	tc_a qdisc replace dev $D parent 1:1 pfifo
+	child pfifo
 refused "an etf child that would drop the stamps" "deadline mode" \
-	tc_a qdisc replace dev $D parent 1:1 "${ETF[@]}" deadline_mode
+	child "${ETF[@]}" deadline_mode
 check_match "the etf child stayed" "$(tc_a qdisc show dev $D)" "etf"
 
 # ---- 2. departures with and without launch times ------------------------------
@@ -130,7 +134,7 @@ check_num "txtime: the wire was booked ahead (wire_backlog_max)" \
 	"${Q[x.wire_backlog_max]:-0}" -gt 0
 
 check "txtime off (the wire clock at dequeue)" tc_a qdisc change dev $D root tdmwin txtime off
-check "the default fifo at 1:1 again" tc_a qdisc replace dev $D parent 1:1 pfifo limit 1000
+check "a fifo at 1:1 again" child pfifo limit 1000
 run wireclock $SLACK
 tdm_log "departures outside their windows: with launch times $TX_OUT of $TX_N" \
 	"(farthest $TX_FAR ns, $DELTA ns early allowed), wire clock at dequeue" \
@@ -141,7 +145,7 @@ tdm_log "departures outside their windows: with launch times $TX_OUT of $TX_N" \
 tc_a qdisc del dev $D root
 check "tdmwin on CLOCK_REALTIME" tc_a qdisc add dev $D root handle 1: tdmwin \
 	cycle-time 20ms window 2ms 6ms clockid CLOCK_REALTIME link-speed $MBIT
-check "etf at 1:1" tc_a qdisc replace dev $D parent 1:1 "${ETF[@]}"
+check "etf at 1:1" child "${ETF[@]}"
 refused "txtime on CLOCK_REALTIME" "CLOCK_TAI" \
 	tc_a qdisc change dev $D root tdmwin txtime on
 tc_a qdisc del dev $D root
@@ -150,7 +154,7 @@ ip link add tdmA netns "$A" numtxqueues 4 numrxqueues 4 type veth \
 	peer name tdmQ netns "$M" numtxqueues 4 numrxqueues 4
 check "tdmwin as root of a 4-queue device" tc_a qdisc add dev $D root handle 1: \
 	"${TDMWIN[@]}"
-check "etf at 1:1" tc_a qdisc replace dev $D parent 1:1 "${ETF[@]}"
+check "etf at 1:1" child "${ETF[@]}"
 refused "txtime as root of a multi-queue device" "use mq" \
 	tc_a qdisc change dev $D root tdmwin txtime on
 
