@@ -627,7 +627,7 @@ static void check_bql(const struct doctor_facts *f, struct doc_finding *o)
 	else
 		SEEN("limit_max <= %" PRIu64 " bytes on all %u TX queues", want,
 		     f->bql.ntxq);
-	WANT("limit_max about %" PRIu64 " bytes (%d us at line rate): what the NIC holds still leaves after the gate closes",
+	WANT("limit_max about %" PRIu64 " bytes (%d us at line rate): bypass frames (PTP) wait behind what the NIC holds, and that much leaves late if the wire is slower than the qdisc's link speed",
 	     want, DOC_BQL_US);
 	if (!unlimited && !big) {
 		o->sev = DOC_OK;
