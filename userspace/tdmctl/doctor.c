@@ -12,7 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <libmnl/libmnl.h>
+#include <linux/dcbnl.h>
 #include <linux/net_tstamp.h>
+#include <linux/rtnetlink.h>
 
 #include "doctor.h"
 #include "tdm_cfg.h"
@@ -196,6 +199,33 @@ int doc_default_iface(const char *route, char *ifname, size_t len)
 		line = strchr(line, '\n');
 	}
 	return -1;
+}
+
+/* ---- the DCB answer --------------------------------------------------------- */
+
+int doc_dcb_pfc_parse(const struct nlmsghdr *nlh, uint8_t *cap, uint8_t *en)
+{
+	const struct nlattr *a, *b;
+	struct ieee_pfc pfc;
+	int found = 0;
+
+	if (nlh->nlmsg_type != RTM_GETDCB ||
+	    nlh->nlmsg_len < mnl_nlmsg_size(sizeof(struct dcbmsg)))
+		return 0;
+	mnl_attr_for_each(a, nlh, sizeof(struct dcbmsg)) {
+		if (mnl_attr_get_type(a) != DCB_ATTR_IEEE)
+			continue;
+		mnl_attr_for_each_nested(b, a) {
+			if (mnl_attr_get_type(b) != DCB_ATTR_IEEE_PFC ||
+			    mnl_attr_get_payload_len(b) < sizeof(pfc))
+				continue;
+			memcpy(&pfc, mnl_attr_get_payload(b), sizeof(pfc));
+			*cap = pfc.pfc_cap;
+			*en = pfc.pfc_en;
+			found = 1;
+		}
+	}
+	return found;
 }
 
 /* ---- the checks --------------------------------------------------------------- */
@@ -383,6 +413,83 @@ static void check_link(const struct doctor_facts *f, struct doc_finding *o)
 		FIX("ethtool -s %s duplex full autoneg on", f->ifname);
 }
 
+static const char *on_off(bool on)
+{
+	return on ? "on" : "off";
+}
+
+/* "PAUSE autoneg on rx on tx off; PFC on priorities 3-4", or what is unknown. */
+static void flow_control_seen(const struct doctor_facts *f,
+			      struct doc_finding *o)
+{
+	char pause[DOC_TEXT / 2], pfc[DOC_TEXT / 2], prios[32];
+	struct doc_cpuset set;
+	unsigned int p;
+
+	if (f->pause.have)
+		snprintf(pause, sizeof(pause), "PAUSE autoneg %s rx %s tx %s",
+			 on_off(f->pause.autoneg), on_off(f->pause.rx),
+			 on_off(f->pause.tx));
+	else
+		snprintf(pause, sizeof(pause), "PAUSE unknown (%.100s)", f->pause.err);
+	memset(&set, 0, sizeof(set));
+	for (p = 0; p < 8; p++)
+		if (f->pfc.en & (1U << p))
+			doc_cpuset_set(&set, p);
+	doc_cpulist_fmt(&set, prios, sizeof(prios));
+	if (!f->pfc.have)
+		snprintf(pfc, sizeof(pfc), "PFC unknown (%.100s)", f->pfc.err);
+	else if (prios[0])
+		snprintf(pfc, sizeof(pfc), "PFC on priorities %s", prios);
+	else
+		snprintf(pfc, sizeof(pfc), "PFC off");
+	SEEN("%s; %s", pause, pfc);
+}
+
+/*
+ * Ethernet flow control.  A sender's NIC that obeys PAUSE (rx) or PFC
+ * stops sending while the switch asks it to: the frames the qdisc released
+ * leave later than the wire clock, which assumes the link sends at link
+ * speed, booked them.  tx pause only pauses the switch's sending to this
+ * node.  On a receiver it is the other way round, and a choice.
+ */
+static void check_flow_control(const struct doctor_facts *f,
+			       struct doc_finding *o)
+{
+	bool rx = f->pause.have && f->pause.rx;
+	bool tx = f->pause.have && f->pause.tx;
+	bool pfc = f->pfc.have && f->pfc.en;
+	char pause_fix[64] = "";
+
+	flow_control_seen(f, o);
+	if (!f->pause.have && !pfc) {
+		o->sev = DOC_SKIP;
+		return;
+	}
+	if (!is_sender(f)) {
+		o->sev = tx || pfc ? DOC_INFO : DOC_OK;
+		WANT("a choice: with tx pause or PFC this NIC stops the switch port when its receive buffers fill, so frames wait in the switch (and arrive later) instead of being dropped here");
+		return;
+	}
+	WANT("PAUSE and PFC off: a paused NIC stops sending behind the qdisc's back, and the wire clock assumes that the link sends at link speed");
+	if (rx || pfc)
+		o->sev = DOC_WARN;
+	else if (tx)
+		o->sev = DOC_INFO;	/* pauses the switch, not this wire */
+	else
+		o->sev = DOC_OK;
+	if (tx && !rx && !pfc)
+		WANT("tx pause off: it does not stretch this node's own sending, but it stops the switch's sending to it (PTP included)");
+	if (rx || tx)
+		snprintf(pause_fix, sizeof(pause_fix),
+			 "ethtool -A %s autoneg off rx off tx off", f->ifname);
+	if (pfc)
+		FIX("%s%sdcb pfc set dev %s prio-pfc all:off", pause_fix,
+		    pause_fix[0] ? "; " : "", f->ifname);
+	else
+		FIX("%s", pause_fix);
+}
+
 static void check_ring(const struct doctor_facts *f, struct doc_finding *o,
 		       bool rx)
 {
@@ -520,7 +627,7 @@ static void check_bql(const struct doctor_facts *f, struct doc_finding *o)
 	else
 		SEEN("limit_max <= %" PRIu64 " bytes on all %u TX queues", want,
 		     f->bql.ntxq);
-	WANT("limit_max about %" PRIu64 " bytes (%d us at line rate): what the NIC holds still leaves after the gate closes",
+	WANT("limit_max about %" PRIu64 " bytes (%d us at line rate): bypass frames (PTP) wait behind what the NIC holds, and that much leaves late if the wire is slower than the qdisc's link speed",
 	     want, DOC_BQL_US);
 	if (!unlimited && !big) {
 		o->sev = DOC_OK;
@@ -777,6 +884,7 @@ const struct doc_check doc_checks[] = {
 	{ "ptp.tai_offset",	check_tai },
 	{ "nic.timestamping",	check_ts },
 	{ "nic.link",		check_link },
+	{ "nic.flow_control",	check_flow_control },
 	{ "nic.rx_ring",	check_rx_ring },
 	{ "nic.tx_ring",	check_tx_ring },
 	{ "nic.rx_coalesce",	check_rx_coal },

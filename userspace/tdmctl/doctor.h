@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * tdmctl doctor: check one node for what the tuning guides teach (PTP,
- * NIC timestamping, rings, coalescing, txqueuelen, BQL, C-states, IRQ
- * affinity, NUMA, qdisc, tdmrx) and say how to fix each finding.  It only
- * reads.  See tdmctl(8), section DOCTOR.
+ * NIC timestamping, flow control, rings, coalescing, txqueuelen, BQL,
+ * C-states, IRQ affinity, NUMA, qdisc, tdmrx) and say how to fix each
+ * finding.  It only reads.  See tdmctl(8), section DOCTOR.
  *
  * Two halves: doctor_facts.c gathers facts (ioctls, netlink, sysfs, procfs)
  * into struct doctor_facts; doctor.c turns facts into findings, one small
@@ -82,6 +82,12 @@ struct doctor_facts {
 		uint32_t rx_usecs, rx_frames, tx_usecs, tx_frames;
 	} coal;
 	struct { DOC_FACT_HDR; uint32_t speed_mbps; bool full; } link;
+	/* Ethernet flow control.  PAUSE as configured (ETHTOOL_GPAUSEPARAM;
+	 * with autoneg the link partner must agree too); PFC from DCB netlink
+	 * (DCB_CMD_IEEE_GET), bit n of en: priority n pauses.
+	 */
+	struct { DOC_FACT_HDR; bool autoneg, rx, tx; } pause;
+	struct { DOC_FACT_HDR; uint8_t cap, en; } pfc;
 	struct { DOC_FACT_HDR; uint32_t len; } txqlen;
 	struct {
 		DOC_FACT_HDR;
@@ -176,5 +182,12 @@ unsigned int doc_irqs_from_interrupts(const char *text, const char *ifname,
 
 /* The IPv4 default route's interface from /proc/net/route text; 0 or -1. */
 int doc_default_iface(const char *route, char *ifname, size_t len);
+
+/* PFC (DCB_ATTR_IEEE_PFC in DCB_ATTR_IEEE) of an RTM_GETDCB answer to
+ * DCB_CMD_IEEE_GET: 1 with *cap and *en (bit n: priority n) set, 0 if
+ * the message carries none.
+ */
+struct nlmsghdr;
+int doc_dcb_pfc_parse(const struct nlmsghdr *nlh, uint8_t *cap, uint8_t *en);
 
 #endif

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * tdmctl doctor: gathering the facts.  Everything here only reads:
- * SIOCETHTOOL GET commands, RTM_GETQDISC, the tdmrx GET, ptp4l's GET
+ * SIOCETHTOOL GET commands, RTM_GETQDISC, RTM_GETDCB, the tdmrx GET, ptp4l's GET
  * management messages, adjtimex(2) with modes 0, sysfs and procfs.
  */
 #include <dirent.h>
@@ -16,13 +16,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <libmnl/libmnl.h>
+#include <linux/dcbnl.h>
 #include <linux/ethtool.h>
 #include <linux/net_tstamp.h>
 #include <linux/pkt_sched.h>
+#include <linux/rtnetlink.h>
 #include <linux/sockios.h>
 
 #include "doctor.h"
 #include "tdm_cfg.h"
+#include "tdm_nl.h"
 #include "tdm_rx.h"
 #include "tdm_util.h"
 
@@ -175,6 +179,63 @@ static void gather_ethtool(struct doctor_facts *f)
 		}
 	}
 	close(fd);
+}
+
+/* ---- flow control ---------------------------------------------------------- */
+
+static int pfc_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct doctor_facts *f = data;
+
+	if (doc_dcb_pfc_parse(nlh, &f->pfc.cap, &f->pfc.en))
+		f->pfc.have = true;
+	return MNL_CB_OK;
+}
+
+static void gather_pfc(struct doctor_facts *f)
+{
+	char buf[256], err[DOC_TEXT];
+	struct nlmsghdr *nlh;
+	struct dcbmsg *d;
+	struct tdm_nl nl;
+
+	if (tdm_nl_open(&nl, NETLINK_ROUTE, err, sizeof(err))) {
+		FACT_ERR(f->pfc, errno, "%s", err);
+		return;
+	}
+	memset(buf, 0, sizeof(buf));
+	nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = RTM_GETDCB;
+	d = mnl_nlmsg_put_extra_header(nlh, sizeof(*d));
+	d->dcb_family = AF_UNSPEC;
+	d->cmd = DCB_CMD_IEEE_GET;
+	mnl_attr_put_strz(nlh, DCB_ATTR_IFNAME, f->ifname);
+	if (tdm_nl_talk(&nl, nlh, false, pfc_cb, f, err, sizeof(err)))
+		FACT_ERR(f->pfc, errno, "%s", errno == EOPNOTSUPP ?
+			 "no DCB support in the driver" : err);
+	else if (!f->pfc.have)
+		FACT_ERR(f->pfc, ENOENT, "the driver reports no IEEE PFC settings");
+	tdm_nl_close(&nl);
+}
+
+static void gather_flow_control(struct doctor_facts *f)
+{
+	struct ethtool_pauseparam pp = { .cmd = ETHTOOL_GPAUSEPARAM };
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0) {
+		FACT_ERR(f->pause, errno, "socket: %s", strerror(errno));
+	} else if (ethtool(fd, f->ifname, &pp) == 0) {
+		f->pause.have = true;
+		f->pause.autoneg = pp.autoneg;
+		f->pause.rx = pp.rx_pause;
+		f->pause.tx = pp.tx_pause;
+	} else {
+		FACT_ERR(f->pause, errno, "%s", eterr(errno));
+	}
+	if (fd >= 0)
+		close(fd);
+	gather_pfc(f);
 }
 
 /* ---- sysfs of the interface ---------------------------------------------- */
@@ -545,6 +606,7 @@ void doctor_gather(struct doctor_facts *f)
 	gather_ptp(f);
 	gather_netdev(f);
 	gather_ethtool(f);
+	gather_flow_control(f);
 	gather_cpus(f);
 	gather_irqs(f);
 	gather_numa(f);

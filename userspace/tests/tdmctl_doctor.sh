@@ -60,7 +60,7 @@ check "stderr is empty" test ! -s "$tmp/a.err"
 check "JSON parses, one finding per check, ids unique" python3 -c "
 import json; d = json.load(open('$tmp/a.json'))
 ids = [x['id'] for x in d['findings']]
-assert len(ids) == 18 and len(set(ids)) == 18, ids
+assert len(ids) == 19 and len(set(ids)) == 19, ids
 assert d['interface'] == 'dva' and d['role'] == 'sender' and not d['role_guessed']
 assert d['worst'] == 'fail'
 for x in d['findings']:
@@ -78,6 +78,9 @@ check "nic.tx_ring skipped on veth" test "$(f "$tmp/a.json" nic.tx_ring severity
 check "net.bql skipped: virtual device" grep -q "virtual device" <<<"$(f "$tmp/a.json" net.bql seen)"
 check "nic.irq_affinity skipped on veth" test "$(f "$tmp/a.json" nic.irq_affinity severity)" = skip
 check "nic.link ok: up" grep -q "^link up" <<<"$(f "$tmp/a.json" nic.link seen)"
+check "nic.flow_control skipped on veth" test "$(f "$tmp/a.json" nic.flow_control severity)" = skip
+check "nic.flow_control says why (no PAUSE, no DCB)" test "$(f "$tmp/a.json" nic.flow_control seen)" = \
+	"PAUSE unknown (the driver does not report it); PFC unknown (no DCB support in the driver)"
 check "tdm.qdisc warns on a sender without tdmwin" test "$(f "$tmp/a.json" tdm.qdisc severity)" = warn
 check "tdm.qdisc says there is none" grep -q "no tdmwin qdisc at the root of dva" <<<"$(f "$tmp/a.json" tdm.qdisc seen)"
 check "tdm.qdisc fix is the tc command" grep -q "^tc qdisc replace dev dva root handle 1: tdmwin " <<<"$(f "$tmp/a.json" tdm.qdisc fix)"

@@ -14,7 +14,10 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <libmnl/libmnl.h>
+#include <linux/dcbnl.h>
 #include <linux/net_tstamp.h>
+#include <linux/rtnetlink.h>
 
 #include "doctor.h"
 
@@ -118,6 +121,59 @@ static void test_default_iface(void **state)
 	assert_int_equal(doc_default_iface("", name, sizeof(name)), -1);
 }
 
+/* An RTM_GETDCB answer as dcbnl_ieee_fill() builds it: IFNAME, then the
+ * IEEE nest (without NLA_F_NESTED) with ETS before PFC.
+ */
+static struct nlmsghdr *dcb_answer(char *buf, bool with_pfc, uint8_t en)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct dcbmsg *d;
+	struct nlattr *nest;
+	struct ieee_ets ets;
+	struct ieee_pfc pfc;
+
+	nlh->nlmsg_type = RTM_GETDCB;
+	d = mnl_nlmsg_put_extra_header(nlh, sizeof(*d));
+	d->cmd = DCB_CMD_IEEE_GET;
+	mnl_attr_put_strz(nlh, DCB_ATTR_IFNAME, "eth1");
+	nest = mnl_attr_nest_start(nlh, DCB_ATTR_IEEE);
+	nest->nla_type = DCB_ATTR_IEEE;
+	memset(&ets, 0, sizeof(ets));
+	mnl_attr_put(nlh, DCB_ATTR_IEEE_ETS, sizeof(ets), &ets);
+	if (with_pfc) {
+		memset(&pfc, 0, sizeof(pfc));
+		pfc.pfc_cap = 8;
+		pfc.pfc_en = en;
+		mnl_attr_put(nlh, DCB_ATTR_IEEE_PFC, sizeof(pfc), &pfc);
+	}
+	mnl_attr_nest_end(nlh, nest);
+	return nlh;
+}
+
+static void test_dcb_pfc_parse(void **state)
+{
+	char buf[512] __attribute__((aligned(4)));
+	struct nlmsghdr *nlh;
+	uint8_t cap = 0, en = 0;
+
+	(void)state;
+	memset(buf, 0, sizeof(buf));
+	nlh = dcb_answer(buf, true, 0x18);
+	assert_int_equal(doc_dcb_pfc_parse(nlh, &cap, &en), 1);
+	assert_int_equal(cap, 8);
+	assert_int_equal(en, 0x18);
+
+	memset(buf, 0, sizeof(buf));
+	nlh = dcb_answer(buf, false, 0);
+	cap = en = 0xff;
+	assert_int_equal(doc_dcb_pfc_parse(nlh, &cap, &en), 0);
+	assert_int_equal(en, 0xff);	/* untouched */
+	memset(buf, 0, sizeof(buf));
+	nlh = dcb_answer(buf, true, 0x18);
+	nlh->nlmsg_type = RTM_GETLINK;
+	assert_int_equal(doc_dcb_pfc_parse(nlh, &cap, &en), 0);
+}
+
 /* ---- decisions ----------------------------------------------------------- */
 
 /* A well-tuned sender on a physical NIC, all facts read. */
@@ -149,6 +205,8 @@ static struct doctor_facts *good_facts(void)
 	f->link.have = true;
 	f->link.speed_mbps = 10000;
 	f->link.full = true;
+	f->pause.have = true;			/* autoneg off rx off tx off */
+	strcpy(f->pfc.err, "no DCB support in the driver");
 	f->txqlen.have = true;
 	f->txqlen.len = 1000;
 	f->bql.have = true;
@@ -335,6 +393,84 @@ static void test_nic(void **state)
 	free(f);
 }
 
+static void test_flow_control(void **state)
+{
+	struct doctor_facts *f = good_facts();
+	const struct doc_finding *o;
+
+	(void)state;
+	o = run(f, "nic.flow_control");
+	assert_int_equal(o->sev, DOC_OK);
+	assert_string_equal(o->seen, "PAUSE autoneg off rx off tx off; PFC unknown (no DCB support in the driver)");
+
+	/* A sender that obeys PAUSE: its wire stretches behind the qdisc. */
+	f->pause.autoneg = f->pause.rx = f->pause.tx = true;
+	o = run(f, "nic.flow_control");
+	assert_int_equal(o->sev, DOC_WARN);
+	assert_string_equal(o->seen, "PAUSE autoneg on rx on tx on; PFC unknown (no DCB support in the driver)");
+	assert_string_equal(o->fix, "ethtool -A eth1 autoneg off rx off tx off");
+	assert_non_null(strstr(o->want, "wire clock"));
+	assert_int_equal(doctor_worst(fd, doc_nchecks), DOC_WARN);
+	f->pause.tx = false;
+	assert_int_equal(run(f, "nic.flow_control")->sev, DOC_WARN);
+	/* tx pause only stops the switch's sending to this node. */
+	f->pause.rx = false;
+	f->pause.tx = true;
+	o = run(f, "nic.flow_control");
+	assert_int_equal(o->sev, DOC_INFO);
+	assert_string_equal(o->fix, "ethtool -A eth1 autoneg off rx off tx off");
+
+	/* PFC, read from DCB netlink. */
+	f->pause.tx = false;
+	f->pfc.have = true;
+	f->pfc.cap = 8;
+	assert_int_equal(run(f, "nic.flow_control")->sev, DOC_OK);
+	assert_non_null(strstr(run(f, "nic.flow_control")->seen, "; PFC off"));
+	f->pfc.en = 0x18;
+	o = run(f, "nic.flow_control");
+	assert_int_equal(o->sev, DOC_WARN);
+	assert_string_equal(o->seen, "PAUSE autoneg on rx off tx off; PFC on priorities 3-4");
+	assert_string_equal(o->fix, "dcb pfc set dev eth1 prio-pfc all:off");
+	f->pause.rx = true;
+	assert_string_equal(run(f, "nic.flow_control")->fix,
+			    "ethtool -A eth1 autoneg off rx off tx off; dcb pfc set dev eth1 prio-pfc all:off");
+	/* PAUSE unreadable: PFC alone still decides. */
+	f->pause.have = false;
+	strcpy(f->pause.err, "the driver does not report it");
+	o = run(f, "nic.flow_control");
+	assert_int_equal(o->sev, DOC_WARN);
+	assert_string_equal(o->fix, "dcb pfc set dev eth1 prio-pfc all:off");
+	f->pfc.have = false;
+	o = run(f, "nic.flow_control");
+	assert_int_equal(o->sev, DOC_SKIP);
+	assert_string_equal(o->seen, "PAUSE unknown (the driver does not report it); PFC unknown (no DCB support in the driver)");
+
+	/* A receiver: information, and no fix to run. */
+	f->role = DOC_RECEIVER;
+	f->pause.have = true;
+	f->pause.rx = f->pause.tx = true;
+	o = run(f, "nic.flow_control");
+	assert_int_equal(o->sev, DOC_INFO);
+	assert_string_equal(o->fix, "");
+	assert_non_null(strstr(o->want, "stops the switch port"));
+	f->pause.tx = false;
+	assert_int_equal(run(f, "nic.flow_control")->sev, DOC_OK);
+
+	/* JSON carries it like every other finding. */
+	{
+		char *j;
+
+		f->role = DOC_SENDER;
+		doctor_run(f, fd);
+		j = doctor_json(f, fd, doc_nchecks);
+		assert_non_null(j);
+		assert_non_null(strstr(j, "{\"id\":\"nic.flow_control\",\"severity\":\"warn\",\"seen\":\"PAUSE autoneg on rx on tx off; PFC unknown (no DCB support in the driver)\""));
+		assert_non_null(strstr(j, "\"fix\":\"ethtool -A eth1 autoneg off rx off tx off\""));
+		free(j);
+	}
+	free(f);
+}
+
 static void test_queues(void **state)
 {
 	struct doctor_facts *f = good_facts();
@@ -489,10 +625,12 @@ int main(void)
 		cmocka_unit_test(test_cpuset_subset),
 		cmocka_unit_test(test_interrupts),
 		cmocka_unit_test(test_default_iface),
+		cmocka_unit_test(test_dcb_pfc_parse),
 		cmocka_unit_test(test_all_good),
 		cmocka_unit_test(test_ptp),
 		cmocka_unit_test(test_tai_phc2sys),
 		cmocka_unit_test(test_nic),
+		cmocka_unit_test(test_flow_control),
 		cmocka_unit_test(test_queues),
 		cmocka_unit_test(test_cpus),
 		cmocka_unit_test(test_irq),
