@@ -1110,14 +1110,14 @@ static int tdmwin_check_txtime(struct Qdisc *sch,
 			       "txtime books launch times on the wire clock: it cannot be off");
 		return -EINVAL;
 	}
-	if (sch->parent == TC_H_ROOT && qdisc_dev(sch)->real_num_tx_queues > 1) {
-		NL_SET_ERR_MSG(extack,
-			       "etf launches the frames of one TX queue: on a multi-queue device use mq, with one tdmwin and one etf per queue");
-		return -EINVAL;
-	}
 	if (init) {
 		NL_SET_ERR_MSG(extack,
 			       "txtime needs the etf child first: add tdmwin, add etf at parent 1:1, then change to txtime on");
+		return -EINVAL;
+	}
+	if (sch->parent == TC_H_ROOT && qdisc_dev(sch)->real_num_tx_queues > 1) {
+		NL_SET_ERR_MSG(extack,
+			       "etf launches the frames of one TX queue: on a multi-queue device use mq, with one tdmwin and one etf per queue");
 		return -EINVAL;
 	}
 	return tdmwin_check_etf(q->gated, extack);

@@ -286,7 +286,10 @@ tdm_rps() { # NS DEV
 # that the qdisc's and netem's clocks are one CPU's clock.
 tdm_wire() {
 	local a=$1 m=$2 b=$3 mbit=$4 ring=$5 macr
-	ip link add tdmA netns "$a" type veth peer name tdmB netns "$m" || return 1
+	# One TX queue, as a NIC queue with launch time (veth has one per
+	# possible CPU otherwise).
+	ip link add tdmA netns "$a" numtxqueues 1 numrxqueues 1 type veth \
+		peer name tdmB netns "$m" || return 1
 	ip link add tdmW netns "$m" type veth peer name tdmR netns "$b" || return 1
 	ip -n "$m" link add br0 type bridge || return 1
 	ip -n "$m" link set tdmB master br0

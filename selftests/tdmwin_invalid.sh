@@ -232,6 +232,15 @@ no_tdmwin
 refused "nl: hold 2" "range|invalid|hold" \
 	nl_a add $D '{"cycle":20000000,"windows":[[0,1000000]],"hold":2}'
 no_tdmwin
+refused "nl: wire_clock 2" "range|invalid|wire" \
+	nl_a add $D '{"cycle":20000000,"windows":[[0,1000000]],"wire_clock":2}'
+no_tdmwin
+refused "nl: txtime 2" "range|invalid|txtime" \
+	nl_a add $D '{"cycle":20000000,"windows":[[0,1000000]],"txtime":2}'
+no_tdmwin
+refused "nl: txtime at add (no etf child yet)" "etf child first" \
+	nl_a add $D '{"cycle":20000000,"windows":[[0,1000000]],"clockid":11,"txtime":1}'
+no_tdmwin
 refused "nl: dump-only attribute (pending)" "policy|reject|invalid|pending" \
 	nl_a add $D '{"cycle":20000000,"windows":[[0,1000000]],"pending":1}'
 no_tdmwin
@@ -254,6 +263,10 @@ unchanged
 refused "nl change: negative base" "base|negative" nl_a change $D '{"base":-1}'
 unchanged
 refused "nl change: limit 0" "limit" nl_a change $D '{"limit":0}'
+unchanged
+refused "nl change: txtime with the default fifo child" "etf" nl_a change $D '{"txtime":1}'
+unchanged
+refused "nl change: wire_clock 7" "range|invalid|wire" nl_a change $D '{"wire_clock":7}'
 unchanged
 refused "nl: add on an existing qdisc (exclusive)" "exclusiv|exist" \
 	nl_a add $D '{"cycle":20000000,"windows":[[0,5000000]]}'

@@ -47,10 +47,13 @@ declare -A Q P
 
 tc_a() { tdm_tc -n "$A" "$@"; }
 # etf has no change operation: a child with a new handle replaces it.
-ETF_H=20
+# (check runs its command in a subshell: the counter lives in a file.)
+echo 20 >"$TDM_TMP/handle"
 child() { # QDISC ARGS...: a new child at 1:1
-	ETF_H=$((ETF_H + 1))
-	tc_a qdisc replace dev $D parent 1:1 handle $ETF_H: "$@"
+	local h
+	h=$(( $(cat "$TDM_TMP/handle") + 1 ))
+	echo $h >"$TDM_TMP/handle"
+	tc_a qdisc replace dev $D parent 1:1 handle $h: "$@"
 }
 
 # The plan runs on TAI, tcpdump stamps on REALTIME: shift by the kernel's
