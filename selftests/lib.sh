@@ -247,20 +247,28 @@ tdm_veth() {
 	ip link add tdmA netns "$a" numtxqueues "$nq" numrxqueues "$nq" type veth \
 		peer name tdmB netns "$b" numtxqueues "$nq" numrxqueues "$nq" ||
 		return 1
-	ip -n "$a" addr add "$TDM_IP_A/24" dev tdmA
-	ip -n "$b" addr add "$TDM_IP_B/24" dev tdmB
-	ip -n "$a" link set tdmA up
-	ip -n "$b" link set tdmB up
-	TDM_MAC_A=$(ip netns exec "$a" cat /sys/class/net/tdmA/address)
-	TDM_MAC_B=$(ip netns exec "$b" cat /sys/class/net/tdmB/address)
-	ip -n "$a" neigh replace "$TDM_IP_B" lladdr "$TDM_MAC_B" dev tdmA nud permanent
-	ip -n "$b" neigh replace "$TDM_IP_A" lladdr "$TDM_MAC_A" dev tdmB nud permanent
+	tdm_hosts "$a" tdmA "$b" tdmB
+}
+
+# tdm_hosts NS_A DEV_A NS_B DEV_B: 198.18.0.1/24 on DEV_A, 198.18.0.2/24 on
+# DEV_B, both up, static neighbours both ways (no ARP through a gate).
+# Sets TDM_MAC_A, TDM_MAC_B.
+tdm_hosts() {
+	local a=$1 da=$2 b=$3 db=$4
+	ip -n "$a" addr add "$TDM_IP_A/24" dev "$da"
+	ip -n "$b" addr add "$TDM_IP_B/24" dev "$db"
+	ip -n "$a" link set "$da" up
+	ip -n "$b" link set "$db" up
+	TDM_MAC_A=$(ip netns exec "$a" cat "/sys/class/net/$da/address")
+	TDM_MAC_B=$(ip netns exec "$b" cat "/sys/class/net/$db/address")
+	ip -n "$a" neigh replace "$TDM_IP_B" lladdr "$TDM_MAC_B" dev "$da" nud permanent
+	ip -n "$b" neigh replace "$TDM_IP_A" lladdr "$TDM_MAC_A" dev "$db" nud permanent
 	# veth hands each packet to the backlog of the CPU that sent it; a gate
 	# dequeues on whichever CPU its timer or the sender runs, so without
 	# RPS the receiver would see reordering that the qdisc did not cause.
 	# Steer all receive processing to CPU 0 instead.
-	tdm_rps "$a" tdmA
-	tdm_rps "$b" tdmB
+	tdm_rps "$a" "$da"
+	tdm_rps "$b" "$db"
 }
 
 tdm_rps() { # NS DEV
@@ -270,22 +278,41 @@ tdm_rps() { # NS DEV
 	done
 }
 
-# tdm_wire NS_A NS_M NS_B MBIT RING: a sender, a NIC queue in front of a
-# wire, and a receiver.
+# The wire testbed's figures, one set for every test that uses it
+# (tdmwin_wire.sh says why each is what it is): a 50 Mbit/s wire behind a
+# 64-frame FIFO; frames of 1400 bytes of UDP payload (1466 bytes on the
+# wire, 235 us) offered at 3000/s against windows [2,8) and [12,16) ms of
+# a 20 ms cycle, which carry about 2100/s; a frame's time on the wire may
+# lie WIRE_SLACK outside its window, at most WIRE_STRAY_PERMILLE per mille
+# of them, none more than WIRE_FAR_NS.
+# shellcheck disable=SC2034  # used by the tests that source this file
+WIRE_MBIT=50
+WIRE_RING=64
+WIRE_CYCLE=20000000
+WIRE_WINS="2000000:6000000,12000000:4000000"
+WIRE_SIZE=1400
+WIRE_RATE=3000
+WIRE_SLACK=100000
+# shellcheck disable=SC2034
+WIRE_STRAY_PERMILLE=1
+WIRE_FAR_NS=500000
+
+# tdm_wire NS_A NS_M NS_B: a sender, a NIC queue in front of a wire, and a
+# receiver.
 #
 #   NS_A tdmA 198.18.0.1 ==veth== tdmB [br0 in NS_M] tdmW ==veth== tdmR 198.18.0.2 NS_B
 #
-# tdmW's root qdisc is the NIC: netem serializes frames at MBIT Mbit/s,
-# counting 24 bytes of preamble, FCS and gap per frame (as tdmwin counts
-# them), behind a FIFO of RING frames (the TX ring; frames beyond it are
-# dropped).  veth gives no backpressure, so everything the sender's qdisc
+# tdmW's root qdisc is the NIC: netem serializes frames at WIRE_MBIT
+# Mbit/s, counting 24 bytes of preamble, FCS and gap per frame (as tdmwin
+# counts them), behind a FIFO of WIRE_RING frames (the TX ring; frames
+# beyond it are dropped).  veth gives no backpressure, so everything the sender's qdisc
 # releases waits in that FIFO, as in a NIC ring.  A tap on tdmW
 # (tdm_cap_start NAME "$NS_M" tdmW) stamps each frame when netem lets it
 # go, i.e. when its last bit has left the wire.  Receive processing on
 # every hop runs on CPU 0: pin the sender there too (taskset -c 0), so
 # that the qdisc's and netem's clocks are one CPU's clock.
 tdm_wire() {
-	local a=$1 m=$2 b=$3 mbit=$4 ring=$5 macr
+	local a=$1 m=$2 b=$3
 	# One TX queue, as a NIC queue with launch time (veth has one per
 	# possible CPU otherwise).
 	ip link add tdmA netns "$a" numtxqueues 1 numrxqueues 1 type veth \
@@ -294,23 +321,48 @@ tdm_wire() {
 	ip -n "$m" link add br0 type bridge || return 1
 	ip -n "$m" link set tdmB master br0
 	ip -n "$m" link set tdmW master br0
-	ip -n "$a" addr add "$TDM_IP_A/24" dev tdmA
-	ip -n "$b" addr add "$TDM_IP_B/24" dev tdmR
 	# rate RATE PACKETOVERHEAD (positional in tc's netem syntax)
-	tc -n "$m" qdisc add dev tdmW root netem rate "${mbit}mbit" 24 \
-		limit "$ring" || return 1
+	tc -n "$m" qdisc add dev tdmW root netem rate "${WIRE_MBIT}mbit" 24 \
+		limit "$WIRE_RING" || return 1
 	ip -n "$m" link set br0 up
 	ip -n "$m" link set tdmB up
 	ip -n "$m" link set tdmW up
-	ip -n "$a" link set tdmA up
-	ip -n "$b" link set tdmR up
-	TDM_MAC_A=$(ip netns exec "$a" cat /sys/class/net/tdmA/address)
-	macr=$(ip netns exec "$b" cat /sys/class/net/tdmR/address)
-	ip -n "$a" neigh replace "$TDM_IP_B" lladdr "$macr" dev tdmA nud permanent
-	ip -n "$b" neigh replace "$TDM_IP_A" lladdr "$TDM_MAC_A" dev tdmR nud permanent
 	tdm_rps "$m" tdmB
 	tdm_rps "$m" tdmW
-	tdm_rps "$b" tdmR
+	tdm_hosts "$a" tdmA "$b" tdmR
+}
+
+# tdm_wire_setup: namespaces A, M, B and the wire between them, or the
+# whole test is skipped with the reason.
+tdm_wire_setup() {
+	setup_ns A M B || tdm_skip_all "cannot create network namespaces"
+	tdm_wire "$A" "$M" "$B" ||
+		tdm_skip_all "cannot build the wire (bridge, netem rate)"
+}
+
+# tdm_wire_run NAME BASE TOL_EARLY [FLOWS]: 3 s of UDP to port 5001 from
+# $A, pinned to CPU 0, through the wire of tdm_wire, tapped after netem in
+# $M; each frame's time on the wire judged against the windows of a plan
+# based at BASE (ns on CLOCK_REALTIME), TOL_EARLY before them and
+# WIRE_SLACK after.  Fills P (tdm_kv) and, if the host was busy meanwhile,
+# TDM_LOADED.
+tdm_wire_run() {
+	local name=$1 base=$2 early=$3 flows=${4:-1} out mark
+	mark=$(tdm_hostload_mark)
+	tdm_cap_start "$name" "$M" tdmW "udp dst port 5001" || return 1
+	nsx "$A" taskset -c 0 "${TDM_PYU[@]}" send --dst "$TDM_IP_B" --port 5001 \
+		--duration 3 --rate "$WIRE_RATE" --size "$WIRE_SIZE" --flows "$flows" \
+		--sport 40000 | sed 's/^/# sender: /'
+	sleep 0.5	# the FIFO drains
+	tdm_cap_stop "$name"
+	out=$(py pcap "$TDM_TMP/$name.pcap" --port 5001 --cycle "$WIRE_CYCLE" \
+		--base "$base" --windows "$WIRE_WINS" --tol-early "$early" \
+		--tol-late "$WIRE_SLACK" --wire-mbit "$WIRE_MBIT" --far "$WIRE_FAR_NS" \
+		--bins 10)
+	tdm_kv P "$out"
+	tdm_quiet_judge "$mark"
+	tdm_log "$name: ${P[judged]:-0} frames on the wire, ${P[outside]:-?} outside" \
+		"their windows, farthest ${P[max_out_ns]:-?} ns out"
 }
 
 # tdm_veth_ipv6: IPv6 on the pair made by tdm_veth (no DAD, static neighbours).

@@ -28,20 +28,10 @@
 tdm_require tcpdump
 tdm_require taskset
 
-MBIT=50
-RING=64
-SLACK=100000
+MBIT=$WIRE_MBIT
 DELTA=1000000	# etf's delta: above TCG's timer latency, or etf drops frames late
-STRAY_PERMILLE=1
-FAR_NS=500000
-CYCLE=20000000
-WINS="2000000:6000000,12000000:4000000"	# [2,8) ms and [12,16) ms
-SIZE=1400
-RATE=3000
 
-setup_ns A M B || tdm_skip_all "cannot create network namespaces"
-tdm_wire "$A" "$M" "$B" $MBIT $RING ||
-	tdm_skip_all "cannot build the wire (bridge, netem rate)"
+tdm_wire_setup
 D=tdmA
 declare -A Q P
 
@@ -61,22 +51,7 @@ child() { # QDISC ARGS...: a new child at 1:1
 TAI_OFF=$(py clock tai)
 BASE=$(( -TAI_OFF * 1000000000 ))
 
-run() { # NAME TOL_EARLY
-	local name=$1 early=$2 out mark
-	mark=$(tdm_hostload_mark)
-	tdm_cap_start "$name" "$M" tdmW "udp dst port 5001" || return 1
-	nsx "$A" taskset -c 0 "${TDM_PYU[@]}" send --dst "$TDM_IP_B" --port 5001 \
-		--duration 3 --rate $RATE --size $SIZE | sed 's/^/# sender: /'
-	sleep 0.5
-	tdm_cap_stop "$name"
-	out=$(py pcap "$TDM_TMP/$name.pcap" --port 5001 --cycle $CYCLE --base $BASE \
-		--windows "$WINS" --tol-early "$early" --tol-late $SLACK \
-		--wire-mbit $MBIT --far $FAR_NS --bins 10)
-	tdm_kv P "$out"
-	tdm_quiet_judge "$mark"
-	tdm_log "$name: ${P[judged]:-0} frames on the wire, ${P[outside]:-?} outside" \
-		"their windows, farthest ${P[max_out_ns]:-?} ns out"
-}
+run() { tdm_wire_run "$1" "$BASE" "$2"; }
 
 TDMWIN=(tdmwin cycle-time 20ms base-time 0 window 2ms 6ms window 12ms 4ms
 	clockid CLOCK_TAI guard 500us link-speed "$MBIT")
@@ -124,10 +99,10 @@ check_match "the etf child stayed" "$(tc_a qdisc show dev $D)" "etf"
 # ---- 2. departures with and without launch times ------------------------------
 
 tdm_quiet_wait 60 || tdm_log "$TDM_LOADED"
-run txtime $((DELTA + SLACK))
+run txtime $((DELTA + WIRE_SLACK))
 tdm_snap Q "$A" $D
 TX_OUT=${P[outside]:-?} TX_N=${P[judged]:-0} TX_FAR=${P[max_out_ns]:-?}
-allowed=$(( TX_N * STRAY_PERMILLE / 1000 ))
+allowed=$(( TX_N * WIRE_STRAY_PERMILLE / 1000 ))
 check_num "txtime: frames reached the wire" "$TX_N" -ge 2000
 tdm_timing check_num "txtime: etf dropped no frame: every stamp in the future, in order" \
 	"${Q[x.txtime_drops]:-99999}" -eq 0
@@ -138,7 +113,7 @@ check_num "txtime: the wire was booked ahead (wire_backlog_max)" \
 
 check "txtime off (the wire clock at dequeue)" tc_a qdisc change dev $D root tdmwin txtime off
 check "a fifo at 1:1 again" child pfifo limit 1000
-run wireclock $SLACK
+run wireclock "$WIRE_SLACK"
 tdm_log "departures outside their windows: with launch times $TX_OUT of $TX_N" \
 	"(farthest $TX_FAR ns, $DELTA ns early allowed), wire clock at dequeue" \
 	"${P[outside]:-?} of ${P[judged]:-?} (farthest ${P[max_out_ns]:-?} ns)"
@@ -147,7 +122,7 @@ tdm_log "departures outside their windows: with launch times $TX_OUT of $TX_N" \
 
 tc_a qdisc del dev $D root
 check "tdmwin on CLOCK_REALTIME" tc_a qdisc add dev $D root handle 1: tdmwin \
-	cycle-time 20ms window 2ms 6ms clockid CLOCK_REALTIME link-speed $MBIT
+	cycle-time 20ms window 2ms 6ms clockid CLOCK_REALTIME link-speed "$MBIT"
 check "etf at 1:1" child "${ETF[@]}"
 refused "txtime on CLOCK_REALTIME" "CLOCK_TAI" \
 	tc_a qdisc change dev $D root tdmwin txtime on
