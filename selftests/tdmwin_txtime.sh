@@ -42,8 +42,8 @@ echo 20 >"$TDM_TMP/handle"
 child() { # QDISC ARGS...: a new child at 1:1
 	local h
 	h=$(( $(cat "$TDM_TMP/handle") + 1 ))
-	echo $h >"$TDM_TMP/handle"
-	tc_a qdisc replace dev $D parent 1:1 handle $h: "$@"
+	echo "$h" >"$TDM_TMP/handle"
+	tc_a qdisc replace dev "$D" parent 1:1 handle "$h:" "$@"
 }
 
 # The plan runs on TAI, tcpdump stamps on REALTIME: shift by the kernel's

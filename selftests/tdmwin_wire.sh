@@ -59,8 +59,8 @@ run() { tdm_wire_run "$1" 0 "$WIRE_SLACK" "${FLOWS:-1}"; }
 pct() { echo $(( ${1:-0} * 100 / (${2:-0} + 1) )); }
 
 tdmwin_add() { # extra tdmwin options
-	tc_a qdisc replace dev $D root handle 1: tdmwin cycle-time 20ms base-time 0 \
-		window 2ms 6ms window 12ms 4ms clockid CLOCK_REALTIME guard ${GUARD}ns "$@"
+	tc_a qdisc replace dev "$D" root handle 1: tdmwin cycle-time 20ms base-time 0 \
+		window 2ms 6ms window 12ms 4ms clockid CLOCK_REALTIME guard "${GUARD}ns" "$@"
 }
 
 # ---- 1. what users would run instead, reported ----------------------------------
