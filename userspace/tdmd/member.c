@@ -292,12 +292,12 @@ static void try_connect(void)
 	}, *res, *ai;
 	int rc, fd = -1, one = 1;
 
-	rc = getaddrinfo(tdmd.conf.coord_host, tdmd.conf.coord_port, &hints, &res);
+	rc = getaddrinfo(tdmd.conf.coord.host, tdmd.conf.coord.port, &hints, &res);
 	if (rc) {
 		char why[512];
 
 		snprintf(why, sizeof(why), "cannot resolve %s: %s",
-			 tdmd.conf.coord_host, gai_strerror(rc));
+			 tdmd.conf.coord.host, gai_strerror(rc));
 		disconnect(why);
 		return;
 	}
@@ -325,7 +325,7 @@ static void try_connect(void)
 		char why[512];
 
 		snprintf(why, sizeof(why), "cannot connect to %s: %s",
-			 tdmd.conf.coord_host, strerror(errno));
+			 tdmd.conf.coord.host, strerror(errno));
 		disconnect(why);
 		return;
 	}
@@ -550,7 +550,7 @@ static void status_text(FILE *f, const struct tdm_qdisc_info *q)
 
 	fprintf(f, "role: member '%s' on %s\n", tdmd.conf.name, me.target.ifname);
 	fprintf(f, "coordinator: %s, %s", me.coord_addr[0] ? me.coord_addr :
-		tdmd.conf.coord_host, me.welcomed ? "connected" : "not connected");
+		tdmd.conf.coord.host, me.welcomed ? "connected" : "not connected");
 	if (!me.welcomed && me.last_error[0])
 		fprintf(f, " (%s)", me.last_error);
 	fputc('\n', f);
@@ -673,8 +673,8 @@ int member_start(char *err, size_t errlen)
 	me.sync = tdmd.conf.ptp_policy == PTP_OFF ? SYNC_OFF : SYNC_UNKNOWN;
 	me.synced = false;
 	log_info("member '%s' on %s; coordinator %s port %s; PTP policy %s",
-		 tdmd.conf.name, me.target.ifname, tdmd.conf.coord_host,
-		 tdmd.conf.coord_port, tdmd_ptp_policy_name(tdmd.conf.ptp_policy));
+		 tdmd.conf.name, me.target.ifname, tdmd.conf.coord.host,
+		 tdmd.conf.coord.port, tdmd_ptp_policy_name(tdmd.conf.ptp_policy));
 	return 0;
 }
 

@@ -22,6 +22,13 @@
 #define TDMD_DEFAULT_CTL	"/run/tdmd.sock"
 #define TDMD_MAX_LISTEN		4
 
+#define TDMD_PORT_LEN		8
+
+struct tdmd_hostport {
+	char host[256];
+	char port[TDMD_PORT_LEN];
+};
+
 enum tdmd_role { ROLE_NONE, ROLE_COORDINATOR, ROLE_MEMBER };
 enum tdmd_ptp_policy { PTP_REQUIRE, PTP_WARN, PTP_OFF };
 
@@ -35,7 +42,7 @@ struct tdmd_conf {
 	/* coordinator */
 	char listen[TDMD_MAX_LISTEN][64];
 	int nlisten;
-	char port[8];
+	char port[TDMD_PORT_LEN];
 	char plan_file[PATH_MAX];
 	unsigned int quorum;		/* 0: every sender of the plan */
 	uint64_t ack_timeout_ns;
@@ -43,8 +50,7 @@ struct tdmd_conf {
 	unsigned int history;
 
 	/* member */
-	char coord_host[256];
-	char coord_port[8];
+	struct tdmd_hostport coord;
 	struct tdm_qdisc_target target;
 	int control_priority;		/* SO_PRIORITY of the control socket */
 	uint64_t heartbeat_ns;
