@@ -70,6 +70,7 @@ int ev_run(void)
 	static struct pollfd pfd[EV_MAX];
 	static struct ev *snap[EV_MAX];
 
+	stopping = false;
 	while (!stopping) {
 		int64_t now = tdm_mono_ns(), next = INT64_MAX;
 		int i, n, timeout = -1;
