@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <linux/pkt_sched.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,49 @@
 
 enum key_role { ANY, COORD, MEMBER };
 
+/* How a key's value is read and where it is stored. */
+enum key_type {
+	K_STR,		/* char[size] */
+	K_NAME,		/* char[size]: a sender name */
+	K_TIME,		/* uint64_t ns: a TIME of at least min */
+	K_UINT,		/* an unsigned integer of size bytes: min..max, or word */
+	K_BOOL,		/* bool */
+	K_ENUM,		/* int: the index of the value in names */
+	K_LOG_LEVEL,	/* int: a syslog level */
+	K_PORT,		/* char[8]: 1-65535 */
+	K_HOSTPORT,	/* struct tdmd_hostport: HOST[:PORT], [V6][:PORT] */
+	K_HANDLE,	/* uint32_t: MAJ:[MIN] in hex, or word */
+	K_LISTEN,	/* char[TDMD_MAX_LISTEN][64] and the count after it */
+};
+
+#define K_ZERO_IS_MIN	0x1	/* K_UINT: 0 means min (not an error) */
+#define K_NO_MINOR	0x2	/* K_HANDLE: a qdisc handle, MAJ: only */
+
+union key_val {
+	uint64_t u;
+	const char *s;
+};
+
+/*
+ * One key: its type, the field it sets (offset, size), its default, its
+ * bounds, and for some types a word that stands for a value ("all",
+ * "off", "root") or the names of an enumeration.  help ends the message
+ * for a value that is none of the allowed ones.
+ */
+struct key {
+	const char *name;
+	enum key_role role;
+	enum key_type type;
+	size_t off, size;
+	union key_val def;
+	uint64_t min, max;
+	unsigned int flags;
+	const char *word;
+	uint64_t word_val;
+	const char *const *names;
+	const char *help;
+};
+
 struct ctx {
 	struct tdmd_conf *c;
 	int seen[64];		/* line of each key, 0 if not seen */
@@ -29,72 +73,75 @@ struct ctx {
 	const char *used_key;
 };
 
-typedef int (*setter)(struct tdmd_conf *c, const struct tdm_cfg_line *l,
-		      char *err, size_t errlen);
+#define F(field)	.off = offsetof(struct tdmd_conf, field), \
+			.size = sizeof(((struct tdmd_conf *)0)->field)
+#define MS		1000000ULL
 
-struct key {
-	const char *name;
-	enum key_role role;
-	int min_args, max_args;
-	setter set;
+static const char *const role_names[] = {
+	[ROLE_NONE] = "none",
+	[ROLE_COORDINATOR] = "coordinator",
+	[ROLE_MEMBER] = "member",
+	NULL
 };
 
-static int copy_arg(char *dst, size_t size, const struct tdm_cfg_line *l,
-		    char *err, size_t errlen)
-{
-	if (tdm_strlcpy(dst, l->argv[0], size)) {
-		snprintf(err, errlen, "%s: value too long (at most %zu characters)",
-			 l->key, size - 1);
-		return -1;
-	}
-	return 0;
-}
+static const char *const ptp_policy_names[] = {
+	[PTP_REQUIRE] = "require",
+	[PTP_WARN] = "warn",
+	[PTP_OFF] = "off",
+	NULL
+};
 
-static int time_arg(uint64_t *v, uint64_t min, const struct tdm_cfg_line *l,
-		    char *err, size_t errlen)
-{
-	char e[128];
-
-	if (tdm_parse_time(l->argv[0], v, e, sizeof(e))) {
-		snprintf(err, errlen, "%s: %s", l->key, e);
-		return -1;
-	}
-	if (*v < min) {
-		char b[32];
-
-		snprintf(err, errlen, "%s: must be at least %s", l->key,
-			 tdm_fmt_time(min, b, sizeof(b)));
-		return -1;
-	}
-	return 0;
-}
-
-static int uint_arg(uint64_t *v, uint64_t max, const struct tdm_cfg_line *l,
-		    char *err, size_t errlen)
-{
-	char e[128];
-
-	if (tdm_parse_u64(l->argv[0], max, v, e, sizeof(e))) {
-		snprintf(err, errlen, "%s: %s", l->key, e);
-		return -1;
-	}
-	return 0;
-}
-
-static int set_role(struct tdmd_conf *c, const struct tdm_cfg_line *l,
-		    char *err, size_t errlen)
-{
-	if (!strcmp(l->argv[0], "coordinator")) {
-		c->role = ROLE_COORDINATOR;
-	} else if (!strcmp(l->argv[0], "member")) {
-		c->role = ROLE_MEMBER;
-	} else {
-		snprintf(err, errlen, "role: '%s' is neither 'coordinator' nor 'member'",
-			 l->argv[0]);
-		return -1;
-	}
-	return 0;
-}
+static const struct key keys[] = {
+	{ "role", ANY, K_ENUM, F(role), .def.u = ROLE_NONE, .min = ROLE_COORDINATOR,
+	  .names = role_names, .help = "is neither 'coordinator' nor 'member'" },
+	{ "name", ANY, K_NAME, F(name) },
+	{ "key_file", ANY, K_STR, F(key_file) },
+	{ "control_socket", ANY, K_STR, F(ctl_path), .def.s = TDMD_DEFAULT_CTL },
+	{ "log_level", ANY, K_LOG_LEVEL, F(log_level), .def.u = LOG_INFO,
+	  .help = "is not one of err, warning, notice, info, debug" },
+	{ "listen", COORD, K_LISTEN, F(listen), .def.s = "::" },
+	{ "port", COORD, K_PORT, F(port), .def.u = TDM_DEFAULT_PORT },
+	{ "plan_file", COORD, K_STR, F(plan_file) },
+	{ "quorum", COORD, K_UINT, F(quorum), .def.u = 0, .min = 1,
+	  .max = TDM_MAX_SENDERS, .word = "all", .word_val = 0 },
+	{ "ack_timeout", COORD, K_TIME, F(ack_timeout_ns),
+	  .def.u = 5 * TDM_NSEC_PER_SEC, .min = 1 * MS },
+	{ "member_timeout", COORD, K_TIME, F(member_timeout_ns),
+	  .def.u = 5 * TDM_NSEC_PER_SEC, .min = 100 * MS },
+	{ "history", COORD, K_UINT, F(history), .def.u = 32, .min = 1,
+	  .max = 100000, .flags = K_ZERO_IS_MIN },
+	{ "coordinator", MEMBER, K_HOSTPORT, F(coord), .def.u = TDM_DEFAULT_PORT },
+	{ "interface", MEMBER, K_STR, F(target.ifname) },
+	{ "parent", MEMBER, K_HANDLE, F(target.parent), .def.u = TC_H_ROOT,
+	  .word = "root", .word_val = TC_H_ROOT },
+	{ "handle", MEMBER, K_HANDLE, F(target.handle), .flags = K_NO_MINOR },
+	{ "limit", MEMBER, K_UINT, F(target.limit), .max = UINT32_MAX },
+	{ "link_speed", MEMBER, K_UINT, F(target.link_speed),
+	  .max = TDMWIN_MAX_LINK_SPEED },
+	/* 7 is TC_PRIO_CONTROL */
+	{ "control_priority", MEMBER, K_UINT, F(control_priority), .def.u = 7,
+	  .max = TDM_MAX_PRIO, .word = "off", .word_val = (uint32_t)-1 },
+	{ "heartbeat_interval", MEMBER, K_TIME, F(heartbeat_ns),
+	  .def.u = TDM_NSEC_PER_SEC, .min = 10 * MS },
+	{ "reconnect_min", MEMBER, K_TIME, F(reconnect_min_ns), .def.u = 100 * MS,
+	  .min = 1 * MS },
+	{ "reconnect_max", MEMBER, K_TIME, F(reconnect_max_ns),
+	  .def.u = 5 * TDM_NSEC_PER_SEC, .min = 1 * MS },
+	{ "ptp_policy", MEMBER, K_ENUM, F(ptp_policy), .def.u = PTP_REQUIRE,
+	  .names = ptp_policy_names, .help = "is not one of require, warn, off" },
+	{ "ptp_socket", MEMBER, K_STR, F(ptp_socket),
+	  .def.s = TDM_PTP_DEFAULT_SOCKET },
+	{ "ptp_domain", MEMBER, K_UINT, F(ptp_domain), .max = 255 },
+	{ "ptp_threshold", MEMBER, K_TIME, F(ptp_threshold_ns), .def.u = 1000,
+	  .min = 1 },
+	{ "ptp_interval", MEMBER, K_TIME, F(ptp_interval_ns), .def.u = 250 * MS,
+	  .min = 10 * MS },
+	{ "ptp_good_checks", MEMBER, K_UINT, F(ptp_good_checks), .def.u = 3,
+	  .min = 1, .max = 1000 },
+	{ "ptp_bad_checks", MEMBER, K_UINT, F(ptp_bad_checks), .def.u = 1,
+	  .min = 1, .max = 1000 },
+	{ "ptp_check_tai", MEMBER, K_BOOL, F(ptp_check_tai), .def.u = 1 },
+};
 
 static bool valid_name(const char *s)
 {
@@ -108,62 +155,15 @@ static bool valid_name(const char *s)
 	return true;
 }
 
-static int set_name(struct tdmd_conf *c, const struct tdm_cfg_line *l,
-		    char *err, size_t errlen)
+/* An integer into a field of 1, 2, 4 or 8 bytes (an int takes -1 as ~0). */
+static void store_uint(void *dst, size_t size, uint64_t v)
 {
-	if (!valid_name(l->argv[0])) {
-		snprintf(err, errlen, "name: '%s' is not a valid sender name (1 to %d of A-Z a-z 0-9 _ . -)",
-			 l->argv[0], TDM_NAME_MAX - 1);
-		return -1;
+	switch (size) {
+	case 1: *(uint8_t *)dst = v; break;
+	case 2: *(uint16_t *)dst = v; break;
+	case 4: *(uint32_t *)dst = v; break;
+	default: *(uint64_t *)dst = v; break;
 	}
-	return copy_arg(c->name, sizeof(c->name), l, err, errlen);
-}
-
-static int set_key_file(struct tdmd_conf *c, const struct tdm_cfg_line *l,
-			char *err, size_t errlen)
-{
-	return copy_arg(c->key_file, sizeof(c->key_file), l, err, errlen);
-}
-
-static int set_ctl(struct tdmd_conf *c, const struct tdm_cfg_line *l,
-		   char *err, size_t errlen)
-{
-	return copy_arg(c->ctl_path, sizeof(c->ctl_path), l, err, errlen);
-}
-
-static int set_log_level(struct tdmd_conf *c, const struct tdm_cfg_line *l,
-			 char *err, size_t errlen)
-{
-	int lv = tdm_log_level_parse(l->argv[0]);
-
-	if (lv < 0) {
-		snprintf(err, errlen, "log_level: '%s' is not one of err, warning, notice, info, debug",
-			 l->argv[0]);
-		return -1;
-	}
-	c->log_level = lv;
-	return 0;
-}
-
-static int set_listen(struct tdmd_conf *c, const struct tdm_cfg_line *l,
-		      char *err, size_t errlen)
-{
-	int i;
-
-	if (l->argc > TDMD_MAX_LISTEN) {
-		snprintf(err, errlen, "listen: at most %d addresses",
-			 TDMD_MAX_LISTEN);
-		return -1;
-	}
-	for (i = 0; i < l->argc; i++) {
-		if (tdm_strlcpy(c->listen[i], l->argv[i], sizeof(c->listen[i]))) {
-			snprintf(err, errlen, "listen: address '%s' too long",
-				 l->argv[i]);
-			return -1;
-		}
-	}
-	c->nlisten = l->argc;
-	return 0;
 }
 
 static int port_arg(char *dst, const char *s, const char *key, char *err,
@@ -177,80 +177,23 @@ static int port_arg(char *dst, const char *s, const char *key, char *err,
 			 key, s);
 		return -1;
 	}
-	snprintf(dst, 8, "%u", (unsigned int)v);
-	return 0;
-}
-
-static int set_port(struct tdmd_conf *c, const struct tdm_cfg_line *l,
-		    char *err, size_t errlen)
-{
-	return port_arg(c->port, l->argv[0], l->key, err, errlen);
-}
-
-static int set_plan_file(struct tdmd_conf *c, const struct tdm_cfg_line *l,
-			 char *err, size_t errlen)
-{
-	return copy_arg(c->plan_file, sizeof(c->plan_file), l, err, errlen);
-}
-
-static int set_quorum(struct tdmd_conf *c, const struct tdm_cfg_line *l,
-		      char *err, size_t errlen)
-{
-	uint64_t v;
-
-	if (!strcmp(l->argv[0], "all")) {
-		c->quorum = 0;
-		return 0;
-	}
-	if (uint_arg(&v, TDM_MAX_SENDERS, l, err, errlen))
-		return -1;
-	if (!v) {
-		snprintf(err, errlen, "quorum: must be 'all' or 1 to %d",
-			 TDM_MAX_SENDERS);
-		return -1;
-	}
-	c->quorum = v;
-	return 0;
-}
-
-static int set_ack_timeout(struct tdmd_conf *c, const struct tdm_cfg_line *l,
-			   char *err, size_t errlen)
-{
-	return time_arg(&c->ack_timeout_ns, 1000000, l, err, errlen);
-}
-
-static int set_member_timeout(struct tdmd_conf *c,
-			      const struct tdm_cfg_line *l, char *err,
-			      size_t errlen)
-{
-	return time_arg(&c->member_timeout_ns, 100000000, l, err, errlen);
-}
-
-static int set_history(struct tdmd_conf *c, const struct tdm_cfg_line *l,
-		       char *err, size_t errlen)
-{
-	uint64_t v;
-
-	if (uint_arg(&v, 100000, l, err, errlen))
-		return -1;
-	c->history = v ? v : 1;
+	snprintf(dst, TDMD_PORT_LEN, "%u", (unsigned int)v);
 	return 0;
 }
 
 /* HOST, HOST:PORT, [V6], [V6]:PORT; a bare IPv6 address has no port. */
-static int set_coordinator(struct tdmd_conf *c, const struct tdm_cfg_line *l,
-			   char *err, size_t errlen)
+static int hostport_arg(struct tdmd_hostport *hp, const char *arg,
+			const char *key, char *err, size_t errlen)
 {
-	const char *s = l->argv[0], *port = NULL;
-	char host[256];
+	const char *s = arg, *port = NULL;
 	size_t n;
 
 	if (s[0] == '[') {
 		const char *e = strchr(s, ']');
 
 		if (!e || (e[1] && e[1] != ':')) {
-			snprintf(err, errlen, "coordinator: '%s': expected [ADDRESS] or [ADDRESS]:PORT",
-				 s);
+			snprintf(err, errlen, "%s: '%s': expected [ADDRESS] or [ADDRESS]:PORT",
+				 key, s);
 			return -1;
 		}
 		n = e - s - 1;
@@ -266,36 +209,24 @@ static int set_coordinator(struct tdmd_conf *c, const struct tdm_cfg_line *l,
 			n = strlen(s);
 		}
 	}
-	if (!n || n >= sizeof(host)) {
-		snprintf(err, errlen, "coordinator: '%s': bad host", l->argv[0]);
+	if (!n || n >= sizeof(hp->host)) {
+		snprintf(err, errlen, "%s: '%s': bad host", key, arg);
 		return -1;
 	}
-	memcpy(host, s, n);
-	host[n] = '\0';
-	strcpy(c->coord_host, host);
-	if (port && port_arg(c->coord_port, port, l->key, err, errlen))
+	memcpy(hp->host, s, n);
+	hp->host[n] = '\0';
+	if (port && port_arg(hp->port, port, key, err, errlen))
 		return -1;
 	return 0;
 }
 
-static int set_interface(struct tdmd_conf *c, const struct tdm_cfg_line *l,
-			 char *err, size_t errlen)
-{
-	return copy_arg(c->target.ifname, sizeof(c->target.ifname), l, err,
-			errlen);
-}
-
-/* "root", "MAJ:MIN" or "MAJ:" in hex, as tc writes handles. */
-static int handle_arg(const char *s, bool allow_root, uint32_t *h,
-		      const char *key, char *err, size_t errlen)
+/* "MAJ:MIN" or "MAJ:" in hex, as tc writes handles. */
+static int handle_arg(const struct key *k, const char *s, uint32_t *h,
+		      char *err, size_t errlen)
 {
 	unsigned long maj, min = 0;
 	char *end;
 
-	if (allow_root && !strcmp(s, "root")) {
-		*h = TC_H_ROOT;
-		return 0;
-	}
 	errno = 0;
 	maj = strtoul(s, &end, 16);
 	if (errno || end == s || *end != ':' || maj > 0xffff)
@@ -309,212 +240,191 @@ static int handle_arg(const char *s, bool allow_root, uint32_t *h,
 	}
 	if (!maj)
 		goto bad;
+	if (min && (k->flags & K_NO_MINOR)) {
+		snprintf(err, errlen, "%s: a qdisc handle has no minor number ('%s')",
+			 k->name, s);
+		return -1;
+	}
 	*h = TC_H_MAKE(maj << 16, min);
 	return 0;
 bad:
-	snprintf(err, errlen, "%s: '%s' is not a handle (%sMAJOR:[MINOR] in hex, e.g. 100:)",
-		 key, s, allow_root ? "root or " : "");
+	snprintf(err, errlen, "%s: '%s' is not a handle (%s%sMAJOR:[MINOR] in hex, e.g. 100:)",
+		 k->name, s, k->word ? k->word : "", k->word ? " or " : "");
 	return -1;
 }
 
-static int set_parent(struct tdmd_conf *c, const struct tdm_cfg_line *l,
-		      char *err, size_t errlen)
-{
-	return handle_arg(l->argv[0], true, &c->target.parent, l->key, err,
-			  errlen);
-}
-
-static int set_handle(struct tdmd_conf *c, const struct tdm_cfg_line *l,
-		      char *err, size_t errlen)
-{
-	if (handle_arg(l->argv[0], false, &c->target.handle, l->key, err,
-		       errlen))
-		return -1;
-	if (TC_H_MIN(c->target.handle)) {
-		snprintf(err, errlen, "handle: a qdisc handle has no minor number ('%s')",
-			 l->argv[0]);
-		return -1;
-	}
-	return 0;
-}
-
-static int set_limit(struct tdmd_conf *c, const struct tdm_cfg_line *l,
-		     char *err, size_t errlen)
-{
-	uint64_t v;
-
-	if (uint_arg(&v, UINT32_MAX, l, err, errlen))
-		return -1;
-	c->target.limit = v;
-	return 0;
-}
-
-static int set_link_speed(struct tdmd_conf *c, const struct tdm_cfg_line *l,
-			  char *err, size_t errlen)
-{
-	uint64_t v;
-
-	if (uint_arg(&v, TDMWIN_MAX_LINK_SPEED, l, err, errlen))
-		return -1;
-	c->target.link_speed = v;
-	return 0;
-}
-
-static int set_control_priority(struct tdmd_conf *c,
-				const struct tdm_cfg_line *l, char *err,
-				size_t errlen)
-{
-	uint64_t v;
-
-	if (!strcmp(l->argv[0], "off")) {
-		c->control_priority = -1;
-		return 0;
-	}
-	if (uint_arg(&v, TDM_MAX_PRIO, l, err, errlen))
-		return -1;
-	c->control_priority = v;
-	return 0;
-}
-
-static int set_heartbeat(struct tdmd_conf *c, const struct tdm_cfg_line *l,
-			 char *err, size_t errlen)
-{
-	return time_arg(&c->heartbeat_ns, 10000000, l, err, errlen);
-}
-
-static int set_reconnect_min(struct tdmd_conf *c,
-			     const struct tdm_cfg_line *l, char *err,
-			     size_t errlen)
-{
-	return time_arg(&c->reconnect_min_ns, 1000000, l, err, errlen);
-}
-
-static int set_reconnect_max(struct tdmd_conf *c,
-			     const struct tdm_cfg_line *l, char *err,
-			     size_t errlen)
-{
-	return time_arg(&c->reconnect_max_ns, 1000000, l, err, errlen);
-}
-
-static int set_ptp_policy(struct tdmd_conf *c, const struct tdm_cfg_line *l,
-			  char *err, size_t errlen)
-{
-	if (!strcmp(l->argv[0], "require")) {
-		c->ptp_policy = PTP_REQUIRE;
-	} else if (!strcmp(l->argv[0], "warn")) {
-		c->ptp_policy = PTP_WARN;
-	} else if (!strcmp(l->argv[0], "off")) {
-		c->ptp_policy = PTP_OFF;
-	} else {
-		snprintf(err, errlen, "ptp_policy: '%s' is not one of require, warn, off",
-			 l->argv[0]);
-		return -1;
-	}
-	return 0;
-}
-
-static int set_ptp_socket(struct tdmd_conf *c, const struct tdm_cfg_line *l,
-			  char *err, size_t errlen)
-{
-	return copy_arg(c->ptp_socket, sizeof(c->ptp_socket), l, err, errlen);
-}
-
-static int set_ptp_domain(struct tdmd_conf *c, const struct tdm_cfg_line *l,
-			  char *err, size_t errlen)
-{
-	uint64_t v;
-
-	if (uint_arg(&v, 255, l, err, errlen))
-		return -1;
-	c->ptp_domain = v;
-	return 0;
-}
-
-static int set_ptp_threshold(struct tdmd_conf *c,
-			     const struct tdm_cfg_line *l, char *err,
-			     size_t errlen)
-{
-	return time_arg(&c->ptp_threshold_ns, 1, l, err, errlen);
-}
-
-static int set_ptp_interval(struct tdmd_conf *c,
-			    const struct tdm_cfg_line *l, char *err,
-			    size_t errlen)
-{
-	return time_arg(&c->ptp_interval_ns, 10000000, l, err, errlen);
-}
-
-static int checks_arg(unsigned int *dst, const struct tdm_cfg_line *l,
-		      char *err, size_t errlen)
-{
-	uint64_t v;
-
-	if (uint_arg(&v, 1000, l, err, errlen))
-		return -1;
-	if (!v) {
-		snprintf(err, errlen, "%s: must be at least 1", l->key);
-		return -1;
-	}
-	*dst = v;
-	return 0;
-}
-
-static int set_good_checks(struct tdmd_conf *c, const struct tdm_cfg_line *l,
-			   char *err, size_t errlen)
-{
-	return checks_arg(&c->ptp_good_checks, l, err, errlen);
-}
-
-static int set_bad_checks(struct tdmd_conf *c, const struct tdm_cfg_line *l,
-			  char *err, size_t errlen)
-{
-	return checks_arg(&c->ptp_bad_checks, l, err, errlen);
-}
-
-static int set_check_tai(struct tdmd_conf *c, const struct tdm_cfg_line *l,
-			 char *err, size_t errlen)
+static int uint_arg(const struct key *k, const char *s, uint64_t *v,
+		    char *err, size_t errlen)
 {
 	char e[128];
 
-	if (tdm_parse_bool(l->argv[0], &c->ptp_check_tai, e, sizeof(e))) {
-		snprintf(err, errlen, "%s: %s", l->key, e);
+	if (k->word && !strcmp(s, k->word)) {
+		*v = k->word_val;
+		return 0;
+	}
+	if (tdm_parse_u64(s, k->max, v, e, sizeof(e))) {
+		snprintf(err, errlen, "%s: %s", k->name, e);
 		return -1;
 	}
+	if (*v >= k->min)
+		return 0;
+	if (k->flags & K_ZERO_IS_MIN && !*v) {
+		*v = k->min;
+		return 0;
+	}
+	if (k->word)
+		snprintf(err, errlen, "%s: must be '%s' or %llu to %llu", k->name,
+			 k->word, (unsigned long long)k->min,
+			 (unsigned long long)k->max);
+	else
+		snprintf(err, errlen, "%s: must be at least %llu", k->name,
+			 (unsigned long long)k->min);
+	return -1;
+}
+
+static int enum_arg(const struct key *k, const char *s, uint64_t *v,
+		    char *err, size_t errlen)
+{
+	uint64_t i;
+
+	for (i = k->min; k->names[i]; i++) {
+		if (!strcmp(s, k->names[i])) {
+			*v = i;
+			return 0;
+		}
+	}
+	snprintf(err, errlen, "%s: '%s' %s", k->name, s, k->help);
+	return -1;
+}
+
+static int listen_arg(struct tdmd_conf *c, const struct tdm_cfg_line *l,
+		      char *err, size_t errlen)
+{
+	int i;
+
+	if (l->argc > TDMD_MAX_LISTEN) {
+		snprintf(err, errlen, "%s: at most %d addresses", l->key,
+			 TDMD_MAX_LISTEN);
+		return -1;
+	}
+	for (i = 0; i < l->argc; i++) {
+		if (tdm_strlcpy(c->listen[i], l->argv[i], sizeof(c->listen[i]))) {
+			snprintf(err, errlen, "%s: address '%s' too long",
+				 l->key, l->argv[i]);
+			return -1;
+		}
+	}
+	c->nlisten = l->argc;
 	return 0;
 }
 
-static const struct key keys[] = {
-	{ "role",		ANY,	1, 1, set_role },
-	{ "name",		ANY,	1, 1, set_name },
-	{ "key_file",		ANY,	1, 1, set_key_file },
-	{ "control_socket",	ANY,	1, 1, set_ctl },
-	{ "log_level",		ANY,	1, 1, set_log_level },
-	{ "listen",		COORD,	1, TDM_CFG_MAX_ARGS, set_listen },
-	{ "port",		COORD,	1, 1, set_port },
-	{ "plan_file",		COORD,	1, 1, set_plan_file },
-	{ "quorum",		COORD,	1, 1, set_quorum },
-	{ "ack_timeout",	COORD,	1, 1, set_ack_timeout },
-	{ "member_timeout",	COORD,	1, 1, set_member_timeout },
-	{ "history",		COORD,	1, 1, set_history },
-	{ "coordinator",	MEMBER,	1, 1, set_coordinator },
-	{ "interface",		MEMBER,	1, 1, set_interface },
-	{ "parent",		MEMBER,	1, 1, set_parent },
-	{ "handle",		MEMBER,	1, 1, set_handle },
-	{ "limit",		MEMBER,	1, 1, set_limit },
-	{ "link_speed",		MEMBER,	1, 1, set_link_speed },
-	{ "control_priority",	MEMBER,	1, 1, set_control_priority },
-	{ "heartbeat_interval",	MEMBER,	1, 1, set_heartbeat },
-	{ "reconnect_min",	MEMBER,	1, 1, set_reconnect_min },
-	{ "reconnect_max",	MEMBER,	1, 1, set_reconnect_max },
-	{ "ptp_policy",		MEMBER,	1, 1, set_ptp_policy },
-	{ "ptp_socket",		MEMBER,	1, 1, set_ptp_socket },
-	{ "ptp_domain",		MEMBER,	1, 1, set_ptp_domain },
-	{ "ptp_threshold",	MEMBER,	1, 1, set_ptp_threshold },
-	{ "ptp_interval",	MEMBER,	1, 1, set_ptp_interval },
-	{ "ptp_good_checks",	MEMBER,	1, 1, set_good_checks },
-	{ "ptp_bad_checks",	MEMBER,	1, 1, set_bad_checks },
-	{ "ptp_check_tai",	MEMBER,	1, 1, set_check_tai },
-};
+/* Set key k of c from the values of line l. */
+static int key_set(const struct key *k, struct tdmd_conf *c,
+		   const struct tdm_cfg_line *l, char *err, size_t errlen)
+{
+	void *dst = (char *)c + k->off;
+	const char *s = l->argv[0];
+	uint64_t v = 0;
+	char e[128];
+	int lv;
+
+	switch (k->type) {
+	case K_NAME:
+		if (!valid_name(s)) {
+			snprintf(err, errlen, "%s: '%s' is not a valid sender name (1 to %d of A-Z a-z 0-9 _ . -)",
+				 k->name, s, TDM_NAME_MAX - 1);
+			return -1;
+		}
+		/* fall through */
+	case K_STR:
+		if (tdm_strlcpy(dst, s, k->size)) {
+			snprintf(err, errlen, "%s: value too long (at most %zu characters)",
+				 k->name, k->size - 1);
+			return -1;
+		}
+		return 0;
+	case K_TIME:
+		if (tdm_parse_time(s, &v, e, sizeof(e))) {
+			snprintf(err, errlen, "%s: %s", k->name, e);
+			return -1;
+		}
+		if (v < k->min) {
+			char b[32];
+
+			snprintf(err, errlen, "%s: must be at least %s", k->name,
+				 tdm_fmt_time(k->min, b, sizeof(b)));
+			return -1;
+		}
+		break;
+	case K_UINT:
+		if (uint_arg(k, s, &v, err, errlen))
+			return -1;
+		break;
+	case K_BOOL:
+		if (tdm_parse_bool(s, dst, e, sizeof(e))) {
+			snprintf(err, errlen, "%s: %s", k->name, e);
+			return -1;
+		}
+		return 0;
+	case K_ENUM:
+		if (enum_arg(k, s, &v, err, errlen))
+			return -1;
+		break;
+	case K_LOG_LEVEL:
+		lv = tdm_log_level_parse(s);
+		if (lv < 0) {
+			snprintf(err, errlen, "%s: '%s' %s", k->name, s, k->help);
+			return -1;
+		}
+		v = lv;
+		break;
+	case K_PORT:
+		return port_arg(dst, s, k->name, err, errlen);
+	case K_HOSTPORT:
+		return hostport_arg(dst, s, k->name, err, errlen);
+	case K_HANDLE:
+		if (k->word && !strcmp(s, k->word)) {
+			v = k->word_val;
+			break;
+		}
+		return handle_arg(k, s, dst, err, errlen);
+	case K_LISTEN:
+		return listen_arg(c, l, err, errlen);
+	}
+	store_uint(dst, k->size, v);
+	return 0;
+}
+
+/* Key k of c to its default. */
+static void key_default(const struct key *k, struct tdmd_conf *c)
+{
+	void *dst = (char *)c + k->off;
+	struct tdmd_hostport *hp = dst;
+
+	switch (k->type) {
+	case K_STR:
+	case K_NAME:
+		if (k->def.s)
+			tdm_strlcpy(dst, k->def.s, k->size);
+		break;
+	case K_LISTEN:
+		tdm_strlcpy(c->listen[0], k->def.s, sizeof(c->listen[0]));
+		c->nlisten = 1;
+		break;
+	case K_PORT:
+		snprintf(dst, TDMD_PORT_LEN, "%u", (unsigned int)k->def.u);
+		break;
+	case K_HOSTPORT:
+		snprintf(hp->port, sizeof(hp->port), "%u", (unsigned int)k->def.u);
+		break;
+	case K_BOOL:
+		*(bool *)dst = k->def.u;
+		break;
+	default:
+		store_uint(dst, k->size, k->def.u);
+		break;
+	}
+}
 
 static int on_line(void *arg, const struct tdm_cfg_line *l, char *err,
 		   size_t errlen)
@@ -544,10 +454,10 @@ static int on_line(void *arg, const struct tdm_cfg_line *l, char *err,
 		return -1;
 	}
 	x->seen[i] = l->lineno;
-	if (l->argc < keys[i].min_args || l->argc > keys[i].max_args) {
-		snprintf(err, errlen, "'%s' takes %s value%s, not %d", l->key,
-			 keys[i].max_args == 1 ? "one" : "one or more",
-			 keys[i].max_args == 1 ? "" : "s", l->argc);
+	/* Only listen takes several values (the reader gives at least one). */
+	if (l->argc > 1 && keys[i].type != K_LISTEN) {
+		snprintf(err, errlen, "'%s' takes one value, not %d", l->key,
+			 l->argc);
 		return -1;
 	}
 	if (keys[i].role != ANY && !x->used_key) {
@@ -563,31 +473,16 @@ static int on_line(void *arg, const struct tdm_cfg_line *l, char *err,
 	}
 	if (!strcmp(l->key, "role"))
 		x->role_line = l->lineno;
-	return keys[i].set(x->c, l, err, errlen);
+	return key_set(&keys[i], x->c, l, err, errlen);
 }
 
 static void defaults(struct tdmd_conf *c)
 {
+	size_t i;
+
 	memset(c, 0, sizeof(*c));
-	c->log_level = LOG_INFO;
-	strcpy(c->ctl_path, TDMD_DEFAULT_CTL);
-	snprintf(c->port, sizeof(c->port), "%d", TDM_DEFAULT_PORT);
-	snprintf(c->coord_port, sizeof(c->coord_port), "%d", TDM_DEFAULT_PORT);
-	c->ack_timeout_ns = 5 * TDM_NSEC_PER_SEC;
-	c->member_timeout_ns = 5 * TDM_NSEC_PER_SEC;
-	c->history = 32;
-	c->target.parent = TC_H_ROOT;
-	c->control_priority = 7;	/* TC_PRIO_CONTROL */
-	c->heartbeat_ns = TDM_NSEC_PER_SEC;
-	c->reconnect_min_ns = 100000000;
-	c->reconnect_max_ns = 5 * TDM_NSEC_PER_SEC;
-	c->ptp_policy = PTP_REQUIRE;
-	strcpy(c->ptp_socket, TDM_PTP_DEFAULT_SOCKET);
-	c->ptp_threshold_ns = 1000;
-	c->ptp_interval_ns = 250000000;
-	c->ptp_good_checks = 3;
-	c->ptp_bad_checks = 1;
-	c->ptp_check_tai = true;
+	for (i = 0; i < TDM_ARRAY_SIZE(keys); i++)
+		key_default(&keys[i], c);
 }
 
 int tdmd_conf_load(const char *path, struct tdmd_conf *c, char *err,
@@ -615,7 +510,7 @@ int tdmd_conf_load(const char *path, struct tdmd_conf *c, char *err,
 		return -1;
 	}
 	if (c->role == ROLE_MEMBER) {
-		if (!c->coord_host[0]) {
+		if (!c->coord.host[0]) {
 			snprintf(err, errlen, "%s: a member needs 'coordinator HOST[:PORT]'",
 				 path);
 			return -1;
@@ -639,20 +534,15 @@ int tdmd_conf_load(const char *path, struct tdmd_conf *c, char *err,
 			return -1;
 		}
 	}
-	if (c->role == ROLE_COORDINATOR && !c->nlisten) {
-		strcpy(c->listen[0], "::");
-		c->nlisten = 1;
-	}
 	return 0;
 }
 
 const char *tdmd_role_name(enum tdmd_role r)
 {
-	return r == ROLE_COORDINATOR ? "coordinator" :
-	       r == ROLE_MEMBER ? "member" : "none";
+	return r <= ROLE_MEMBER ? role_names[r] : "none";
 }
 
 const char *tdmd_ptp_policy_name(enum tdmd_ptp_policy p)
 {
-	return p == PTP_REQUIRE ? "require" : p == PTP_WARN ? "warn" : "off";
+	return p <= PTP_OFF ? ptp_policy_names[p] : "off";
 }

@@ -12,17 +12,15 @@
  * answered or ack_timeout passed.  Every member installs it as its pending
  * plan, so all switch at the same instant.  A member that connects later
  * gets the current plan with the same version and base time.
+ *
+ * This file is the logic only, with its state in a struct coord: the
+ * connections and the clocks come through a struct coord_io (the network
+ * in coord_net.c; fakes in tests/test_coord.c).
  */
 #include <errno.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include "tdm_json.h"
 #include "tdm_log.h"
@@ -41,7 +39,7 @@ static const char *const ack_names[] = {
 
 struct member {
 	char name[TDM_NAME_MAX];
-	struct peer *peer;		/* NULL while disconnected */
+	struct coord_peer *peer;		/* NULL while disconnected */
 	char addr[80];
 	int64_t since;			/* monotonic: (dis)connected at */
 	/* what it said it runs when it registered */
@@ -66,14 +64,17 @@ struct member {
 	int64_t ack_ns;			/* after the push started */
 };
 
-struct peer {
-	struct conn *c;
+/* A connection, registered or not yet. */
+struct coord_peer {
+	void *link;			/* the transport's */
+	char addr[80];			/* "198.18.0.2:40412" */
 	struct member *m;		/* after REGISTER */
 	int64_t hs_deadline;
-	bool busy;			/* inside its own input callback */
+	int64_t last_rx;		/* monotonic: its last frame */
+	bool busy;			/* inside its own frame */
 	bool dead;			/* close when no longer busy */
 	char why[160];
-	struct peer *next;
+	struct coord_peer *next;
 };
 
 struct hist {
@@ -85,10 +86,11 @@ struct hist {
 	int64_t ack_ns;			/* push to last ack */
 };
 
-static struct {
-	struct ev lev[TDMD_MAX_LISTEN * 2];
-	int nlisten;
-	struct peer *peers;
+struct coord {
+	const struct tdmd_conf *cf;
+	struct coord_io io;
+	uint8_t *frame;			/* TDM_MAX_FRAME bytes */
+	struct coord_peer *peers;
 	int npeers;
 	struct member *members;
 	unsigned int nmembers, cap_members;
@@ -113,57 +115,71 @@ static struct {
 
 	struct hist *hist;
 	unsigned int nhist;
-} co;
+};
 
-static void peer_close(struct peer *p, const char *why);
+static void peer_close(struct coord *co, struct coord_peer *p, const char *why);
 
-/* Close p now, or once its input callback returns. */
-static void peer_fail(struct peer *p, const char *why)
+static int64_t now_ns(const struct coord *co)
+{
+	return co->io.mono_ns(co->io.ctx);
+}
+
+static int64_t clock_ns(const struct coord *co, int clockid)
+{
+	return co->io.clock_ns(co->io.ctx, clockid);
+}
+
+static struct nlmsghdr *co_frame(struct coord *co, uint16_t type)
+{
+	return tdm_frame_begin(co->frame, TDM_MAX_FRAME, type);
+}
+
+/* Close p now, or once its frame is handled. */
+static void peer_fail(struct coord *co, struct coord_peer *p, const char *why)
 {
 	if (!p->busy) {
-		peer_close(p, why);
+		peer_close(co, p, why);
 		return;
 	}
 	p->dead = true;
-	p->c->closing = true;
 	tdm_strlcpy(p->why, why, sizeof(p->why));
 }
 
 /* ---- members ---- */
 
-static struct member *member_find(const char *name)
+static struct member *member_find(const struct coord *co, const char *name)
 {
 	unsigned int i;
 
-	for (i = 0; i < co.nmembers; i++)
-		if (!strcmp(co.members[i].name, name))
-			return &co.members[i];
+	for (i = 0; i < co->nmembers; i++)
+		if (!strcmp(co->members[i].name, name))
+			return &co->members[i];
 	return NULL;
 }
 
-static struct member *member_get(const char *name)
+static struct member *member_get(struct coord *co, const char *name)
 {
-	struct member *m = member_find(name);
+	struct member *m = member_find(co, name);
 	unsigned int i;
 
 	if (m)
 		return m;
-	if (co.nmembers == TDM_MAX_SENDERS)
+	if (co->nmembers == TDM_MAX_SENDERS)
 		return NULL;
-	if (co.nmembers == co.cap_members) {
-		unsigned int cap = co.cap_members ? co.cap_members * 2 : 16;
-		struct member *n = realloc(co.members, cap * sizeof(*n));
+	if (co->nmembers == co->cap_members) {
+		unsigned int cap = co->cap_members ? co->cap_members * 2 : 16;
+		struct member *n = realloc(co->members, cap * sizeof(*n));
 
 		if (!n)
 			return NULL;
-		co.members = n;
-		co.cap_members = cap;
+		co->members = n;
+		co->cap_members = cap;
 		/* Peers point at members: fix them after the move. */
-		for (i = 0; i < co.nmembers; i++)
-			if (co.members[i].peer)
-				co.members[i].peer->m = &co.members[i];
+		for (i = 0; i < co->nmembers; i++)
+			if (co->members[i].peer)
+				co->members[i].peer->m = &co->members[i];
 	}
-	m = &co.members[co.nmembers++];
+	m = &co->members[co->nmembers++];
 	memset(m, 0, sizeof(*m));
 	strcpy(m->name, name);
 	return m;
@@ -175,48 +191,50 @@ static bool in_plan(const struct tdm_plan *p, const char *name)
 }
 
 /* Connected, registered members that are senders of plan p. */
-static unsigned int connected_in(const struct tdm_plan *p)
+static unsigned int connected_in(const struct coord *co,
+				 const struct tdm_plan *p)
 {
 	unsigned int i, n = 0;
 
-	for (i = 0; i < co.nmembers; i++)
-		if (co.members[i].peer && in_plan(p, co.members[i].name))
+	for (i = 0; i < co->nmembers; i++)
+		if (co->members[i].peer && in_plan(p, co->members[i].name))
 			n++;
 	return n;
 }
 
-static uint32_t highest_version(void)
+static uint32_t highest_version(const struct coord *co)
 {
-	uint32_t v = co.have_cur ? co.cur.version : 0;
+	uint32_t v = co->have_cur ? co->cur.version : 0;
 	unsigned int i;
 
-	for (i = 0; i < co.nmembers; i++) {
-		if (co.members[i].run_version > v)
-			v = co.members[i].run_version;
-		if (co.members[i].version > v)
-			v = co.members[i].version;
-		if (co.members[i].pending_version > v)
-			v = co.members[i].pending_version;
+	for (i = 0; i < co->nmembers; i++) {
+		if (co->members[i].run_version > v)
+			v = co->members[i].run_version;
+		if (co->members[i].version > v)
+			v = co->members[i].version;
+		if (co->members[i].pending_version > v)
+			v = co->members[i].pending_version;
 	}
-	for (i = 0; i < co.nhist; i++)
-		if (co.hist[i].version > v)
-			v = co.hist[i].version;
+	for (i = 0; i < co->nhist; i++)
+		if (co->hist[i].version > v)
+			v = co->hist[i].version;
 	return v;
 }
 
 /* ---- sending ---- */
 
-static int send_plan(struct peer *p, const struct tdm_plan *plan)
+static int send_plan(struct coord *co, struct coord_peer *p,
+		     const struct tdm_plan *plan)
 {
-	struct nlmsghdr *nlh = frame_begin(TDM_MSG_PLAN);
+	struct nlmsghdr *nlh = co_frame(co, TDM_MSG_PLAN);
 	char err[256];
 
-	if (tdm_plan_put(nlh, frame_size(), TDM_A_PLAN, plan)) {
-		peer_fail(p, "the plan does not fit in a frame");
+	if (tdm_plan_put(nlh, TDM_MAX_FRAME, TDM_A_PLAN, plan)) {
+		peer_fail(co, p, "the plan does not fit in a frame");
 		return -1;
 	}
-	if (conn_send(p->c, nlh, err, sizeof(err))) {
-		peer_fail(p, err);
+	if (co->io.send(co->io.ctx, p->link, nlh, err, sizeof(err))) {
+		peer_fail(co, p, err);
 		return -1;
 	}
 	p->m->ack = ACK_WAIT;
@@ -225,15 +243,16 @@ static int send_plan(struct peer *p, const struct tdm_plan *plan)
 	return 0;
 }
 
-static void hist_add(const struct tdm_plan *p, const char *source)
+static void hist_add(struct coord *co, const struct tdm_plan *p,
+		     const char *source)
 {
 	struct hist *h;
 
-	if (co.nhist == tdmd.conf.history) {
-		memmove(co.hist, co.hist + 1, (co.nhist - 1) * sizeof(*h));
-		co.nhist--;
+	if (co->nhist == co->cf->history) {
+		memmove(co->hist, co->hist + 1, (co->nhist - 1) * sizeof(*h));
+		co->nhist--;
 	}
-	h = &co.hist[co.nhist++];
+	h = &co->hist[co->nhist++];
 	memset(h, 0, sizeof(*h));
 	h->version = p->version;
 	h->base_time = p->base_time;
@@ -241,51 +260,51 @@ static void hist_add(const struct tdm_plan *p, const char *source)
 	tdm_strlcpy(h->source, source, sizeof(h->source));
 }
 
-static struct hist *hist_find(uint32_t version)
+static struct hist *hist_find(struct coord *co, uint32_t version)
 {
 	unsigned int i;
 
-	for (i = co.nhist; i-- > 0;)
-		if (co.hist[i].version == version)
-			return &co.hist[i];
+	for (i = co->nhist; i-- > 0;)
+		if (co->hist[i].version == version)
+			return &co->hist[i];
 	return NULL;
 }
 
 /* Make p (already numbered, with its base time) the current plan. */
-static void set_current(struct tdm_plan *p)
+static void set_current(struct coord *co, struct tdm_plan *p)
 {
-	int64_t now = tdm_clock_ns(p->clockid);
+	int64_t now = clock_ns(co, p->clockid);
 
-	if (co.have_prev)
-		tdm_plan_free(&co.prev);
-	co.have_prev = false;
+	if (co->have_prev)
+		tdm_plan_free(&co->prev);
+	co->have_prev = false;
 	/* Keep the outgoing plan for status until the new one starts. */
-	if (co.have_cur && co.cur.base_time <= now && p->base_time > now) {
-		co.prev = co.cur;
-		co.have_prev = true;
-	} else if (co.have_cur) {
-		tdm_plan_free(&co.cur);
+	if (co->have_cur && co->cur.base_time <= now && p->base_time > now) {
+		co->prev = co->cur;
+		co->have_prev = true;
+	} else if (co->have_cur) {
+		tdm_plan_free(&co->cur);
 	}
-	co.cur = *p;
-	co.have_cur = true;
+	co->cur = *p;
+	co->have_cur = true;
 	memset(p, 0, sizeof(*p));
 }
 
-static void push_finish(void);
+static void push_finish(struct coord *co);
 
 /* Number p, pick its base time, send it to everyone connected.  Takes
  * ownership of p.
  */
-static int push_plan(struct tdm_plan *p, const char *source,
+static int push_plan(struct coord *co, struct tdm_plan *p, const char *source,
 		     struct ctl_req *waiter, char *err, size_t errlen)
 {
-	uint32_t next = highest_version() + 1;
+	uint32_t next = highest_version(co) + 1;
 	char tb[64];
-	struct peer *pe, *nx;
+	struct coord_peer *pe, *nx;
 	struct hist *h;
 
 	/* One PLAN attribute holds at most 64 KiB (nlattr length). */
-	if (tdm_plan_put(frame_begin(TDM_MSG_PLAN), frame_size(), TDM_A_PLAN, p)) {
+	if (tdm_plan_put(co_frame(co, TDM_MSG_PLAN), TDM_MAX_FRAME, TDM_A_PLAN, p)) {
 		unsigned int i, n = 0;
 
 		for (i = 0; i < p->nsenders; i++)
@@ -303,52 +322,61 @@ static int push_plan(struct tdm_plan *p, const char *source,
 	}
 	if (!p->version)
 		p->version = next;
-	p->base_time = tdm_plan_pick_base(p, tdm_clock_ns(p->clockid));
-	set_current(p);
-	hist_add(&co.cur, source);
+	p->base_time = tdm_plan_pick_base(p, clock_ns(co, p->clockid));
+	set_current(co, p);
+	hist_add(co, &co->cur, source);
 
-	co.push.active = true;
-	co.push.version = co.cur.version;
-	co.push.start = tdm_mono_ns();
-	co.push.deadline = co.push.start + tdmd.conf.ack_timeout_ns;
-	co.push.sent = co.push.waiting = 0;
-	co.push.waiter = waiter;
-	tdm_strlcpy(co.push.source, source, sizeof(co.push.source));
-	co.push.sending = true;
-	for (pe = co.peers; pe; pe = nx) {
+	co->push.active = true;
+	co->push.version = co->cur.version;
+	co->push.start = now_ns(co);
+	co->push.deadline = co->push.start + co->cf->ack_timeout_ns;
+	co->push.sent = co->push.waiting = 0;
+	co->push.waiter = waiter;
+	tdm_strlcpy(co->push.source, source, sizeof(co->push.source));
+	co->push.sending = true;
+	for (pe = co->peers; pe; pe = nx) {
 		nx = pe->next;
 		if (!pe->m || pe->dead)
 			continue;
-		if (send_plan(pe, &co.cur))
+		if (send_plan(co, pe, &co->cur))
 			continue;
-		co.push.sent++;
-		co.push.waiting++;
+		co->push.sent++;
+		co->push.waiting++;
 	}
-	co.push.sending = false;
-	h = hist_find(co.cur.version);
+	co->push.sending = false;
+	h = hist_find(co, co->cur.version);
 	if (h)
-		h->sent = co.push.sent;
+		h->sent = co->push.sent;
 	log_notice("plan v%u (%s): sent to %u member%s, base time %s",
-		   co.cur.version, source, co.push.sent,
-		   co.push.sent == 1 ? "" : "s",
-		   fmt_tai(co.cur.base_time, co.cur.clockid, tb, sizeof(tb)));
-	if (!co.push.waiting)
-		push_finish();
+		   co->cur.version, source, co->push.sent,
+		   co->push.sent == 1 ? "" : "s",
+		   fmt_tai(co->cur.base_time, co->cur.clockid, tb, sizeof(tb)));
+	if (!co->push.waiting)
+		push_finish(co);
 	return 0;
 }
 
-static void push_result_text(FILE *f)
+/* The answer to a plan push. */
+struct push_result {
+	const struct coord *co;
+	unsigned int acked, nacked;
+	int64_t elapsed, last_ack;
+};
+
+static void push_result_text(FILE *f, void *arg)
 {
+	const struct push_result *pr = arg;
+	const struct coord *co = pr->co;
 	unsigned int i;
 	char tb[64];
 
-	fprintf(f, "plan v%u: base time %s\n", co.push.version,
-		fmt_tai(co.cur.base_time, co.cur.clockid, tb, sizeof(tb)));
-	for (i = 0; i < co.nmembers; i++) {
-		const struct member *m = &co.members[i];
-		bool planned = in_plan(&co.cur, m->name);
+	fprintf(f, "plan v%u: base time %s\n", co->push.version,
+		fmt_tai(co->cur.base_time, co->cur.clockid, tb, sizeof(tb)));
+	for (i = 0; i < co->nmembers; i++) {
+		const struct member *m = &co->members[i];
+		bool planned = in_plan(&co->cur, m->name);
 
-		if (m->ack_version != co.push.version || m->ack == ACK_NONE) {
+		if (m->ack_version != co->push.version || m->ack == ACK_NONE) {
 			if (planned)
 				fprintf(f, "  %-20s not connected\n", m->name);
 			continue;
@@ -362,31 +390,31 @@ static void push_result_text(FILE *f)
 			fprintf(f, " (no windows in this plan)");
 		fputc('\n', f);
 	}
-	for (i = 0; i < co.cur.nsenders; i++)
-		if (!member_find(co.cur.senders[i].name))
+	for (i = 0; i < co->cur.nsenders; i++)
+		if (!member_find(co, co->cur.senders[i].name))
 			fprintf(f, "  %-20s never connected\n",
-				co.cur.senders[i].name);
+				co->cur.senders[i].name);
 }
 
-static void push_result_json(struct tdm_json *j, unsigned int acked,
-			     unsigned int nacked, int64_t elapsed,
-			     int64_t last_ack)
+static void push_result_json(struct tdm_json *j, void *arg)
 {
+	const struct push_result *pr = arg;
+	const struct coord *co = pr->co;
 	unsigned int i;
 
 	tdm_json_obj_open(j, NULL);
-	tdm_json_u64(j, "version", co.push.version);
-	tdm_json_s64(j, "base_time", co.cur.base_time);
-	tdm_json_u64(j, "sent", co.push.sent);
-	tdm_json_u64(j, "acked", acked);
-	tdm_json_u64(j, "nacked", nacked);
-	tdm_json_u64(j, "elapsed_ns", elapsed);
-	tdm_json_u64(j, "last_ack_ns", last_ack);
+	tdm_json_u64(j, "version", co->push.version);
+	tdm_json_s64(j, "base_time", co->cur.base_time);
+	tdm_json_u64(j, "sent", co->push.sent);
+	tdm_json_u64(j, "acked", pr->acked);
+	tdm_json_u64(j, "nacked", pr->nacked);
+	tdm_json_u64(j, "elapsed_ns", pr->elapsed);
+	tdm_json_u64(j, "last_ack_ns", pr->last_ack);
 	tdm_json_arr_open(j, "members");
-	for (i = 0; i < co.nmembers; i++) {
-		const struct member *m = &co.members[i];
+	for (i = 0; i < co->nmembers; i++) {
+		const struct member *m = &co->members[i];
 
-		if (m->ack_version != co.push.version || m->ack == ACK_NONE)
+		if (m->ack_version != co->push.version || m->ack == ACK_NONE)
 			continue;
 		tdm_json_obj_open(j, NULL);
 		tdm_json_str(j, "name", m->name);
@@ -399,17 +427,17 @@ static void push_result_json(struct tdm_json *j, unsigned int acked,
 	tdm_json_obj_close(j);
 }
 
-static void push_finish(void)
+static void push_finish(struct coord *co)
 {
 	unsigned int i, acked = 0, nacked = 0, missing = 0;
-	int64_t elapsed = tdm_mono_ns() - co.push.start, last = 0;
-	struct ctl_req *w = co.push.waiter;
+	int64_t elapsed = now_ns(co) - co->push.start, last = 0;
+	struct ctl_req *w = co->push.waiter;
 	struct hist *h;
 
-	for (i = 0; i < co.nmembers; i++) {
-		struct member *m = &co.members[i];
+	for (i = 0; i < co->nmembers; i++) {
+		struct member *m = &co->members[i];
 
-		if (m->ack_version != co.push.version)
+		if (m->ack_version != co->push.version)
 			continue;
 		if (m->ack == ACK_OK) {
 			acked++;
@@ -426,7 +454,7 @@ static void push_finish(void)
 			missing++;
 		}
 	}
-	h = hist_find(co.push.version);
+	h = hist_find(co, co->push.version);
 	if (h) {
 		h->acked = acked;
 		h->nacked = nacked;
@@ -434,40 +462,27 @@ static void push_finish(void)
 	}
 	if (nacked || missing)
 		log_warn("plan v%u: %u acked, %u refused, %u did not answer (%.3f ms)",
-			 co.push.version, acked, nacked, missing, elapsed / 1e6);
+			 co->push.version, acked, nacked, missing, elapsed / 1e6);
 	else
 		log_notice("plan v%u: acked by all %u member%s in %.3f ms",
-			   co.push.version, acked, acked == 1 ? "" : "s",
+			   co->push.version, acked, acked == 1 ? "" : "s",
 			   last / 1e6);
-	co.push.active = false;
-	co.push.waiter = NULL;
+	co->push.active = false;
+	co->push.waiter = NULL;
 	if (w) {
-		char *text = NULL;
-		size_t len = 0;
+		struct push_result pr = {
+			.co = co, .acked = acked, .nacked = nacked,
+			.elapsed = elapsed, .last_ack = last,
+		};
 
-		if (w->json) {
-			struct tdm_json j;
-
-			tdm_json_init(&j);
-			push_result_json(&j, acked, nacked, elapsed, last);
-			ctl_reply(w, !nacked && !missing, tdm_json_finish(&j));
-			tdm_json_free(&j);
-			return;
-		}
-		FILE *f = open_memstream(&text, &len);
-
-		if (f) {
-			push_result_text(f);
-			fclose(f);
-		}
-		ctl_reply(w, !nacked && !missing, text ? text : "out of memory\n");
-		free(text);
+		report_reply(w, !nacked && !missing, push_result_json,
+			     push_result_text, &pr);
 	}
 }
 
 /* ---- start-up: adopt or push once the quorum is there ---- */
 
-static bool members_run(const struct tdm_plan *p, uint32_t *version,
+static bool members_run(const struct coord *co, const struct tdm_plan *p, uint32_t *version,
 			int64_t *base)
 {
 	uint8_t digest[32];
@@ -475,8 +490,8 @@ static bool members_run(const struct tdm_plan *p, uint32_t *version,
 	unsigned int i;
 
 	tdm_plan_digest(p, digest);
-	for (i = 0; i < co.nmembers; i++) {
-		const struct member *m = &co.members[i];
+	for (i = 0; i < co->nmembers; i++) {
+		const struct member *m = &co->members[i];
 
 		if (!m->peer || !in_plan(p, m->name))
 			continue;
@@ -493,7 +508,7 @@ static bool members_run(const struct tdm_plan *p, uint32_t *version,
 	return !first && *version;
 }
 
-static void try_start(void)
+static void try_start(struct coord *co)
 {
 	unsigned int need, have;
 	struct tdm_plan p;
@@ -501,36 +516,36 @@ static void try_start(void)
 	int64_t base = 0;
 	char err[512];
 
-	if (co.started || !co.have_desired)
+	if (co->started || !co->have_desired)
 		return;
-	need = co.desired.nsenders;
-	if (tdmd.conf.quorum && tdmd.conf.quorum < need)
-		need = tdmd.conf.quorum;
-	have = connected_in(&co.desired);
+	need = co->desired.nsenders;
+	if (co->cf->quorum && co->cf->quorum < need)
+		need = co->cf->quorum;
+	have = connected_in(co, &co->desired);
 	if (have < need)
 		return;
-	co.started = true;
-	co.have_desired = false;
-	if (members_run(&co.desired, &v, &base) && v >= highest_version()) {
-		co.desired.version = v;
-		co.desired.base_time = base;
-		set_current(&co.desired);
-		hist_add(&co.cur, "adopted");
+	co->started = true;
+	co->have_desired = false;
+	if (members_run(co, &co->desired, &v, &base) && v >= highest_version(co)) {
+		co->desired.version = v;
+		co->desired.base_time = base;
+		set_current(co, &co->desired);
+		hist_add(co, &co->cur, "adopted");
 		log_notice("quorum reached (%u of %u); the members already run this plan as v%u: adopted",
-			   have, co.cur.nsenders, v);
+			   have, co->cur.nsenders, v);
 		return;
 	}
 	log_notice("quorum reached (%u of %u members); pushing the plan",
-		   have, co.desired.nsenders);
-	p = co.desired;
-	memset(&co.desired, 0, sizeof(co.desired));
-	if (push_plan(&p, "file", NULL, err, sizeof(err)))
+		   have, co->desired.nsenders);
+	p = co->desired;
+	memset(&co->desired, 0, sizeof(co->desired));
+	if (push_plan(co, &p, "file", NULL, err, sizeof(err)))
 		log_err("cannot push the plan file: %s", err);
 }
 
 /* ---- protocol ---- */
 
-static int on_register(struct peer *p, const struct tdm_msg *m, char *err,
+static int on_register(struct coord *co, struct coord_peer *p, const struct tdm_msg *m, char *err,
 		       size_t errlen)
 {
 	const char *name = mnl_attr_get_str(m->tb[TDM_A_NAME]);
@@ -541,20 +556,20 @@ static int on_register(struct peer *p, const struct tdm_msg *m, char *err,
 		snprintf(err, errlen, "REGISTER twice");
 		return -1;
 	}
-	mb = member_get(name);
+	mb = member_get(co, name);
 	if (!mb) {
 		snprintf(err, errlen, "too many members (%d)", TDM_MAX_SENDERS);
 		return -1;
 	}
 	if (mb->peer) {
 		log_warn("member %s reconnected from %s; closing its old connection from %s",
-			 name, p->c->peer, mb->addr);
-		peer_close(mb->peer, "replaced by a new connection");
+			 name, p->addr, mb->addr);
+		peer_close(co, mb->peer, "replaced by a new connection");
 	}
 	p->m = mb;
 	mb->peer = p;
-	mb->since = tdm_mono_ns();
-	tdm_strlcpy(mb->addr, p->c->peer, sizeof(mb->addr));
+	mb->since = now_ns(co);
+	tdm_strlcpy(mb->addr, p->addr, sizeof(mb->addr));
 	mb->run_version = m->tb[TDM_A_PLAN_VERSION] ?
 			  mnl_attr_get_u32(m->tb[TDM_A_PLAN_VERSION]) : 0;
 	mb->run_base = m->tb[TDM_A_BASE_TIME] ?
@@ -565,37 +580,37 @@ static int on_register(struct peer *p, const struct tdm_msg *m, char *err,
 	mb->hb = false;
 	mb->ack = ACK_NONE;
 	log_notice("member %s registered from %s (running plan v%u)%s", name,
-		   p->c->peer, mb->run_version,
-		   co.have_cur && !in_plan(&co.cur, name) ?
+		   p->addr, mb->run_version,
+		   co->have_cur && !in_plan(&co->cur, name) ?
 		   "; it has no windows in the current plan" : "");
 
-	nlh = frame_begin(TDM_MSG_WELCOME);
+	nlh = co_frame(co, TDM_MSG_WELCOME);
 	mnl_attr_put_u32(nlh, TDM_A_PLAN_VERSION,
-			 co.have_cur ? co.cur.version : 0);
-	if (conn_send(p->c, nlh, err, errlen))
+			 co->have_cur ? co->cur.version : 0);
+	if (co->io.send(co->io.ctx, p->link, nlh, err, errlen))
 		return -1;
 
-	if (!co.started) {
-		try_start();
+	if (!co->started) {
+		try_start(co);
 		return 0;
 	}
 	/* A late member gets the current plan unless it already runs it. */
-	if (co.have_cur && (mb->run_version != co.cur.version ||
-			    mb->run_base != co.cur.base_time)) {
-		if (send_plan(p, &co.cur))
+	if (co->have_cur && (mb->run_version != co->cur.version ||
+			    mb->run_base != co->cur.base_time)) {
+		if (send_plan(co, p, &co->cur))
 			return 0;
-		if (co.push.active && co.push.version == co.cur.version) {
-			co.push.sent++;
-			co.push.waiting++;
+		if (co->push.active && co->push.version == co->cur.version) {
+			co->push.sent++;
+			co->push.waiting++;
 		}
-	} else if (co.have_cur) {
+	} else if (co->have_cur) {
 		mb->ack = ACK_OK;
-		mb->ack_version = co.cur.version;
+		mb->ack_version = co->cur.version;
 	}
 	return 0;
 }
 
-static int on_ack(struct peer *p, const struct tdm_msg *m)
+static int on_ack(struct coord *co, struct coord_peer *p, const struct tdm_msg *m)
 {
 	struct member *mb = p->m;
 	uint32_t v = mnl_attr_get_u32(m->tb[TDM_A_PLAN_VERSION]);
@@ -610,22 +625,22 @@ static int on_ack(struct peer *p, const struct tdm_msg *m)
 	}
 	mb->ack = status ? ACK_NACK : ACK_OK;
 	tdm_strlcpy(mb->ack_msg, msg, sizeof(mb->ack_msg));
-	if (co.push.active && v == co.push.version) {
-		mb->ack_ns = tdm_mono_ns() - co.push.start;
-		if (co.push.waiting)
-			co.push.waiting--;
+	if (co->push.active && v == co->push.version) {
+		mb->ack_ns = now_ns(co) - co->push.start;
+		if (co->push.waiting)
+			co->push.waiting--;
 	}
 	if (status)
 		log_warn("member %s refused plan v%u: %s (%s)", mb->name, v,
 			 msg[0] ? msg : "no reason given", strerror(status));
 	else
 		log_info("member %s installed plan v%u", mb->name, v);
-	if (co.push.active && !co.push.waiting)
-		push_finish();
+	if (co->push.active && !co->push.waiting)
+		push_finish(co);
 	return 0;
 }
 
-static void on_heartbeat(struct peer *p, const struct tdm_msg *m)
+static void on_heartbeat(struct coord_peer *p, const struct tdm_msg *m)
 {
 	struct member *mb = p->m;
 	const struct nlattr *tb[TDM_S_MAX + 1] = { NULL };
@@ -665,20 +680,18 @@ static void on_heartbeat(struct peer *p, const struct tdm_msg *m)
 	}
 }
 
-static int on_frame(struct conn *c, const struct tdm_msg *m, char *err,
-		    size_t errlen)
+static int on_frame(struct coord *co, struct coord_peer *p,
+		    const struct tdm_msg *m, char *err, size_t errlen)
 {
-	struct peer *p = c->ev.ctx;
-
 	if (m->type == TDM_MSG_REGISTER)
-		return on_register(p, m, err, errlen);
+		return on_register(co, p, m, err, errlen);
 	if (!p->m) {
 		snprintf(err, errlen, "%s before REGISTER", tdm_msg_name(m->type));
 		return -1;
 	}
 	switch (m->type) {
 	case TDM_MSG_ACK:
-		return on_ack(p, m);
+		return on_ack(co, p, m);
 	case TDM_MSG_HEARTBEAT:
 		on_heartbeat(p, m);
 		return 0;
@@ -693,229 +706,157 @@ static int on_frame(struct conn *c, const struct tdm_msg *m, char *err,
 	}
 }
 
-static void peer_close(struct peer *p, const char *why)
+static void peer_close(struct coord *co, struct coord_peer *p, const char *why)
 {
-	struct peer **pp;
+	struct coord_peer **pp;
 
 	if (p->m) {
 		log_notice("member %s (%s) disconnected: %s; its gate keeps the last plan",
-			   p->m->name, p->c->peer, why);
-		if (p->m->ack == ACK_WAIT && co.push.active &&
-		    p->m->ack_version == co.push.version) {
+			   p->m->name, p->addr, why);
+		if (p->m->ack == ACK_WAIT && co->push.active &&
+		    p->m->ack_version == co->push.version) {
 			p->m->ack = ACK_TIMEOUT;
 			snprintf(p->m->ack_msg, sizeof(p->m->ack_msg),
 				 "disconnected before answering");
-			if (co.push.waiting)
-				co.push.waiting--;
+			if (co->push.waiting)
+				co->push.waiting--;
 		}
 		p->m->peer = NULL;
-		p->m->since = tdm_mono_ns();
+		p->m->since = now_ns(co);
 	} else {
-		log_warn("connection from %s refused: %s", p->c->peer, why);
+		log_warn("connection from %s refused: %s", p->addr, why);
 	}
-	for (pp = &co.peers; *pp; pp = &(*pp)->next) {
+	for (pp = &co->peers; *pp; pp = &(*pp)->next) {
 		if (*pp == p) {
 			*pp = p->next;
 			break;
 		}
 	}
-	co.npeers--;
-	conn_free(p->c);
+	co->npeers--;
+	co->io.drop(co->io.ctx, p->link);
 	free(p);
-	if (co.push.active && !co.push.waiting && !co.push.sending)
-		push_finish();
+	if (co->push.active && !co->push.waiting && !co->push.sending)
+		push_finish(co);
 }
 
-static void on_peer_io(struct ev *e, short revents)
+int coord_peer_frame(struct coord *co, struct coord_peer *p,
+		     const struct tdm_msg *m, char *err, size_t errlen)
 {
-	struct peer *p = e->ctx;
-	char err[256] = "";
+	int rc;
 
-	if (revents & (POLLERR | POLLHUP | POLLNVAL) && !(revents & POLLIN)) {
-		peer_close(p, "connection lost");
-		return;
+	p->last_rx = now_ns(co);
+	p->busy = true;
+	rc = on_frame(co, p, m, err, errlen);
+	p->busy = false;
+	if (p->dead) {
+		tdm_strlcpy(err, p->why, errlen);
+		return -1;
 	}
-	if ((revents & POLLOUT) && conn_output(p->c, err, sizeof(err))) {
-		peer_close(p, err);
-		return;
-	}
-	if (revents & POLLIN) {
-		p->busy = true;
-		if (conn_input(p->c, on_frame, err, sizeof(err)) && !p->dead) {
-			p->dead = true;
-			tdm_strlcpy(p->why, err, sizeof(p->why));
-		}
-		p->busy = false;
-	}
-	if (p->dead)
-		peer_close(p, p->why);
+	return rc;
 }
 
-static void on_accept(struct ev *e, short revents)
+void coord_peer_lost(struct coord *co, struct coord_peer *p, const char *why)
 {
-	struct peer *p;
-	struct nlmsghdr *nlh;
-	char err[256];
-	int fd, one = 1;
+	peer_close(co, p, why);
+}
 
-	(void)revents;
-	fd = accept4(e->fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-	if (fd < 0)
-		return;
-	if (co.npeers >= MAX_PEERS) {
+struct coord_peer *coord_peer_add(struct coord *co, void *link,
+				  const char *addr)
+{
+	struct coord_peer *p;
+
+	if (co->npeers >= MAX_PEERS) {
 		log_warn("too many connections (%d); refusing one", MAX_PEERS);
-		close(fd);
-		return;
+		return NULL;
 	}
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
 	p = calloc(1, sizeof(*p));
-	if (!p) {
-		close(fd);
-		return;
-	}
-	p->c = conn_new(fd, true, tdmd.key, tdmd.keylen, on_peer_io, p);
-	if (!p->c) {
-		close(fd);
-		free(p);
-		return;
-	}
-	p->hs_deadline = tdm_mono_ns() + HANDSHAKE_NS;
-	p->next = co.peers;
-	co.peers = p;
-	co.npeers++;
-	log_debug("connection from %s", p->c->peer);
-	nlh = frame_begin(TDM_MSG_HELLO);
-	tdm_put_nonce(&p->c->sess, nlh, frame_size());
-	mnl_attr_put_u32(nlh, TDM_A_PROTO, TDM_PROTO_VERSION);
-	if (conn_send(p->c, nlh, err, sizeof(err)))
-		peer_close(p, err);
+	if (!p)
+		return NULL;
+	p->link = link;
+	tdm_strlcpy(p->addr, addr, sizeof(p->addr));
+	p->last_rx = now_ns(co);
+	p->hs_deadline = p->last_rx + HANDSHAKE_NS;
+	p->next = co->peers;
+	co->peers = p;
+	co->npeers++;
+	log_debug("connection from %s", p->addr);
+	return p;
 }
 
-static int listen_one(const char *host, char *err, size_t errlen)
+struct coord *coord_new(const struct tdmd_conf *conf,
+			const struct coord_io *io, char *err, size_t errlen)
 {
-	struct addrinfo hints = {
-		.ai_family = AF_UNSPEC,
-		.ai_socktype = SOCK_STREAM,
-		.ai_flags = AI_PASSIVE | AI_NUMERICHOST,
-	}, *res, *ai;
-	int rc, n = 0;
+	struct coord *co = calloc(1, sizeof(*co));
 
-	if (!strcmp(host, "*") || !strcmp(host, "any"))
-		host = "::";
-	rc = getaddrinfo(host, tdmd.conf.port, &hints, &res);
-	if (rc) {
-		snprintf(err, errlen, "listen %s: %s (give a numeric address)",
-			 host, gai_strerror(rc));
-		return -1;
-	}
-	for (ai = res; ai; ai = ai->ai_next) {
-		struct ev *e = &co.lev[co.nlisten];
-		int fd, one = 1, zero = 0;
-		char a[80];
-
-		if (co.nlisten == (int)TDM_ARRAY_SIZE(co.lev))
-			break;
-		sockaddr_str(ai->ai_addr, a, sizeof(a));
-		fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-		if (fd < 0)
-			continue;
-		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-		/* "::" also takes IPv4 (mapped), as a dual-stack listener. */
-		if (ai->ai_family == AF_INET6)
-			setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
-		if (bind(fd, ai->ai_addr, ai->ai_addrlen) || listen(fd, 128)) {
-			snprintf(err, errlen, "listen on %s: %s", a, strerror(errno));
-			close(fd);
-			freeaddrinfo(res);
-			return -1;
-		}
-		e->fd = fd;
-		e->events = POLLIN;
-		e->cb = on_accept;
-		e->slot = -1;
-		if (ev_add(e)) {
-			close(fd);
-			break;
-		}
-		co.nlisten++;
-		n++;
-		log_info("listening on %s", a);
-	}
-	freeaddrinfo(res);
-	if (!n) {
-		snprintf(err, errlen, "listen %s: no usable address", host);
-		return -1;
-	}
-	return 0;
-}
-
-int coord_start(char *err, size_t errlen)
-{
-	int i;
-
-	co.hist = calloc(tdmd.conf.history, sizeof(*co.hist));
-	if (!co.hist) {
+	if (!co) {
 		snprintf(err, errlen, "out of memory");
-		return -1;
+		return NULL;
 	}
-	if (tdmd.conf.plan_file[0]) {
-		if (tdm_plan_load(tdmd.conf.plan_file, &co.desired, err, errlen))
-			return -1;
-		co.have_desired = true;
+	co->cf = conf;
+	co->io = *io;
+	co->frame = malloc(TDM_MAX_FRAME);
+	co->hist = calloc(conf->history, sizeof(*co->hist));
+	if (!co->frame || !co->hist) {
+		snprintf(err, errlen, "out of memory");
+		coord_free(co);
+		return NULL;
+	}
+	if (conf->plan_file[0]) {
+		if (tdm_plan_load(conf->plan_file, &co->desired, err, errlen)) {
+			coord_free(co);
+			return NULL;
+		}
+		co->have_desired = true;
 		log_info("plan %s: %u senders, cycle %llu ns; waiting for %s",
-			 tdmd.conf.plan_file, co.desired.nsenders,
-			 (unsigned long long)co.desired.cycle_ns,
-			 tdmd.conf.quorum ? "the quorum" : "every sender");
+			 conf->plan_file, co->desired.nsenders,
+			 (unsigned long long)co->desired.cycle_ns,
+			 conf->quorum ? "the quorum" : "every sender");
 	} else {
 		log_info("no plan_file: waiting for 'tdmctl plan push'");
 	}
-	for (i = 0; i < tdmd.conf.nlisten; i++)
-		if (listen_one(tdmd.conf.listen[i], err, errlen))
-			return -1;
-	return 0;
+	return co;
 }
 
-int64_t coord_tick(int64_t now)
+int64_t coord_tick(struct coord *co, int64_t now)
 {
 	int64_t next = INT64_MAX;
-	struct peer *p, *nx;
+	struct coord_peer *p, *nx;
 
-	for (p = co.peers; p; p = nx) {
+	for (p = co->peers; p; p = nx) {
 		int64_t dl;
 
 		nx = p->next;
 		if (!p->m) {
 			dl = p->hs_deadline;
 			if (now >= dl) {
-				peer_close(p, "no REGISTER within 5 s");
+				peer_close(co, p, "no REGISTER within 5 s");
 				continue;
 			}
 		} else {
-			dl = p->c->last_rx + (int64_t)tdmd.conf.member_timeout_ns;
+			dl = p->last_rx + (int64_t)co->cf->member_timeout_ns;
 			if (now >= dl) {
-				peer_close(p, "silent for longer than member_timeout");
+				peer_close(co, p, "silent for longer than member_timeout");
 				continue;
 			}
 		}
 		if (dl < next)
 			next = dl;
 	}
-	if (co.push.active) {
-		if (now >= co.push.deadline)
-			push_finish();
-		else if (co.push.deadline < next)
-			next = co.push.deadline;
+	if (co->push.active) {
+		if (now >= co->push.deadline)
+			push_finish(co);
+		else if (co->push.deadline < next)
+			next = co->push.deadline;
 	}
 	/* Show the new plan as active once its base time has passed. */
-	if (co.have_prev) {
-		int64_t t = tdm_clock_ns(co.cur.clockid);
+	if (co->have_prev) {
+		int64_t t = clock_ns(co, co->cur.clockid);
 
-		if (t >= co.cur.base_time) {
-			tdm_plan_free(&co.prev);
-			co.have_prev = false;
+		if (t >= co->cur.base_time) {
+			tdm_plan_free(&co->prev);
+			co->have_prev = false;
 		} else {
-			int64_t in = now + (co.cur.base_time - t);
+			int64_t in = now + (co->cur.base_time - t);
 
 			if (in < next)
 				next = in;
@@ -933,35 +874,36 @@ static const char *sync_state_name(uint32_t s)
 	return s < TDM_ARRAY_SIZE(n) ? n[s] : "?";
 }
 
-static void status_json(struct tdm_json *j)
+static void status_json(struct tdm_json *j, void *arg)
 {
-	int64_t now = tdm_mono_ns();
+	const struct coord *co = arg;
+	int64_t now = now_ns(co);
 	unsigned int i;
 
 	tdm_json_obj_open(j, NULL);
 	tdm_json_str(j, "role", "coordinator");
-	tdm_json_bool(j, "started", co.started);
-	if (co.have_cur) {
-		const struct tdm_plan *act = co.have_prev ? &co.prev : &co.cur;
+	tdm_json_bool(j, "started", co->started);
+	if (co->have_cur) {
+		const struct tdm_plan *act = co->have_prev ? &co->prev : &co->cur;
 
 		tdm_json_u64(j, "active_version", act->version);
 		tdm_json_s64(j, "active_base_time", act->base_time);
-		if (co.have_prev) {
-			tdm_json_u64(j, "pending_version", co.cur.version);
-			tdm_json_s64(j, "pending_base_time", co.cur.base_time);
+		if (co->have_prev) {
+			tdm_json_u64(j, "pending_version", co->cur.version);
+			tdm_json_s64(j, "pending_base_time", co->cur.base_time);
 		}
 	}
-	tdm_json_bool(j, "push_in_progress", co.push.active);
+	tdm_json_bool(j, "push_in_progress", co->push.active);
 	tdm_json_arr_open(j, "members");
-	for (i = 0; i < co.nmembers; i++) {
-		const struct member *m = &co.members[i];
+	for (i = 0; i < co->nmembers; i++) {
+		const struct member *m = &co->members[i];
 
 		tdm_json_obj_open(j, NULL);
 		tdm_json_str(j, "name", m->name);
 		tdm_json_bool(j, "connected", m->peer != NULL);
 		tdm_json_str(j, "address", m->addr);
 		tdm_json_u64(j, "since_ms", (now - m->since) / 1000000);
-		tdm_json_bool(j, "in_plan", co.have_cur && in_plan(&co.cur, m->name));
+		tdm_json_bool(j, "in_plan", co->have_cur && in_plan(&co->cur, m->name));
 		tdm_json_u64(j, "plan_version", m->version);
 		tdm_json_u64(j, "pending_version", m->pending_version);
 		tdm_json_str(j, "ack", ack_names[m->ack]);
@@ -980,34 +922,35 @@ static void status_json(struct tdm_json *j)
 	tdm_json_obj_close(j);
 }
 
-static void status_text(FILE *f)
+static void status_text(FILE *f, void *arg)
 {
-	int64_t now = tdm_mono_ns();
+	const struct coord *co = arg;
+	int64_t now = now_ns(co);
 	unsigned int i;
 	char tb[64];
 
 	fprintf(f, "role: coordinator\n");
-	if (!co.have_cur) {
-		fprintf(f, "plan: none yet (%s)\n", co.have_desired ?
+	if (!co->have_cur) {
+		fprintf(f, "plan: none yet (%s)\n", co->have_desired ?
 			"waiting for the quorum" : "waiting for 'tdmctl plan push'");
 	} else {
-		const struct tdm_plan *act = co.have_prev ? &co.prev : &co.cur;
+		const struct tdm_plan *act = co->have_prev ? &co->prev : &co->cur;
 
 		fprintf(f, "active plan: v%u since %s\n", act->version,
 			fmt_tai(act->base_time, act->clockid, tb, sizeof(tb)));
-		if (co.have_prev)
-			fprintf(f, "pending plan: v%u at %s\n", co.cur.version,
-				fmt_tai(co.cur.base_time, co.cur.clockid, tb, sizeof(tb)));
+		if (co->have_prev)
+			fprintf(f, "pending plan: v%u at %s\n", co->cur.version,
+				fmt_tai(co->cur.base_time, co->cur.clockid, tb, sizeof(tb)));
 	}
-	if (co.push.active)
+	if (co->push.active)
 		fprintf(f, "push of v%u in progress: %u of %u answers missing\n",
-			co.push.version, co.push.waiting, co.push.sent);
-	fprintf(f, "members: %u\n", co.nmembers);
+			co->push.version, co->push.waiting, co->push.sent);
+	fprintf(f, "members: %u\n", co->nmembers);
 	fprintf(f, "  %-16s %-12s %-5s %-8s %-6s %-9s %-5s %12s %14s %10s\n",
 		"NAME", "STATE", "PLAN", "PENDING", "ACK", "SYNC", "HOLD",
 		"OFFSET(ns)", "PACKETS", "DROPS");
-	for (i = 0; i < co.nmembers; i++) {
-		const struct member *m = &co.members[i];
+	for (i = 0; i < co->nmembers; i++) {
+		const struct member *m = &co->members[i];
 		char st[32], pend[12];
 
 		snprintf(st, sizeof(st), "%s %llds", m->peer ? "up" : "down",
@@ -1027,67 +970,44 @@ static void status_text(FILE *f)
 	}
 }
 
-static void reply_built(struct ctl_req *r, void (*js)(struct tdm_json *),
-			void (*tx)(FILE *))
+static void show_json(struct tdm_json *j, void *arg)
 {
-	if (r->json) {
-		struct tdm_json j;
-		const char *s;
-
-		tdm_json_init(&j);
-		js(&j);
-		s = tdm_json_finish(&j);
-		ctl_reply(r, s != NULL, s ? s : "out of memory\n");
-		tdm_json_free(&j);
-	} else {
-		char *text = NULL;
-		size_t len = 0;
-		FILE *f = open_memstream(&text, &len);
-
-		if (f) {
-			tx(f);
-			fclose(f);
-		}
-		ctl_reply(r, text != NULL, text ? text : "out of memory\n");
-		free(text);
-	}
-}
-
-static void show_json(struct tdm_json *j)
-{
+	const struct coord *co = arg;
 	tdm_json_obj_open(j, NULL);
-	if (co.have_prev)
-		report_plan_json(j, "active", &co.prev);
-	if (co.have_cur)
-		report_plan_json(j, co.have_prev ? "pending" : "active", &co.cur);
+	if (co->have_prev)
+		report_plan_json(j, "active", &co->prev);
+	if (co->have_cur)
+		report_plan_json(j, co->have_prev ? "pending" : "active", &co->cur);
 	tdm_json_obj_close(j);
 }
 
-static void show_text(FILE *f)
+static void show_text(FILE *f, void *arg)
 {
+	const struct coord *co = arg;
 	char *t;
 
-	if (!co.have_cur) {
+	if (!co->have_cur) {
 		fprintf(f, "# no plan has been handed out yet\n");
 		return;
 	}
-	if (co.have_prev) {
-		t = report_plan_text(&co.prev);
+	if (co->have_prev) {
+		t = report_plan_text(&co->prev);
 		fprintf(f, "# active\n%s\n# pending\n", t ? t : "");
 		free(t);
 	}
-	t = report_plan_text(&co.cur);
+	t = report_plan_text(&co->cur);
 	fputs(t ? t : "", f);
 	free(t);
 }
 
-static void history_json(struct tdm_json *j)
+static void history_json(struct tdm_json *j, void *arg)
 {
+	const struct coord *co = arg;
 	unsigned int i;
 
 	tdm_json_arr_open(j, NULL);
-	for (i = 0; i < co.nhist; i++) {
-		const struct hist *h = &co.hist[i];
+	for (i = 0; i < co->nhist; i++) {
+		const struct hist *h = &co->hist[i];
 
 		tdm_json_obj_open(j, NULL);
 		tdm_json_u64(j, "version", h->version);
@@ -1103,15 +1023,16 @@ static void history_json(struct tdm_json *j)
 	tdm_json_arr_close(j);
 }
 
-static void history_text(FILE *f)
+static void history_text(FILE *f, void *arg)
 {
+	const struct coord *co = arg;
 	unsigned int i;
 	char tb[64];
 
 	fprintf(f, "%-8s %-36s %-8s %5s %5s %5s %12s\n", "VERSION",
 		"ACTIVATION", "SOURCE", "SENT", "ACKED", "NACKS", "ACKED IN");
-	for (i = 0; i < co.nhist; i++) {
-		const struct hist *h = &co.hist[i];
+	for (i = 0; i < co->nhist; i++) {
+		const struct hist *h = &co->hist[i];
 
 		fprintf(f, "v%-7u %-36s %-8s %5u %5u %5u %9.3f ms\n",
 			h->version, fmt_tai(h->base_time, h->clockid, tb, sizeof(tb)),
@@ -1119,14 +1040,14 @@ static void history_text(FILE *f)
 	}
 }
 
-static void ctl_push(struct ctl_req *r, const char *label)
+static void ctl_push(struct coord *co, struct ctl_req *r, const char *label)
 {
 	struct tdm_plan p;
 	char err[512], msg[600];
 
-	if (co.push.active) {
+	if (co->push.active) {
 		snprintf(msg, sizeof(msg), "a push of plan v%u is in progress (%u answers missing); try again\n",
-			 co.push.version, co.push.waiting);
+			 co->push.version, co->push.waiting);
 		ctl_reply(r, false, msg);
 		return;
 	}
@@ -1136,53 +1057,50 @@ static void ctl_push(struct ctl_req *r, const char *label)
 		return;
 	}
 	/* A push replaces a plan file still waiting for its quorum. */
-	if (co.have_desired) {
-		tdm_plan_free(&co.desired);
-		co.have_desired = false;
+	if (co->have_desired) {
+		tdm_plan_free(&co->desired);
+		co->have_desired = false;
 	}
-	co.started = true;
-	if (push_plan(&p, "tdmctl", r, err, sizeof(err))) {
+	co->started = true;
+	if (push_plan(co, &p, "tdmctl", r, err, sizeof(err))) {
 		snprintf(msg, sizeof(msg), "%s\n", err);
 		ctl_reply(r, false, msg);
 	}
 }
 
-void coord_ctl(struct ctl_req *r)
+void coord_control(struct coord *co, struct ctl_req *r)
 {
 	if (!strcmp(r->cmd, "status"))
-		reply_built(r, status_json, status_text);
+		report_reply(r, true, status_json, status_text, co);
 	else if (!strcmp(r->cmd, "plan show"))
-		reply_built(r, show_json, show_text);
+		report_reply(r, true, show_json, show_text, co);
 	else if (!strcmp(r->cmd, "plan history"))
-		reply_built(r, history_json, history_text);
+		report_reply(r, true, history_json, history_text, co);
 	else if (!strncmp(r->cmd, "plan push", 9) &&
 		 (r->cmd[9] == '\0' || r->cmd[9] == ' '))
-		ctl_push(r, r->cmd[9] ? r->cmd + 10 : "");
+		ctl_push(co, r, r->cmd[9] ? r->cmd + 10 : "");
 	else
 		ctl_reply(r, false, "unknown command (status, plan show, plan history, plan push)\n");
 }
 
-void coord_stop(void)
+void coord_free(struct coord *co)
 {
-	int i;
-
-	if (co.push.waiter) {
-		ctl_reply(co.push.waiter, false, "tdmd is shutting down\n");
-		co.push.waiter = NULL;
+	if (!co)
+		return;
+	if (co->push.waiter) {
+		ctl_reply(co->push.waiter, false, "tdmd is shutting down\n");
+		co->push.waiter = NULL;
 	}
-	while (co.peers)
-		peer_close(co.peers, "tdmd is shutting down");
-	for (i = 0; i < co.nlisten; i++) {
-		ev_del(&co.lev[i]);
-		close(co.lev[i].fd);
-	}
-	if (co.have_desired)
-		tdm_plan_free(&co.desired);
-	if (co.have_cur)
-		tdm_plan_free(&co.cur);
-	if (co.have_prev)
-		tdm_plan_free(&co.prev);
-	free(co.members);
-	free(co.hist);
-	memset(&co, 0, sizeof(co));
+	while (co->peers)
+		peer_close(co, co->peers, "tdmd is shutting down");
+	if (co->have_desired)
+		tdm_plan_free(&co->desired);
+	if (co->have_cur)
+		tdm_plan_free(&co->cur);
+	if (co->have_prev)
+		tdm_plan_free(&co->prev);
+	free(co->members);
+	free(co->hist);
+	free(co->frame);
+	free(co);
 }

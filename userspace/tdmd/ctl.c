@@ -7,11 +7,17 @@
  *   reply:    "ok\n" body   or   "error\n" message
  *
  * Commands: "status", "plan show", "plan history", "plan push" (the body
- * is a plan file).  A reply may be deferred (plan push waits for acks);
- * the role keeps the request until it calls ctl_reply().
+ * is a plan file); the role answers them (role_ops.control).  A reply may
+ * be deferred (plan push waits for acks): the role keeps the request until
+ * it calls ctl_reply().
+ *
+ * Nothing here blocks the loop: a reply is queued and written as the
+ * socket takes it.  A reply larger than CTL_MAX_OUT, or a client that
+ * reads nothing of its reply for CTL_STALL_NS, is dropped (logged).
  */
 #include <errno.h>
 #include <poll.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,182 +31,284 @@
 #include "tdmd.h"
 
 #define CTL_MAX_REQ	(1024 * 1024)
+#define CTL_MAX_OUT	(4 * 1024 * 1024)	/* queued reply bytes per client */
+#define CTL_STALL_NS	(10 * (int64_t)TDM_NSEC_PER_SEC)
 #define CTL_MAX_CLIENTS	64
 
-static struct ev lev = { .fd = -1, .slot = -1 };
-static char ctl_path[108];
-static int nclients;
+struct ctl {
+	struct ev lev;
+	char path[108];
+	struct role *role;
+	struct client *clients;
+	int nclients;
+};
 
-static void req_free(struct ctl_req *r)
+/* One control connection: reading its request, held by the role, or
+ * writing its reply.
+ */
+struct client {
+	struct ctl_req req;		/* what the role sees */
+	struct ctl *ctl;
+	struct ev ev;
+	char *in;
+	size_t inlen, incap;
+	char *out;
+	size_t outlen, outoff;
+	bool writing;
+	int64_t progress;		/* monotonic: reply queued or last written */
+	char cmd[640];
+	struct client *next;
+};
+
+static void client_free(struct client *cl)
 {
-	ev_del(&r->ev);
-	close(r->ev.fd);
-	free(r->in);
-	free(r);
-	nclients--;
+	struct client **pp;
+
+	for (pp = &cl->ctl->clients; *pp; pp = &(*pp)->next) {
+		if (*pp == cl) {
+			*pp = cl->next;
+			break;
+		}
+	}
+	cl->ctl->nclients--;
+	ev_del(&cl->ev);
+	close(cl->ev.fd);
+	free(cl->in);
+	free(cl->out);
+	free(cl);
 }
 
-/* Write the whole reply, blocking for at most a second at a time. */
-static void write_all(int fd, const char *s, size_t n)
+/* Write what the socket takes; 1 when all is out, 0 to wait, -1 on error. */
+static int flush_out(struct client *cl)
 {
-	struct timeval tv = { .tv_sec = 1 };
-
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	while (n) {
-		ssize_t w = send(fd, s, n, MSG_NOSIGNAL);
+	while (cl->outoff < cl->outlen) {
+		ssize_t w = send(cl->ev.fd, cl->out + cl->outoff,
+				 cl->outlen - cl->outoff,
+				 MSG_DONTWAIT | MSG_NOSIGNAL);
 
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
-			if (errno == EAGAIN) {
-				struct pollfd p = { .fd = fd, .events = POLLOUT };
-
-				if (poll(&p, 1, 1000) > 0)
-					continue;
-			}
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				return 0;
 			log_debug("control: reply not delivered: %s",
 				  strerror(errno));
-			return;
+			return -1;
 		}
-		s += w;
-		n -= w;
+		cl->outoff += w;
+		cl->progress = tdm_mono_ns();
 	}
+	return 1;
 }
 
-void ctl_reply(struct ctl_req *r, bool ok, const char *body)
+static void on_writable(struct ev *e, short revents)
 {
+	struct client *cl = e->ctx;
+
+	(void)revents;
+	if (flush_out(cl))
+		client_free(cl);
+}
+
+static void reply(struct ctl_req *r, bool ok, const char *body)
+{
+	struct client *cl = (struct client *)((char *)r -
+					      offsetof(struct client, req));
 	const char *head = ok ? "ok\n" : "error\n";
+	size_t hl = strlen(head), bl = body ? strlen(body) : 0;
 
-	write_all(r->ev.fd, head, strlen(head));
-	if (body)
-		write_all(r->ev.fd, body, strlen(body));
-	req_free(r);
+	if (hl + bl > CTL_MAX_OUT) {
+		log_warn("control: a reply of %zu bytes to '%s' is over %d bytes; dropping the client",
+			 hl + bl, cl->cmd, CTL_MAX_OUT);
+		client_free(cl);
+		return;
+	}
+	cl->out = malloc(hl + bl);
+	if (!cl->out) {
+		log_warn("control: no memory for a reply to '%s'", cl->cmd);
+		client_free(cl);
+		return;
+	}
+	memcpy(cl->out, head, hl);
+	if (bl)
+		memcpy(cl->out + hl, body, bl);
+	cl->outlen = hl + bl;
+	cl->progress = tdm_mono_ns();
+	if (flush_out(cl)) {
+		client_free(cl);
+		return;
+	}
+	cl->writing = true;
+	ev_del(&cl->ev);
+	cl->ev.events = POLLOUT;
+	cl->ev.cb = on_writable;
+	if (ev_add(&cl->ev))
+		client_free(cl);
 }
 
-static void dispatch(struct ctl_req *r)
+static void dispatch(struct client *cl)
 {
-	char *nl = memchr(r->in, '\n', r->inlen);
+	char *nl = memchr(cl->in, '\n', cl->inlen);
 	char line[640], *w, *save = NULL;
 	size_t n;
 
-	n = nl ? (size_t)(nl - r->in) : r->inlen;
+	n = nl ? (size_t)(nl - cl->in) : cl->inlen;
 	if (n >= sizeof(line)) {
-		ctl_reply(r, false, "request line too long\n");
+		ctl_reply(&cl->req, false, "request line too long\n");
 		return;
 	}
-	memcpy(line, r->in, n);
+	memcpy(line, cl->in, n);
 	line[n] = '\0';
-	r->body = nl ? nl + 1 : r->in + r->inlen;
-	r->cmd[0] = '\0';
+	cl->req.body = nl ? nl + 1 : cl->in + cl->inlen;
+	cl->cmd[0] = '\0';
 	for (w = strtok_r(line, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
 		if (!strcmp(w, "json")) {
-			r->json = true;
+			cl->req.json = true;
 			continue;
 		}
-		if (strlen(r->cmd) + strlen(w) + 2 > sizeof(r->cmd)) {
-			ctl_reply(r, false, "request too long\n");
+		if (strlen(cl->cmd) + strlen(w) + 2 > sizeof(cl->cmd)) {
+			ctl_reply(&cl->req, false, "request too long\n");
 			return;
 		}
-		if (r->cmd[0])
-			strcat(r->cmd, " ");
-		strcat(r->cmd, w);
+		if (cl->cmd[0])
+			strcat(cl->cmd, " ");
+		strcat(cl->cmd, w);
 	}
-	log_debug("control: '%s'%s", r->cmd, r->json ? " (json)" : "");
-	if (tdmd.conf.role == ROLE_COORDINATOR)
-		coord_ctl(r);
-	else
-		member_ctl(r);
+	log_debug("control: '%s'%s", cl->cmd, cl->req.json ? " (json)" : "");
+	cl->ctl->role->ops->control(cl->ctl->role, &cl->req);
 }
 
-static void on_client(struct ev *e, short revents)
+static void on_readable(struct ev *e, short revents)
 {
-	struct ctl_req *r = e->ctx;
+	struct client *cl = e->ctx;
 	ssize_t n;
 
 	(void)revents;
-	if (r->inlen + 4096 + 1 > r->incap) {
-		size_t cap = r->incap ? r->incap * 2 : 8192;
+	if (cl->inlen + 4096 + 1 > cl->incap) {
+		size_t cap = cl->incap ? cl->incap * 2 : 8192;
 		char *b;
 
 		if (cap > CTL_MAX_REQ + 1) {
-			ctl_reply(r, false, "request too large (at most 1 MiB)\n");
+			ctl_reply(&cl->req, false, "request too large (at most 1 MiB)\n");
 			return;
 		}
-		b = realloc(r->in, cap);
+		b = realloc(cl->in, cap);
 		if (!b) {
-			ctl_reply(r, false, "out of memory\n");
+			ctl_reply(&cl->req, false, "out of memory\n");
 			return;
 		}
-		r->in = b;
-		r->incap = cap;
+		cl->in = b;
+		cl->incap = cap;
 	}
-	n = recv(e->fd, r->in + r->inlen, r->incap - r->inlen - 1,
+	n = recv(e->fd, cl->in + cl->inlen, cl->incap - cl->inlen - 1,
 		 MSG_DONTWAIT);
 	if (n < 0) {
 		if (errno == EAGAIN || errno == EINTR)
 			return;
-		req_free(r);
+		client_free(cl);
 		return;
 	}
-	r->inlen += n;
-	r->in[r->inlen] = '\0';
+	cl->inlen += n;
+	cl->in[cl->inlen] = '\0';
 	if (n > 0)
 		return;
 	/* EOF: the request is complete.  Stop polling; the reply may wait. */
-	ev_del(&r->ev);
-	if (!r->inlen) {
-		req_free(r);
+	ev_del(&cl->ev);
+	if (!cl->inlen) {
+		client_free(cl);
 		return;
 	}
-	if (memchr(r->in, '\0', r->inlen)) {
-		ctl_reply(r, false, "request contains a NUL byte\n");
+	if (memchr(cl->in, '\0', cl->inlen)) {
+		ctl_reply(&cl->req, false, "request contains a NUL byte\n");
 		return;
 	}
-	dispatch(r);
+	dispatch(cl);
 }
 
 static void on_accept(struct ev *e, short revents)
 {
-	struct ctl_req *r;
+	static const char busy[] = "error\ntoo many control clients\n";
+	struct ctl *ctl = e->ctx;
+	struct client *cl;
 	int fd;
 
 	(void)revents;
 	fd = accept4(e->fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 	if (fd < 0)
 		return;
-	if (nclients >= CTL_MAX_CLIENTS) {
-		write_all(fd, "error\ntoo many control clients\n", 31);
+	if (ctl->nclients >= CTL_MAX_CLIENTS) {
+		/* A fresh socket takes these few bytes at once. */
+		if (send(fd, busy, sizeof(busy) - 1, MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
+			log_debug("control: reply not delivered: %s",
+				  strerror(errno));
 		close(fd);
 		return;
 	}
-	r = calloc(1, sizeof(*r));
-	if (!r) {
+	cl = calloc(1, sizeof(*cl));
+	if (!cl) {
 		close(fd);
 		return;
 	}
-	nclients++;
-	r->ev.fd = fd;
-	r->ev.events = POLLIN;
-	r->ev.cb = on_client;
-	r->ev.ctx = r;
-	r->ev.slot = -1;
-	if (ev_add(&r->ev))
-		req_free(r);
+	cl->ctl = ctl;
+	cl->next = ctl->clients;
+	ctl->clients = cl;
+	ctl->nclients++;
+	cl->req.cmd = cl->cmd;
+	cl->req.reply = reply;
+	cl->ev.fd = fd;
+	cl->ev.events = POLLIN;
+	cl->ev.cb = on_readable;
+	cl->ev.ctx = cl;
+	cl->ev.slot = -1;
+	if (ev_add(&cl->ev))
+		client_free(cl);
 }
 
-int ctl_open(const char *path, char *err, size_t errlen)
+int64_t ctl_tick(struct ctl *ctl, int64_t now)
+{
+	int64_t next = INT64_MAX;
+	struct client *cl, *nx;
+
+	for (cl = ctl->clients; cl; cl = nx) {
+		int64_t dl = cl->progress + CTL_STALL_NS;
+
+		nx = cl->next;
+		if (!cl->writing)
+			continue;
+		if (now >= dl) {
+			log_warn("control: the client asking '%s' read nothing of its reply for %lld s (%zu bytes left); dropped",
+				 cl->cmd, (long long)(CTL_STALL_NS / TDM_NSEC_PER_SEC),
+				 cl->outlen - cl->outoff);
+			client_free(cl);
+			continue;
+		}
+		if (dl < next)
+			next = dl;
+	}
+	return next;
+}
+
+struct ctl *ctl_open(const char *path, struct role *role, char *err,
+		     size_t errlen)
 {
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	struct ctl *ctl;
 	int fd, probe;
 
 	if (tdm_strlcpy(sun.sun_path, path, sizeof(sun.sun_path))) {
 		snprintf(err, errlen, "control socket path '%s' too long", path);
-		return -1;
+		return NULL;
+	}
+	ctl = calloc(1, sizeof(*ctl));
+	if (!ctl) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
 	}
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0) {
 		snprintf(err, errlen, "socket: %s", strerror(errno));
-		return -1;
+		free(ctl);
+		return NULL;
 	}
 	/* A stale socket from a crashed tdmd is removed; a live one is not. */
 	probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -208,8 +316,9 @@ int ctl_open(const char *path, char *err, size_t errlen)
 	    connect(probe, (struct sockaddr *)&sun, sizeof(sun)) == 0) {
 		close(probe);
 		close(fd);
+		free(ctl);
 		snprintf(err, errlen, "another tdmd is serving %s", path);
-		return -1;
+		return NULL;
 	}
 	if (probe >= 0)
 		close(probe);
@@ -219,26 +328,44 @@ int ctl_open(const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "control socket %s: %s", path,
 			 strerror(errno));
 		close(fd);
-		return -1;
+		free(ctl);
+		return NULL;
 	}
-	lev.fd = fd;
-	lev.events = POLLIN;
-	lev.cb = on_accept;
-	if (ev_add(&lev)) {
+	ctl->role = role;
+	strcpy(ctl->path, sun.sun_path);
+	ctl->lev.fd = fd;
+	ctl->lev.events = POLLIN;
+	ctl->lev.cb = on_accept;
+	ctl->lev.ctx = ctl;
+	ctl->lev.slot = -1;
+	if (ev_add(&ctl->lev)) {
 		snprintf(err, errlen, "too many sockets");
 		close(fd);
-		return -1;
+		unlink(path);
+		free(ctl);
+		return NULL;
 	}
-	strcpy(ctl_path, path);
-	return 0;
+	return ctl;
 }
 
-void ctl_close(void)
+/*
+ * After the role stopped (it holds no request any more): what is left of
+ * the replies gets one last chance to go out.
+ */
+void ctl_close(struct ctl *ctl)
 {
-	if (lev.fd < 0)
+	if (!ctl)
 		return;
-	ev_del(&lev);
-	close(lev.fd);
-	lev.fd = -1;
-	unlink(ctl_path);
+	while (ctl->clients) {
+		struct client *cl = ctl->clients;
+
+		if (cl->writing && flush_out(cl) == 0)
+			log_debug("control: %zu bytes of a reply to '%s' not delivered",
+				  cl->outlen - cl->outoff, cl->cmd);
+		client_free(cl);
+	}
+	ev_del(&ctl->lev);
+	close(ctl->lev.fd);
+	unlink(ctl->path);
+	free(ctl);
 }

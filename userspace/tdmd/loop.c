@@ -20,7 +20,8 @@
 static struct ev *evs[EV_MAX];
 static int nev;
 static bool stopping;
-static int64_t (*tick_fn)(int64_t now);
+static int64_t (*tick_fn)(void *ctx, int64_t now);
+static void *tick_ctx;
 
 int ev_add(struct ev *e)
 {
@@ -40,9 +41,10 @@ void ev_del(struct ev *e)
 	e->slot = -1;
 }
 
-void ev_set_tick(int64_t (*tick)(int64_t now))
+void ev_set_tick(int64_t (*tick)(void *ctx, int64_t now), void *ctx)
 {
 	tick_fn = tick;
+	tick_ctx = ctx;
 }
 
 void ev_stop(void)
@@ -68,12 +70,13 @@ int ev_run(void)
 	static struct pollfd pfd[EV_MAX];
 	static struct ev *snap[EV_MAX];
 
+	stopping = false;
 	while (!stopping) {
 		int64_t now = tdm_mono_ns(), next = INT64_MAX;
 		int i, n, timeout = -1;
 
 		if (tick_fn)
-			next = tick_fn(now);
+			next = tick_fn(tick_ctx, now);
 		if (stopping)
 			break;
 		compact();

@@ -27,9 +27,19 @@
 #include "tdm_util.h"
 #include "tdmd.h"
 
-struct tdmd tdmd;
+/* What runs: the role and the control socket that serves it. */
+struct daemon {
+	struct role *role;
+	struct ctl *ctl;
+};
 
 static struct ev sigev = { .fd = -1, .slot = -1 };
+
+/* tdmd_conf_load() accepts only these two. */
+static const struct role_ops *const roles[] = {
+	[ROLE_COORDINATOR] = &coord_role_ops,
+	[ROLE_MEMBER] = &member_role_ops,
+};
 
 static void usage(FILE *f)
 {
@@ -81,10 +91,10 @@ static int setup_signals(void)
  * gaining any back (no_new_privs, bounding set).  A process that lacks
  * them already (a test run as a user) keeps what it has.
  */
-static int drop_caps(char *err, size_t errlen)
+static int drop_caps(bool net_admin, char *err, size_t errlen)
 {
 	cap_value_t keep[] = { CAP_NET_ADMIN };
-	int nkeep = tdmd.conf.role == ROLE_MEMBER ? 1 : 0;
+	int nkeep = net_admin ? 1 : 0;
 	cap_flag_value_t have;
 	cap_t cur, caps;
 	cap_value_t c;
@@ -133,6 +143,15 @@ static int drop_caps(char *err, size_t errlen)
 	return 0;
 }
 
+static int64_t tick(void *arg, int64_t now)
+{
+	struct daemon *dm = arg;
+	int64_t next = dm->role->ops->tick(dm->role, now);
+	int64_t c = ctl_tick(dm->ctl, now);
+
+	return c < next ? c : next;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -143,7 +162,10 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 }
 	};
+	struct tdmd tdmd = { 0 };
 	const char *conf = TDMD_DEFAULT_CONF;
+	const struct role_ops *ops;
+	struct daemon dm = { 0 };
 	int opt, level = -1, rc;
 	bool check = false;
 	char err[1024];
@@ -192,18 +214,14 @@ int main(int argc, char **argv)
 		log_err("%s", err);
 		return 1;
 	}
+	ops = roles[tdmd.conf.role];
 	if (check) {
-		if (tdmd.conf.role == ROLE_COORDINATOR && tdmd.conf.plan_file[0]) {
-			struct tdm_plan p;
-
-			if (tdm_plan_load(tdmd.conf.plan_file, &p, err, sizeof(err))) {
-				log_err("%s", err);
-				return 1;
-			}
-			tdm_plan_free(&p);
+		if (ops->check && ops->check(&tdmd, err, sizeof(err))) {
+			log_err("%s", err);
+			return 1;
 		}
 		printf("%s: configuration OK (%s)\n", conf,
-		       tdmd_role_name(tdmd.conf.role));
+		       tdmd_role_name(ops->role));
 		return 0;
 	}
 	/* A coordinator may hold a socket per member. */
@@ -219,32 +237,27 @@ int main(int argc, char **argv)
 		log_err("signals: %s", strerror(errno));
 		return 1;
 	}
-	if (tdmd.conf.role == ROLE_COORDINATOR)
-		rc = coord_start(err, sizeof(err));
-	else
-		rc = member_start(err, sizeof(err));
+	dm.role = ops->start(&tdmd, err, sizeof(err));
+	rc = dm.role ? 0 : -1;
+	if (!rc) {
+		dm.ctl = ctl_open(tdmd.conf.ctl_path, dm.role, err, sizeof(err));
+		rc = dm.ctl ? 0 : -1;
+	}
 	if (!rc)
-		rc = ctl_open(tdmd.conf.ctl_path, err, sizeof(err));
-	if (!rc)
-		rc = drop_caps(err, sizeof(err));
+		rc = drop_caps(ops->net_admin, err, sizeof(err));
 	if (rc) {
 		log_err("%s", err);
-		if (tdmd.conf.role == ROLE_COORDINATOR)
-			coord_stop();
-		else
-			member_stop();
-		ctl_close();
+		if (dm.role)
+			ops->stop(dm.role);
+		ctl_close(dm.ctl);
 		return 1;
 	}
 	log_notice("started as %s (control socket %s)",
-		   tdmd_role_name(tdmd.conf.role), tdmd.conf.ctl_path);
-	ev_set_tick(tdmd.conf.role == ROLE_COORDINATOR ? coord_tick : member_tick);
+		   tdmd_role_name(ops->role), tdmd.conf.ctl_path);
+	ev_set_tick(tick, &dm);
 	rc = ev_run();
-	if (tdmd.conf.role == ROLE_COORDINATOR)
-		coord_stop();
-	else
-		member_stop();
-	ctl_close();
+	ops->stop(dm.role);
+	ctl_close(dm.ctl);
 	ev_del(&sigev);
 	close(sigev.fd);
 	explicit_bzero(tdmd.key, sizeof(tdmd.key));

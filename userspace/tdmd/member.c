@@ -34,7 +34,10 @@ enum sync_state { SYNC_UNKNOWN, SYNC_GOOD, SYNC_BAD, SYNC_OFF };
 
 static const char *const sync_names[] = { "unknown", "synced", "unsynced", "off" };
 
-static struct {
+struct member_role {
+	struct role role;		/* first: the role_ops callbacks get it */
+	const struct tdmd *d;
+	const struct tdmd_conf *cf;
 	struct tdm_rtnl rtnl;
 	struct tdm_qdisc_target target;
 
@@ -69,63 +72,63 @@ static struct {
 	uint32_t kernel_version;	/* its plan version then */
 	int64_t kernel_base;
 	bool qdisc_gone_logged;
-} me = { .cev = { .fd = -1, .slot = -1 } };
+};
 
-static bool hold_wanted(void)
+static bool hold_wanted(const struct member_role *me)
 {
-	return tdmd.conf.ptp_policy == PTP_REQUIRE && !me.synced;
+	return me->cf->ptp_policy == PTP_REQUIRE && !me->synced;
 }
 
 /* ---- connection ---- */
 
-static void disconnect(const char *why)
+static void disconnect(struct member_role *me, const char *why)
 {
-	uint64_t max = tdmd.conf.reconnect_max_ns;
+	uint64_t max = me->cf->reconnect_max_ns;
 	uint64_t jitter;
 
-	if (me.c) {
-		if (me.welcomed)
+	if (me->c) {
+		if (me->welcomed)
 			log_warn("lost the coordinator %s: %s; the qdisc keeps its plan (v%u)",
-				 me.coord_addr, why, me.have_plan ? me.plan.version : 0);
+				 me->coord_addr, why, me->have_plan ? me->plan.version : 0);
 		else
-			log_warn("coordinator %s: %s", me.coord_addr, why);
-		conn_free(me.c);
-		me.c = NULL;
+			log_warn("coordinator %s: %s", me->coord_addr, why);
+		conn_free(me->c);
+		me->c = NULL;
 	}
-	if (me.cev.fd >= 0) {
-		ev_del(&me.cev);
-		close(me.cev.fd);
-		me.cev.fd = -1;
+	if (me->cev.fd >= 0) {
+		ev_del(&me->cev);
+		close(me->cev.fd);
+		me->cev.fd = -1;
 	}
-	tdm_strlcpy(me.last_error, why, sizeof(me.last_error));
-	me.welcomed = false;
+	tdm_strlcpy(me->last_error, why, sizeof(me->last_error));
+	me->welcomed = false;
 	/* Exponential backoff with up to 25 % jitter, so that members that
 	 * lost the coordinator together do not return in lockstep.
 	 */
 	if (getrandom(&jitter, sizeof(jitter), 0) != sizeof(jitter))
 		jitter = 0;
-	me.next_attempt = tdm_mono_ns() + me.backoff + jitter % (me.backoff / 4 + 1);
-	me.backoff = me.backoff * 2 > max ? max : me.backoff * 2;
+	me->next_attempt = tdm_mono_ns() + me->backoff + jitter % (me->backoff / 4 + 1);
+	me->backoff = me->backoff * 2 > max ? max : me->backoff * 2;
 }
 
-static void send_heartbeat(void);
+static void send_heartbeat(struct member_role *me);
 
-static int on_welcome(const struct tdm_msg *m)
+static int on_welcome(struct member_role *me, const struct tdm_msg *m)
 {
-	me.welcomed = true;
-	me.backoff = tdmd.conf.reconnect_min_ns;
-	me.up_since = tdm_mono_ns();
-	me.coord_version = m->tb[TDM_A_PLAN_VERSION] ?
+	me->welcomed = true;
+	me->backoff = me->cf->reconnect_min_ns;
+	me->up_since = tdm_mono_ns();
+	me->coord_version = m->tb[TDM_A_PLAN_VERSION] ?
 			   mnl_attr_get_u32(m->tb[TDM_A_PLAN_VERSION]) : 0;
-	me.last_error[0] = '\0';
+	me->last_error[0] = '\0';
 	log_notice("registered with the coordinator %s as '%s' (its plan v%u, ours v%u)",
-		   me.coord_addr, tdmd.conf.name, me.coord_version,
-		   me.have_plan ? me.plan.version : 0);
-	send_heartbeat();
+		   me->coord_addr, me->cf->name, me->coord_version,
+		   me->have_plan ? me->plan.version : 0);
+	send_heartbeat(me);
 	return 0;
 }
 
-static int send_ack(uint32_t version, int status, const char *msg)
+static int send_ack(struct member_role *me, uint32_t version, int status, const char *msg)
 {
 	struct nlmsghdr *nlh = frame_begin(TDM_MSG_ACK);
 	char err[256];
@@ -134,14 +137,14 @@ static int send_ack(uint32_t version, int status, const char *msg)
 	mnl_attr_put_u32(nlh, TDM_A_STATUS, status);
 	if (msg && msg[0])
 		mnl_attr_put_strz(nlh, TDM_A_MESSAGE, msg);
-	if (conn_send(me.c, nlh, err, sizeof(err))) {
+	if (conn_send(me->c, nlh, err, sizeof(err))) {
 		log_warn("cannot send the ack: %s", err);
 		return -1;
 	}
 	return 0;
 }
 
-static int on_plan(const struct tdm_msg *m, char *err, size_t errlen)
+static int on_plan(struct member_role *me, const struct tdm_msg *m, char *err, size_t errlen)
 {
 	struct tdm_plan p;
 	uint8_t digest[32];
@@ -154,55 +157,56 @@ static int on_plan(const struct tdm_msg *m, char *err, size_t errlen)
 		return -1;
 	}
 	tdm_plan_digest(&p, digest);
-	if (me.have_plan && p.version == me.plan.version &&
-	    p.base_time == me.plan.base_time && !memcmp(digest, me.digest, 32)) {
+	if (me->have_plan && p.version == me->plan.version &&
+	    p.base_time == me->plan.base_time && !memcmp(digest, me->digest, 32)) {
 		log_info("plan v%u: already installed", p.version);
 		tdm_plan_free(&p);
-		return send_ack(me.plan.version, 0, "already installed");
+		return send_ack(me, me->plan.version, 0, "already installed");
 	}
-	if ((me.have_plan && p.version <= me.plan.version) ||
-	    (!me.have_plan && p.version < me.kernel_version)) {
+	if ((me->have_plan && p.version <= me->plan.version) ||
+	    (!me->have_plan && p.version < me->kernel_version)) {
 		snprintf(msg, sizeof(msg), "plan v%u is not newer than the installed v%u",
-			 p.version, me.have_plan ? me.plan.version : me.kernel_version);
+			 p.version, me->have_plan ? me->plan.version : me->kernel_version);
 		log_warn("refusing a plan: %s", msg);
 		tdm_plan_free(&p);
-		return send_ack(p.version, ESTALE, msg);
+		return send_ack(me, p.version, ESTALE, msg);
 	}
-	if (!tdm_plan_sender(&p, tdmd.conf.name)) {
+	if (!tdm_plan_sender(&p, me->cf->name)) {
 		snprintf(msg, sizeof(msg), "plan v%u has no windows for '%s'",
-			 p.version, tdmd.conf.name);
+			 p.version, me->cf->name);
 		log_warn("refusing a plan: %s", msg);
 		tdm_plan_free(&p);
-		return send_ack(p.version, ENOENT, msg);
+		return send_ack(me, p.version, ENOENT, msg);
 	}
-	if (tdm_qdisc_install(&me.rtnl, &me.target, &p, tdmd.conf.name,
-			      hold_wanted(), msg, sizeof(msg))) {
+	if (tdm_qdisc_install(&me->rtnl, &me->target, &p, me->cf->name,
+			      hold_wanted(me), msg, sizeof(msg))) {
 		log_err("plan v%u: cannot install it on %s: %s", p.version,
-			me.target.ifname, msg);
-		send_ack(p.version, EINVAL, msg);
+			me->target.ifname, msg);
+		send_ack(me, p.version, EINVAL, msg);
 		tdm_plan_free(&p);
 		return 0;
 	}
-	me.hold_applied = hold_wanted();
-	me.qdisc_gone_logged = false;
+	me->hold_applied = hold_wanted(me);
+	me->qdisc_gone_logged = false;
 	log_notice("plan v%u installed on %s: %u window%s, cycle %llu ns, base time %s%s",
-		   p.version, me.target.ifname,
-		   tdm_plan_sender(&p, tdmd.conf.name)->nwin,
-		   tdm_plan_sender(&p, tdmd.conf.name)->nwin == 1 ? "" : "s",
+		   p.version, me->target.ifname,
+		   tdm_plan_sender(&p, me->cf->name)->nwin,
+		   tdm_plan_sender(&p, me->cf->name)->nwin == 1 ? "" : "s",
 		   (unsigned long long)p.cycle_ns,
 		   fmt_tai(p.base_time, p.clockid, tb, sizeof(tb)),
-		   me.hold_applied ? " (held until PTP is in sync)" : "");
-	if (me.have_plan)
-		tdm_plan_free(&me.plan);
-	me.plan = p;
-	me.have_plan = true;
-	memcpy(me.digest, digest, 32);
-	return send_ack(p.version, 0, NULL);
+		   me->hold_applied ? " (held until PTP is in sync)" : "");
+	if (me->have_plan)
+		tdm_plan_free(&me->plan);
+	me->plan = p;
+	me->have_plan = true;
+	memcpy(me->digest, digest, 32);
+	return send_ack(me, p.version, 0, NULL);
 }
 
 static int on_frame(struct conn *c, const struct tdm_msg *m, char *err,
 		    size_t errlen)
 {
+	struct member_role *me = c->ev.ctx;
 	struct nlmsghdr *nlh;
 
 	switch (m->type) {
@@ -213,27 +217,27 @@ static int on_frame(struct conn *c, const struct tdm_msg *m, char *err,
 			snprintf(err, errlen, "cannot make a nonce: %s", strerror(errno));
 			return -1;
 		}
-		mnl_attr_put_strz(nlh, TDM_A_NAME, tdmd.conf.name);
-		if (me.have_plan) {
-			mnl_attr_put_u32(nlh, TDM_A_PLAN_VERSION, me.plan.version);
-			mnl_attr_put_u64(nlh, TDM_A_BASE_TIME, me.plan.base_time);
-			mnl_attr_put(nlh, TDM_A_DIGEST, 32, me.digest);
-		} else if (me.kernel_version) {
+		mnl_attr_put_strz(nlh, TDM_A_NAME, me->cf->name);
+		if (me->have_plan) {
+			mnl_attr_put_u32(nlh, TDM_A_PLAN_VERSION, me->plan.version);
+			mnl_attr_put_u64(nlh, TDM_A_BASE_TIME, me->plan.base_time);
+			mnl_attr_put(nlh, TDM_A_DIGEST, 32, me->digest);
+		} else if (me->kernel_version) {
 			/* After a restart: the version in the qdisc, so that
 			 * the coordinator numbers the next plan above it.
 			 */
-			mnl_attr_put_u32(nlh, TDM_A_PLAN_VERSION, me.kernel_version);
-			mnl_attr_put_u64(nlh, TDM_A_BASE_TIME, me.kernel_base);
+			mnl_attr_put_u32(nlh, TDM_A_PLAN_VERSION, me->kernel_version);
+			mnl_attr_put_u64(nlh, TDM_A_BASE_TIME, me->kernel_base);
 		}
 		return conn_send(c, nlh, err, errlen);
 	case TDM_MSG_WELCOME:
-		return on_welcome(m);
+		return on_welcome(me, m);
 	case TDM_MSG_PLAN:
-		if (!me.welcomed) {
+		if (!me->welcomed) {
 			snprintf(err, errlen, "PLAN before WELCOME");
 			return -1;
 		}
-		return on_plan(m, err, errlen);
+		return on_plan(me, m, err, errlen);
 	case TDM_MSG_ERROR:
 		snprintf(err, errlen, "the coordinator refused us: %s",
 			 m->tb[TDM_A_MESSAGE] ?
@@ -247,23 +251,24 @@ static int on_frame(struct conn *c, const struct tdm_msg *m, char *err,
 
 static void on_conn_io(struct ev *e, short revents)
 {
+	struct member_role *me = e->ctx;
 	char err[256] = "";
 
-	(void)e;
 	if ((revents & (POLLERR | POLLHUP | POLLNVAL)) && !(revents & POLLIN)) {
-		disconnect("connection lost");
+		disconnect(me, "connection lost");
 		return;
 	}
-	if ((revents & POLLOUT) && conn_output(me.c, err, sizeof(err))) {
-		disconnect(err);
+	if ((revents & POLLOUT) && conn_output(me->c, err, sizeof(err))) {
+		disconnect(me, err);
 		return;
 	}
-	if ((revents & POLLIN) && conn_input(me.c, on_frame, err, sizeof(err)))
-		disconnect(err);
+	if ((revents & POLLIN) && conn_input(me->c, on_frame, err, sizeof(err)))
+		disconnect(me, err);
 }
 
 static void on_connected(struct ev *e, short revents)
 {
+	struct member_role *me = e->ctx;
 	int fd = e->fd, soerr = 0;
 	socklen_t sl = sizeof(soerr);
 
@@ -272,19 +277,19 @@ static void on_connected(struct ev *e, short revents)
 	e->fd = -1;
 	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) || soerr) {
 		close(fd);
-		disconnect(strerror(soerr ? soerr : errno));
+		disconnect(me, strerror(soerr ? soerr : errno));
 		return;
 	}
-	me.c = conn_new(fd, false, tdmd.key, tdmd.keylen, on_conn_io, NULL);
-	if (!me.c) {
+	me->c = conn_new(fd, false, me->d->key, me->d->keylen, on_conn_io, me);
+	if (!me->c) {
 		close(fd);
-		disconnect("out of memory");
+		disconnect(me, "out of memory");
 		return;
 	}
-	log_info("connected to %s; authenticating", me.coord_addr);
+	log_info("connected to %s; authenticating", me->coord_addr);
 }
 
-static void try_connect(void)
+static void try_connect(struct member_role *me)
 {
 	struct addrinfo hints = {
 		.ai_family = AF_UNSPEC,
@@ -292,13 +297,13 @@ static void try_connect(void)
 	}, *res, *ai;
 	int rc, fd = -1, one = 1;
 
-	rc = getaddrinfo(tdmd.conf.coord_host, tdmd.conf.coord_port, &hints, &res);
+	rc = getaddrinfo(me->cf->coord.host, me->cf->coord.port, &hints, &res);
 	if (rc) {
 		char why[512];
 
 		snprintf(why, sizeof(why), "cannot resolve %s: %s",
-			 tdmd.conf.coord_host, gai_strerror(rc));
-		disconnect(why);
+			 me->cf->coord.host, gai_strerror(rc));
+		disconnect(me, why);
 		return;
 	}
 	for (ai = res; ai; ai = ai->ai_next) {
@@ -308,12 +313,12 @@ static void try_connect(void)
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 		setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
 		/* Our own control traffic takes the bypass class. */
-		if (tdmd.conf.control_priority >= 0 &&
+		if (me->cf->control_priority >= 0 &&
 		    setsockopt(fd, SOL_SOCKET, SO_PRIORITY,
-			       &tdmd.conf.control_priority, sizeof(int)))
-			log_warn("SO_PRIORITY %d: %s", tdmd.conf.control_priority,
+			       &me->cf->control_priority, sizeof(int)))
+			log_warn("SO_PRIORITY %d: %s", me->cf->control_priority,
 				 strerror(errno));
-		sockaddr_str(ai->ai_addr, me.coord_addr, sizeof(me.coord_addr));
+		sockaddr_str(ai->ai_addr, me->coord_addr, sizeof(me->coord_addr));
 		if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0 ||
 		    errno == EINPROGRESS)
 			break;
@@ -325,199 +330,211 @@ static void try_connect(void)
 		char why[512];
 
 		snprintf(why, sizeof(why), "cannot connect to %s: %s",
-			 tdmd.conf.coord_host, strerror(errno));
-		disconnect(why);
+			 me->cf->coord.host, strerror(errno));
+		disconnect(me, why);
 		return;
 	}
-	me.cev.fd = fd;
-	me.cev.events = POLLOUT;
-	me.cev.cb = on_connected;
-	if (ev_add(&me.cev)) {
+	me->cev.fd = fd;
+	me->cev.events = POLLOUT;
+	me->cev.cb = on_connected;
+	me->cev.ctx = me;
+	if (ev_add(&me->cev)) {
 		close(fd);
-		me.cev.fd = -1;
-		disconnect("too many sockets");
+		me->cev.fd = -1;
+		disconnect(me, "too many sockets");
 	}
 }
 
 /* ---- heartbeats ---- */
 
-static void read_qdisc(struct tdm_qdisc_info *info)
+static void read_qdisc(struct member_role *me, struct tdm_qdisc_info *info)
 {
 	char err[256];
 
 	memset(info, 0, sizeof(*info));
-	if (tdm_qdisc_get(&me.rtnl, &me.target, info, err, sizeof(err))) {
+	if (tdm_qdisc_get(&me->rtnl, &me->target, info, err, sizeof(err))) {
 		log_debug("reading the qdisc: %s", err);
 		return;
 	}
-	if (me.have_plan && !info->present && !me.qdisc_gone_logged) {
+	if (me->have_plan && !info->present && !me->qdisc_gone_logged) {
 		log_warn("the tdmwin qdisc on %s is gone (deleted by hand?); plan v%u is not in force",
-			 me.target.ifname, me.plan.version);
-		me.qdisc_gone_logged = true;
+			 me->target.ifname, me->plan.version);
+		me->qdisc_gone_logged = true;
 	}
 }
 
-static void send_heartbeat(void)
+static void send_heartbeat(struct member_role *me)
 {
 	struct tdm_qdisc_info info;
 	struct nlmsghdr *nlh;
 	struct nlattr *nest;
 	char err[256];
 
-	if (!me.c || !me.welcomed)
+	if (!me->c || !me->welcomed)
 		return;
-	read_qdisc(&info);
+	read_qdisc(me, &info);
 	nlh = frame_begin(TDM_MSG_HEARTBEAT);
 	nest = mnl_attr_nest_start(nlh, TDM_A_SYNC);
-	mnl_attr_put_u32(nlh, TDM_S_STATE, me.sync);
-	mnl_attr_put_u64(nlh, TDM_S_OFFSET, (uint64_t)me.st.master_offset);
-	mnl_attr_put_u32(nlh, TDM_S_PORT_STATE, me.st.port_ok ? me.st.port_state : 0);
-	mnl_attr_put_u8(nlh, TDM_S_HOLD, info.present ? info.hold : hold_wanted());
-	if (me.reason[0])
-		mnl_attr_put_strz(nlh, TDM_S_REASON, me.reason);
+	mnl_attr_put_u32(nlh, TDM_S_STATE, me->sync);
+	mnl_attr_put_u64(nlh, TDM_S_OFFSET, (uint64_t)me->st.master_offset);
+	mnl_attr_put_u32(nlh, TDM_S_PORT_STATE, me->st.port_ok ? me->st.port_state : 0);
+	mnl_attr_put_u8(nlh, TDM_S_HOLD, info.present ? info.hold : hold_wanted(me));
+	if (me->reason[0])
+		mnl_attr_put_strz(nlh, TDM_S_REASON, me->reason);
 	mnl_attr_nest_end(nlh, nest);
 	if (info.present)
 		mnl_attr_put(nlh, TDM_A_QDISC, sizeof(info.xstats), &info.xstats);
 	mnl_attr_put_u32(nlh, TDM_A_PLAN_VERSION, info.present ? info.version : 0);
 	if (info.present && info.pending)
 		mnl_attr_put_u32(nlh, TDM_A_PENDING_VERSION, info.pending_version);
-	if (conn_send(me.c, nlh, err, sizeof(err)))
-		disconnect(err);
-	me.next_hb = tdm_mono_ns() + tdmd.conf.heartbeat_ns;
+	if (conn_send(me->c, nlh, err, sizeof(err)))
+		disconnect(me, err);
+	me->next_hb = tdm_mono_ns() + me->cf->heartbeat_ns;
 }
 
 /* ---- PTP gate ---- */
 
-static void apply_hold(void)
+static void apply_hold(struct member_role *me)
 {
-	bool want = hold_wanted();
+	bool want = hold_wanted(me);
 	char err[256];
 
-	if ((!me.have_plan && !me.qdisc_seen) || want == me.hold_applied)
+	if ((!me->have_plan && !me->qdisc_seen) || want == me->hold_applied)
 		return;
-	if (tdm_qdisc_set_hold(&me.rtnl, &me.target, want, err, sizeof(err))) {
+	if (tdm_qdisc_set_hold(&me->rtnl, &me->target, want, err, sizeof(err))) {
 		log_err("cannot %s the gate on %s: %s", want ? "hold" : "release",
-			me.target.ifname, err);
+			me->target.ifname, err);
 		return;
 	}
-	me.hold_applied = want;
+	me->hold_applied = want;
 }
 
-static void ptp_check(void)
+static void ptp_check(struct member_role *me)
 {
-	const struct tdmd_conf *cf = &tdmd.conf;
+	const struct tdmd_conf *cf = me->cf;
 	char err[256], reason[300];
 	int timeout = cf->ptp_interval_ns / 2000000;
-	bool good, was = me.synced;
+	bool good, was = me->synced;
 
 	if (timeout > 200)
 		timeout = 200;
-	memset(&me.st, 0, sizeof(me.st));
-	if (!me.ptp_open && tdm_ptp_open(&me.ptp, cf->ptp_socket, cf->ptp_domain,
+	memset(&me->st, 0, sizeof(me->st));
+	if (!me->ptp_open && tdm_ptp_open(&me->ptp, cf->ptp_socket, cf->ptp_domain,
 					 err, sizeof(err)) == 0)
-		me.ptp_open = true;
-	if (!me.ptp_open) {
+		me->ptp_open = true;
+	if (!me->ptp_open) {
 		good = false;
 		snprintf(reason, sizeof(reason), "%s", err);
-	} else if (tdm_ptp_query(&me.ptp, timeout, &me.st, err, sizeof(err))) {
+	} else if (tdm_ptp_query(&me->ptp, timeout, &me->st, err, sizeof(err))) {
 		good = false;
 		snprintf(reason, sizeof(reason), "%s", err);
 	} else {
 		bool tai = cf->ptp_check_tai &&
-			   (!me.have_plan || me.plan.clockid == CLOCK_TAI);
+			   (!me->have_plan || me->plan.clockid == CLOCK_TAI);
 
-		good = tdm_ptp_good(&me.st, cf->ptp_threshold_ns, tai, reason,
+		good = tdm_ptp_good(&me->st, cf->ptp_threshold_ns, tai, reason,
 				    sizeof(reason));
 	}
 	if (good) {
-		me.good++;
-		me.bad = 0;
-		me.reason[0] = '\0';
-		if (!me.synced && me.good >= cf->ptp_good_checks)
-			me.synced = true;
+		me->good++;
+		me->bad = 0;
+		me->reason[0] = '\0';
+		if (!me->synced && me->good >= cf->ptp_good_checks)
+			me->synced = true;
 	} else {
-		me.bad++;
-		me.good = 0;
-		tdm_strlcpy(me.reason, reason, sizeof(me.reason));
-		if (me.synced && me.bad >= cf->ptp_bad_checks)
-			me.synced = false;
-		if (me.sync == SYNC_UNKNOWN && me.bad == 1)
+		me->bad++;
+		me->good = 0;
+		tdm_strlcpy(me->reason, reason, sizeof(me->reason));
+		if (me->synced && me->bad >= cf->ptp_bad_checks)
+			me->synced = false;
+		if (me->sync == SYNC_UNKNOWN && me->bad == 1)
 			log_info("PTP not in sync yet: %s", reason);
 	}
-	me.sync = me.synced ? SYNC_GOOD : (me.sync == SYNC_UNKNOWN && !me.bad ?
+	me->sync = me->synced ? SYNC_GOOD : (me->sync == SYNC_UNKNOWN && !me->bad ?
 					   SYNC_UNKNOWN : SYNC_BAD);
-	if (me.synced != was) {
-		if (me.synced)
+	if (me->synced != was) {
+		if (me->synced)
 			log_notice("PTP in sync (port %s, offset %lld ns) after %u good checks%s",
-				   tdm_port_state_name(me.st.port_state),
-				   (long long)me.st.master_offset, me.good,
+				   tdm_port_state_name(me->st.port_state),
+				   (long long)me->st.master_offset, me->good,
 				   cf->ptp_policy == PTP_REQUIRE ?
 				   ": releasing the gate" : "");
 		else
-			log_warn("PTP out of sync: %s%s", me.reason,
+			log_warn("PTP out of sync: %s%s", me->reason,
 				 cf->ptp_policy == PTP_REQUIRE ?
 				 ": holding the gate" : " (policy warn: gate left open)");
-		apply_hold();
-		send_heartbeat();
+		apply_hold(me);
+		send_heartbeat(me);
 	}
 	/* A failed hold/release is retried on every check. */
-	apply_hold();
+	apply_hold(me);
 }
 
-int64_t member_tick(int64_t now)
+static int64_t member_tick(struct role *r, int64_t now)
 {
+	struct member_role *me = (struct member_role *)r;
 	int64_t next = INT64_MAX;
 
-	if (!me.c && me.cev.fd < 0) {
-		if (now >= me.next_attempt)
-			try_connect();
-		if (!me.c && me.cev.fd < 0 && me.next_attempt < next)
-			next = me.next_attempt;
+	if (!me->c && me->cev.fd < 0) {
+		if (now >= me->next_attempt)
+			try_connect(me);
+		if (!me->c && me->cev.fd < 0 && me->next_attempt < next)
+			next = me->next_attempt;
 	}
-	if (me.c && !me.welcomed && now - me.c->last_rx > 10 * (int64_t)TDM_NSEC_PER_SEC)
-		disconnect("no answer to the handshake within 10 s");
-	if (me.c && me.welcomed) {
-		if (now >= me.next_hb)
-			send_heartbeat();
-		if (me.next_hb < next)
-			next = me.next_hb;
+	if (me->c && !me->welcomed && now - me->c->last_rx > 10 * (int64_t)TDM_NSEC_PER_SEC)
+		disconnect(me, "no answer to the handshake within 10 s");
+	if (me->c && me->welcomed) {
+		if (now >= me->next_hb)
+			send_heartbeat(me);
+		if (me->next_hb < next)
+			next = me->next_hb;
 	}
-	if (tdmd.conf.ptp_policy != PTP_OFF) {
-		if (now >= me.next_ptp) {
-			ptp_check();
-			me.next_ptp = now + tdmd.conf.ptp_interval_ns;
+	if (me->cf->ptp_policy != PTP_OFF) {
+		if (now >= me->next_ptp) {
+			ptp_check(me);
+			me->next_ptp = now + me->cf->ptp_interval_ns;
 		}
-		if (me.next_ptp < next)
-			next = me.next_ptp;
+		if (me->next_ptp < next)
+			next = me->next_ptp;
 	}
 	return next;
 }
 
 /* ---- control requests ---- */
 
-static void status_json(struct tdm_json *j, const struct tdm_qdisc_info *q)
+/* What a status reply shows. */
+struct status {
+	const struct member_role *me;
+	struct tdm_qdisc_info q;
+};
+
+static void status_json(struct tdm_json *j, void *arg)
 {
+	const struct status *st = arg;
+	const struct member_role *me = st->me;
+	const struct tdm_qdisc_info *q = &st->q;
+
 	tdm_json_obj_open(j, NULL);
 	tdm_json_str(j, "role", "member");
-	tdm_json_str(j, "name", tdmd.conf.name);
-	tdm_json_str(j, "interface", me.target.ifname);
+	tdm_json_str(j, "name", me->cf->name);
+	tdm_json_str(j, "interface", me->target.ifname);
 	tdm_json_obj_open(j, "coordinator");
-	tdm_json_str(j, "address", me.coord_addr);
-	tdm_json_bool(j, "connected", me.welcomed);
-	tdm_json_u64(j, "plan_version", me.coord_version);
-	tdm_json_str(j, "last_error", me.last_error);
+	tdm_json_str(j, "address", me->coord_addr);
+	tdm_json_bool(j, "connected", me->welcomed);
+	tdm_json_u64(j, "plan_version", me->coord_version);
+	tdm_json_str(j, "last_error", me->last_error);
 	tdm_json_obj_close(j);
 	tdm_json_obj_open(j, "sync");
-	tdm_json_str(j, "policy", tdmd_ptp_policy_name(tdmd.conf.ptp_policy));
-	tdm_json_str(j, "state", sync_names[me.sync]);
-	tdm_json_bool(j, "hold", q->present ? q->hold : hold_wanted());
-	tdm_json_s64(j, "offset_ns", me.st.master_offset);
-	tdm_json_str(j, "port_state", me.st.port_ok ?
-		     tdm_port_state_name(me.st.port_state) : "-");
-	tdm_json_s64(j, "tai_offset", me.st.tai_offset);
-	tdm_json_u64(j, "good_checks", me.good);
-	tdm_json_u64(j, "bad_checks", me.bad);
-	tdm_json_str(j, "reason", me.reason);
+	tdm_json_str(j, "policy", tdmd_ptp_policy_name(me->cf->ptp_policy));
+	tdm_json_str(j, "state", sync_names[me->sync]);
+	tdm_json_bool(j, "hold", q->present ? q->hold : hold_wanted(me));
+	tdm_json_s64(j, "offset_ns", me->st.master_offset);
+	tdm_json_str(j, "port_state", me->st.port_ok ?
+		     tdm_port_state_name(me->st.port_state) : "-");
+	tdm_json_s64(j, "tai_offset", me->st.tai_offset);
+	tdm_json_u64(j, "good_checks", me->good);
+	tdm_json_u64(j, "bad_checks", me->bad);
+	tdm_json_str(j, "reason", me->reason);
 	tdm_json_obj_close(j);
 	tdm_json_obj_open(j, "qdisc");
 	tdm_json_bool(j, "present", q->present);
@@ -543,39 +560,42 @@ static void status_json(struct tdm_json *j, const struct tdm_qdisc_info *q)
 	tdm_json_obj_close(j);
 }
 
-static void status_text(FILE *f, const struct tdm_qdisc_info *q)
+static void status_text(FILE *f, void *arg)
 {
+	const struct status *st = arg;
+	const struct member_role *me = st->me;
+	const struct tdm_qdisc_info *q = &st->q;
 	const struct tc_tdmwin_xstats *x = &q->xstats;
 	char tb[64];
 
-	fprintf(f, "role: member '%s' on %s\n", tdmd.conf.name, me.target.ifname);
-	fprintf(f, "coordinator: %s, %s", me.coord_addr[0] ? me.coord_addr :
-		tdmd.conf.coord_host, me.welcomed ? "connected" : "not connected");
-	if (!me.welcomed && me.last_error[0])
-		fprintf(f, " (%s)", me.last_error);
+	fprintf(f, "role: member '%s' on %s\n", me->cf->name, me->target.ifname);
+	fprintf(f, "coordinator: %s, %s", me->coord_addr[0] ? me->coord_addr :
+		me->cf->coord.host, me->welcomed ? "connected" : "not connected");
+	if (!me->welcomed && me->last_error[0])
+		fprintf(f, " (%s)", me->last_error);
 	fputc('\n', f);
-	fprintf(f, "sync: %s (policy %s)", sync_names[me.sync],
-		tdmd_ptp_policy_name(tdmd.conf.ptp_policy));
-	if (me.st.port_ok)
+	fprintf(f, "sync: %s (policy %s)", sync_names[me->sync],
+		tdmd_ptp_policy_name(me->cf->ptp_policy));
+	if (me->st.port_ok)
 		fprintf(f, ", port %s, offset %lld ns",
-			tdm_port_state_name(me.st.port_state),
-			(long long)me.st.master_offset);
-	if (me.reason[0])
-		fprintf(f, ": %s", me.reason);
+			tdm_port_state_name(me->st.port_state),
+			(long long)me->st.master_offset);
+	if (me->reason[0])
+		fprintf(f, ": %s", me->reason);
 	fputc('\n', f);
 	if (!q->present) {
-		fprintf(f, "qdisc: no tdmwin qdisc on %s%s%s\n", me.target.ifname,
+		fprintf(f, "qdisc: no tdmwin qdisc on %s%s%s\n", me->target.ifname,
 			q->other ? ", found " : "", q->other ? q->kind : "");
 		return;
 	}
 	fprintf(f, "gate: %s\n", q->hold ? "held" : "running");
 	fprintf(f, "active plan: v%u since %s, cycle %llu ns\n", q->version,
-		fmt_tai(q->base_time, me.have_plan ? me.plan.clockid : CLOCK_TAI,
+		fmt_tai(q->base_time, me->have_plan ? me->plan.clockid : CLOCK_TAI,
 			tb, sizeof(tb)),
 		(unsigned long long)q->cycle_ns);
 	if (q->pending)
 		fprintf(f, "pending plan: v%u at %s\n", q->pending_version,
-			fmt_tai(q->pending_base, me.have_plan ? me.plan.clockid :
+			fmt_tai(q->pending_base, me->have_plan ? me->plan.clockid :
 				CLOCK_TAI, tb, sizeof(tb)));
 	fprintf(f, "counters: %llu packets in %llu windows, %llu bypass, %llu guard deferrals,\n"
 		"          %llu oversize drops, %llu hold drops, %llu drops, backlog %llu packets\n",
@@ -588,54 +608,39 @@ static void status_text(FILE *f, const struct tdm_qdisc_info *q)
 		(unsigned long long)q->drops, (unsigned long long)q->qlen);
 }
 
-void member_ctl(struct ctl_req *r)
+static void plan_json(struct tdm_json *j, void *arg)
 {
-	struct tdm_qdisc_info q;
+	tdm_json_obj_open(j, NULL);
+	report_plan_json(j, "installed", arg);
+	tdm_json_obj_close(j);
+}
+
+static void plan_text(FILE *f, void *arg)
+{
+	char *t = report_plan_text(arg);
+
+	if (t)
+		fputs(t, f);
+	else
+		fputs("out of memory\n", f);
+	free(t);
+}
+
+static void member_control(struct role *role, struct ctl_req *r)
+{
+	struct member_role *me = (struct member_role *)role;
 
 	if (!strcmp(r->cmd, "status")) {
-		read_qdisc(&q);
-		if (r->json) {
-			struct tdm_json j;
-			const char *s;
+		struct status st = { .me = me };
 
-			tdm_json_init(&j);
-			status_json(&j, &q);
-			s = tdm_json_finish(&j);
-			ctl_reply(r, s != NULL, s ? s : "out of memory\n");
-			tdm_json_free(&j);
-		} else {
-			char *t = NULL;
-			size_t n = 0;
-			FILE *f = open_memstream(&t, &n);
-
-			if (f) {
-				status_text(f, &q);
-				fclose(f);
-			}
-			ctl_reply(r, t != NULL, t ? t : "out of memory\n");
-			free(t);
-		}
+		read_qdisc(me, &st.q);
+		report_reply(r, true, status_json, status_text, &st);
 	} else if (!strcmp(r->cmd, "plan show")) {
-		if (!me.have_plan) {
+		if (!me->have_plan)
 			ctl_reply(r, !r->json, r->json ? "no plan installed yet\n" :
 				  "# no plan installed yet\n");
-		} else if (r->json) {
-			struct tdm_json j;
-			const char *s;
-
-			tdm_json_init(&j);
-			tdm_json_obj_open(&j, NULL);
-			report_plan_json(&j, "installed", &me.plan);
-			tdm_json_obj_close(&j);
-			s = tdm_json_finish(&j);
-			ctl_reply(r, s != NULL, s ? s : "out of memory\n");
-			tdm_json_free(&j);
-		} else {
-			char *t = report_plan_text(&me.plan);
-
-			ctl_reply(r, t != NULL, t ? t : "out of memory\n");
-			free(t);
-		}
+		else
+			report_reply(r, true, plan_json, plan_text, &me->plan);
 	} else if (!strncmp(r->cmd, "plan push", 9) || !strcmp(r->cmd, "plan history")) {
 		ctl_reply(r, false, "this tdmd is a member; plans are pushed to and kept by the coordinator\n");
 	} else {
@@ -643,56 +648,78 @@ void member_ctl(struct ctl_req *r)
 	}
 }
 
-int member_start(char *err, size_t errlen)
+static void member_stop(struct role *r);
+
+static struct role *member_start(const struct tdmd *d, char *err,
+				 size_t errlen)
 {
-	me.target = tdmd.conf.target;
-	if (tdmd.conf.control_priority >= 0)
-		me.target.extra_bypass |= 1u << tdmd.conf.control_priority;
-	if (tdm_qdisc_resolve(&me.target, err, errlen))
-		return -1;
-	if (tdm_rtnl_open(&me.rtnl, err, errlen))
-		return -1;
+	struct member_role *me = calloc(1, sizeof(*me));
+
+	if (!me) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	me->role.ops = &member_role_ops;
+	me->d = d;
+	me->cf = &d->conf;
+	me->cev.fd = -1;
+	me->cev.slot = -1;
+	me->target = me->cf->target;
+	if (me->cf->control_priority >= 0)
+		me->target.extra_bypass |= 1u << me->cf->control_priority;
+	if (tdm_qdisc_resolve(&me->target, err, errlen) ||
+	    tdm_rtnl_open(&me->rtnl, err, errlen)) {
+		member_stop(&me->role);
+		return NULL;
+	}
 	/* A qdisc left by an earlier run keeps its plan; under "require" it is
 	 * held at the first check until PTP is confirmed again.
 	 */
 	{
 		struct tdm_qdisc_info q;
 
-		read_qdisc(&q);
+		read_qdisc(me, &q);
 		if (q.present) {
-			me.qdisc_seen = true;
-			me.hold_applied = q.hold;
-			me.kernel_version = q.pending ? q.pending_version : q.version;
-			me.kernel_base = q.pending ? q.pending_base : q.base_time;
+			me->qdisc_seen = true;
+			me->hold_applied = q.hold;
+			me->kernel_version = q.pending ? q.pending_version : q.version;
+			me->kernel_base = q.pending ? q.pending_base : q.base_time;
 			log_info("found a tdmwin qdisc on %s running plan v%u%s",
-				 me.target.ifname, q.version, q.hold ? " (held)" : "");
+				 me->target.ifname, q.version, q.hold ? " (held)" : "");
 		}
 	}
-	me.backoff = tdmd.conf.reconnect_min_ns;
-	me.next_attempt = tdm_mono_ns();
-	me.sync = tdmd.conf.ptp_policy == PTP_OFF ? SYNC_OFF : SYNC_UNKNOWN;
-	me.synced = false;
+	me->backoff = me->cf->reconnect_min_ns;
+	me->next_attempt = tdm_mono_ns();
+	me->sync = me->cf->ptp_policy == PTP_OFF ? SYNC_OFF : SYNC_UNKNOWN;
+	me->synced = false;
 	log_info("member '%s' on %s; coordinator %s port %s; PTP policy %s",
-		 tdmd.conf.name, me.target.ifname, tdmd.conf.coord_host,
-		 tdmd.conf.coord_port, tdmd_ptp_policy_name(tdmd.conf.ptp_policy));
-	return 0;
+		 me->cf->name, me->target.ifname, me->cf->coord.host,
+		 me->cf->coord.port, tdmd_ptp_policy_name(me->cf->ptp_policy));
+	return &me->role;
 }
 
-void member_stop(void)
+static void member_stop(struct role *r)
 {
-	if (me.c)
-		conn_free(me.c);
-	me.c = NULL;
-	if (me.cev.fd >= 0) {
-		ev_del(&me.cev);
-		close(me.cev.fd);
-		me.cev.fd = -1;
+	struct member_role *me = (struct member_role *)r;
+
+	conn_free(me->c);
+	if (me->cev.fd >= 0) {
+		ev_del(&me->cev);
+		close(me->cev.fd);
 	}
-	if (me.ptp_open)
-		tdm_ptp_close(&me.ptp);
-	me.ptp_open = false;
-	tdm_rtnl_close(&me.rtnl);
-	if (me.have_plan)
-		tdm_plan_free(&me.plan);
-	me.have_plan = false;
+	if (me->ptp_open)
+		tdm_ptp_close(&me->ptp);
+	tdm_rtnl_close(&me->rtnl);
+	if (me->have_plan)
+		tdm_plan_free(&me->plan);
+	free(me);
 }
+
+const struct role_ops member_role_ops = {
+	.role = ROLE_MEMBER,
+	.net_admin = true,
+	.start = member_start,
+	.tick = member_tick,
+	.control = member_control,
+	.stop = member_stop,
+};

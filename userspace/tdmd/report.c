@@ -113,3 +113,30 @@ void report_xstats_json(struct tdm_json *j, const char *key,
 	tdm_json_bool(j, "hold", x->hold);
 	tdm_json_obj_close(j);
 }
+
+void report_reply(struct ctl_req *r, bool ok,
+		  void (*js)(struct tdm_json *j, void *arg),
+		  void (*tx)(FILE *f, void *arg), void *arg)
+{
+	if (r->json) {
+		struct tdm_json j;
+		const char *s;
+
+		tdm_json_init(&j);
+		js(&j, arg);
+		s = tdm_json_finish(&j);
+		ctl_reply(r, ok && s, s ? s : "out of memory\n");
+		tdm_json_free(&j);
+	} else {
+		char *text = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+
+		if (f) {
+			tx(f, arg);
+			fclose(f);
+		}
+		ctl_reply(r, ok && text, text ? text : "out of memory\n");
+		free(text);
+	}
+}

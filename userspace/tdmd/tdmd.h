@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "tdm_plan.h"
@@ -21,6 +22,13 @@
 #define TDMD_DEFAULT_CONF	"/etc/tdm/tdm.conf"
 #define TDMD_DEFAULT_CTL	"/run/tdmd.sock"
 #define TDMD_MAX_LISTEN		4
+
+#define TDMD_PORT_LEN		8
+
+struct tdmd_hostport {
+	char host[256];
+	char port[TDMD_PORT_LEN];
+};
 
 enum tdmd_role { ROLE_NONE, ROLE_COORDINATOR, ROLE_MEMBER };
 enum tdmd_ptp_policy { PTP_REQUIRE, PTP_WARN, PTP_OFF };
@@ -35,7 +43,7 @@ struct tdmd_conf {
 	/* coordinator */
 	char listen[TDMD_MAX_LISTEN][64];
 	int nlisten;
-	char port[8];
+	char port[TDMD_PORT_LEN];
 	char plan_file[PATH_MAX];
 	unsigned int quorum;		/* 0: every sender of the plan */
 	uint64_t ack_timeout_ns;
@@ -43,8 +51,7 @@ struct tdmd_conf {
 	unsigned int history;
 
 	/* member */
-	char coord_host[256];
-	char coord_port[8];
+	struct tdmd_hostport coord;
 	struct tdm_qdisc_target target;
 	int control_priority;		/* SO_PRIORITY of the control socket */
 	uint64_t heartbeat_ns;
@@ -83,7 +90,7 @@ void ev_del(struct ev *e);
 /* Timer hook: called every iteration with CLOCK_MONOTONIC now; returns
  * the next deadline (monotonic ns) or INT64_MAX.
  */
-void ev_set_tick(int64_t (*tick)(int64_t now));
+void ev_set_tick(int64_t (*tick)(void *ctx, int64_t now), void *ctx);
 void ev_stop(void);
 int ev_run(void);
 
@@ -114,7 +121,9 @@ void conn_free(struct conn *c);
 int conn_input(struct conn *c, conn_frame_cb cb, char *err, size_t errlen);
 /* Write queued bytes; 0, or -1 with err. */
 int conn_output(struct conn *c, char *err, size_t errlen);
-/* Seal a frame built with frame_begin() and queue it. */
+/* Seal a frame built in a buffer of TDM_MAX_FRAME bytes (frame_begin())
+ * and queue it.
+ */
 int conn_send(struct conn *c, struct nlmsghdr *nlh, char *err,
 	      size_t errlen);
 /* A scratch frame buffer of TDM_MAX_FRAME bytes. */
@@ -122,41 +131,111 @@ struct nlmsghdr *frame_begin(uint16_t type);
 size_t frame_size(void);
 void sockaddr_str(const void *sa, char *buf, size_t len);
 
-/* ---- control socket (ctl.c) ---- */
-
-struct ctl_req {
-	struct ev ev;
-	char *in;
-	size_t inlen, incap;
-	bool json;
-	char cmd[640];		/* "status", "plan show", "plan push", ... */
-	const char *body;	/* after the request line */
-};
-
-int ctl_open(const char *path, char *err, size_t errlen);
-void ctl_close(void);
-/* Send the reply and free the request. ok=false: body is the message. */
-void ctl_reply(struct ctl_req *r, bool ok, const char *body);
-
 /* ---- roles ---- */
 
+/* What both roles are started with. */
 struct tdmd {
 	struct tdmd_conf conf;
 	uint8_t key[TDM_KEY_MAX];
 	size_t keylen;
 };
 
-extern struct tdmd tdmd;
+/*
+ * A control request as a role sees it: the command, and the one way to
+ * answer it.  The role may keep r (a plan push waits for acks) until it
+ * calls ctl_reply(); r is gone afterwards.
+ */
+struct ctl_req {
+	const char *cmd;	/* "status", "plan show", "plan push LABEL", ... */
+	bool json;
+	const char *body;	/* after the request line */
+	void (*reply)(struct ctl_req *r, bool ok, const char *body);
+};
 
-int coord_start(char *err, size_t errlen);
-int64_t coord_tick(int64_t now);
-void coord_ctl(struct ctl_req *r);
-void coord_stop(void);
+/* Queue the reply; ok=false: body is the message. */
+static inline void ctl_reply(struct ctl_req *r, bool ok, const char *body)
+{
+	r->reply(r, ok, body);
+}
 
-int member_start(char *err, size_t errlen);
-int64_t member_tick(int64_t now);
-void member_ctl(struct ctl_req *r);
-void member_stop(void);
+/*
+ * A role, as linuxptp's clock drives its ports: start() builds its state
+ * (NULL with err set on failure, nothing left behind), the others take
+ * that state.  tick() is called every loop iteration and returns the
+ * next deadline (monotonic ns) or INT64_MAX; stop() answers a request
+ * it still holds and frees everything.  check() (tdmd -n, may be NULL)
+ * checks what the configuration names beyond itself (the plan file).
+ */
+struct role;
+
+struct role_ops {
+	enum tdmd_role role;
+	bool net_admin;		/* keeps CAP_NET_ADMIN (rtnetlink, SO_PRIORITY) */
+	int (*check)(const struct tdmd *d, char *err, size_t errlen);
+	struct role *(*start)(const struct tdmd *d, char *err, size_t errlen);
+	int64_t (*tick)(struct role *r, int64_t now);
+	void (*control)(struct role *r, struct ctl_req *req);
+	void (*stop)(struct role *r);
+};
+
+struct role {
+	const struct role_ops *ops;
+};
+
+extern const struct role_ops coord_role_ops;	/* coord_net.c */
+extern const struct role_ops member_role_ops;	/* member.c */
+
+/* ---- control socket (ctl.c) ---- */
+
+struct ctl;
+
+/* Serve path; requests go to role->ops->control(). */
+struct ctl *ctl_open(const char *path, struct role *role, char *err,
+		     size_t errlen);
+/* Drops clients that stopped reading their reply; next deadline. */
+int64_t ctl_tick(struct ctl *c, int64_t now);
+void ctl_close(struct ctl *c);
+
+/* ---- the coordinator's logic (coord.c) ---- */
+
+/*
+ * The coordinator holds no socket and reads no clock itself: its
+ * transport and its clocks come in a struct coord_io (coord_net.c for the
+ * network, fakes in the unit tests).  A transport hands each accepted,
+ * authenticated connection ("link") to coord_peer_add(), its frames to
+ * coord_peer_frame() and its loss to coord_peer_lost(); the coordinator
+ * sends through send() and ends a link only through drop(), after which
+ * the transport frees it (later, if it is inside that link's input).
+ */
+struct coord;
+struct coord_peer;
+
+struct coord_io {
+	/* Seal and queue nlh (in a buffer of TDM_MAX_FRAME bytes); 0 or
+	 * -1 with err set.
+	 */
+	int (*send)(void *ctx, void *link, struct nlmsghdr *nlh, char *err,
+		    size_t errlen);
+	void (*drop)(void *ctx, void *link);
+	int64_t (*mono_ns)(void *ctx);		/* CLOCK_MONOTONIC */
+	int64_t (*clock_ns)(void *ctx, int clockid);	/* a plan's clock */
+	void *ctx;
+};
+
+/* Loads conf->plan_file if set; NULL with err set on failure. */
+struct coord *coord_new(const struct tdmd_conf *conf,
+			const struct coord_io *io, char *err, size_t errlen);
+/* Answers a waiting plan push, drops every link, frees co. */
+void coord_free(struct coord *co);
+/* NULL (logged) when the coordinator holds too many connections. */
+struct coord_peer *coord_peer_add(struct coord *co, void *link,
+				  const char *addr);
+/* 0, or -1 with err set: the transport closes (coord_peer_lost). */
+int coord_peer_frame(struct coord *co, struct coord_peer *p,
+		     const struct tdm_msg *m, char *err, size_t errlen);
+void coord_peer_lost(struct coord *co, struct coord_peer *p, const char *why);
+int64_t coord_tick(struct coord *co, int64_t now);
+void coord_control(struct coord *co, struct ctl_req *r);
 
 /* Shared printing of a plan and of qdisc counters (report.c). */
 struct tdm_json;
@@ -166,5 +245,9 @@ char *report_plan_text(const struct tdm_plan *p);
 void report_xstats_json(struct tdm_json *j, const char *key,
 			const struct tc_tdmwin_xstats *x);
 const char *fmt_tai(int64_t t, int clockid, char *buf, size_t len);
+/* Reply to r with what js (r->json) or tx writes; ok=false: a failure. */
+void report_reply(struct ctl_req *r, bool ok,
+		  void (*js)(struct tdm_json *j, void *arg),
+		  void (*tx)(FILE *f, void *arg), void *arg);
 
 #endif

@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The coordinator role on the network: TCP listeners, one authenticated
+ * connection (struct conn) per member, and the real clocks.  Everything
+ * the coordinator decides is in coord.c, which sees a connection only as
+ * an opaque link (struct coord_io).
+ */
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "tdm_log.h"
+#include "tdm_util.h"
+#include "tdmd.h"
+
+struct coord_net {
+	struct role role;		/* first: the role_ops callbacks get it */
+	const struct tdmd *d;
+	struct coord *co;
+	struct coord_io io;
+	struct ev lev[TDMD_MAX_LISTEN * 2];
+	int nlisten;
+};
+
+/* One member connection. */
+struct link {
+	struct coord_net *net;
+	struct conn *c;
+	struct coord_peer *peer;
+	bool busy;			/* inside its own input */
+	bool dropped;			/* free once no longer busy */
+};
+
+static void link_free(struct link *l)
+{
+	conn_free(l->c);
+	free(l);
+}
+
+static int net_send(void *ctx, void *link, struct nlmsghdr *nlh, char *err,
+		    size_t errlen)
+{
+	struct link *l = link;
+
+	(void)ctx;
+	return conn_send(l->c, nlh, err, errlen);
+}
+
+static void net_drop(void *ctx, void *link)
+{
+	struct link *l = link;
+
+	(void)ctx;
+	if (!l->busy) {
+		link_free(l);
+		return;
+	}
+	l->dropped = true;
+	l->c->closing = true;
+}
+
+static int64_t net_mono_ns(void *ctx)
+{
+	(void)ctx;
+	return tdm_mono_ns();
+}
+
+static int64_t net_clock_ns(void *ctx, int clockid)
+{
+	(void)ctx;
+	return tdm_clock_ns(clockid);
+}
+
+static int on_frame(struct conn *c, const struct tdm_msg *m, char *err,
+		    size_t errlen)
+{
+	struct link *l = c->ev.ctx;
+
+	return coord_peer_frame(l->net->co, l->peer, m, err, errlen);
+}
+
+static void on_link_io(struct ev *e, short revents)
+{
+	struct link *l = e->ctx;
+	struct coord *co = l->net->co;
+	char err[256] = "";
+	int rc;
+
+	if (revents & (POLLERR | POLLHUP | POLLNVAL) && !(revents & POLLIN)) {
+		coord_peer_lost(co, l->peer, "connection lost");
+		return;
+	}
+	if ((revents & POLLOUT) && conn_output(l->c, err, sizeof(err))) {
+		coord_peer_lost(co, l->peer, err);
+		return;
+	}
+	if (!(revents & POLLIN))
+		return;
+	l->busy = true;
+	rc = conn_input(l->c, on_frame, err, sizeof(err));
+	l->busy = false;
+	if (l->dropped)
+		link_free(l);
+	else if (rc)
+		coord_peer_lost(co, l->peer, err);
+}
+
+static void on_accept(struct ev *e, short revents)
+{
+	struct coord_net *net = e->ctx;
+	struct nlmsghdr *nlh;
+	struct link *l;
+	char err[256];
+	int fd, one = 1;
+
+	(void)revents;
+	fd = accept4(e->fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	if (fd < 0)
+		return;
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
+	l = calloc(1, sizeof(*l));
+	if (!l) {
+		close(fd);
+		return;
+	}
+	l->net = net;
+	l->c = conn_new(fd, true, net->d->key, net->d->keylen, on_link_io, l);
+	if (!l->c) {
+		close(fd);
+		free(l);
+		return;
+	}
+	l->peer = coord_peer_add(net->co, l, l->c->peer);
+	if (!l->peer) {
+		link_free(l);
+		return;
+	}
+	nlh = frame_begin(TDM_MSG_HELLO);
+	tdm_put_nonce(&l->c->sess, nlh, frame_size());
+	mnl_attr_put_u32(nlh, TDM_A_PROTO, TDM_PROTO_VERSION);
+	if (conn_send(l->c, nlh, err, sizeof(err)))
+		coord_peer_lost(net->co, l->peer, err);
+}
+
+static int listen_one(struct coord_net *net, const char *host, char *err,
+		      size_t errlen)
+{
+	struct addrinfo hints = {
+		.ai_family = AF_UNSPEC,
+		.ai_socktype = SOCK_STREAM,
+		.ai_flags = AI_PASSIVE | AI_NUMERICHOST,
+	}, *res, *ai;
+	int rc, n = 0;
+
+	if (!strcmp(host, "*") || !strcmp(host, "any"))
+		host = "::";
+	rc = getaddrinfo(host, net->d->conf.port, &hints, &res);
+	if (rc) {
+		snprintf(err, errlen, "listen %s: %s (give a numeric address)",
+			 host, gai_strerror(rc));
+		return -1;
+	}
+	for (ai = res; ai; ai = ai->ai_next) {
+		struct ev *e = &net->lev[net->nlisten];
+		int fd, one = 1, zero = 0;
+		char a[80];
+
+		if (net->nlisten == (int)TDM_ARRAY_SIZE(net->lev))
+			break;
+		sockaddr_str(ai->ai_addr, a, sizeof(a));
+		fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+		if (fd < 0)
+			continue;
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		/* "::" also takes IPv4 (mapped), as a dual-stack listener. */
+		if (ai->ai_family == AF_INET6)
+			setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
+		if (bind(fd, ai->ai_addr, ai->ai_addrlen) || listen(fd, 128)) {
+			snprintf(err, errlen, "listen on %s: %s", a, strerror(errno));
+			close(fd);
+			freeaddrinfo(res);
+			return -1;
+		}
+		e->fd = fd;
+		e->events = POLLIN;
+		e->cb = on_accept;
+		e->ctx = net;
+		e->slot = -1;
+		if (ev_add(e)) {
+			close(fd);
+			break;
+		}
+		net->nlisten++;
+		n++;
+		log_info("listening on %s", a);
+	}
+	freeaddrinfo(res);
+	if (!n) {
+		snprintf(err, errlen, "listen %s: no usable address", host);
+		return -1;
+	}
+	return 0;
+}
+
+static void net_stop(struct role *r)
+{
+	struct coord_net *net = (struct coord_net *)r;
+	int i;
+
+	coord_free(net->co);
+	for (i = 0; i < net->nlisten; i++) {
+		ev_del(&net->lev[i]);
+		close(net->lev[i].fd);
+	}
+	free(net);
+}
+
+static struct role *net_start(const struct tdmd *d, char *err, size_t errlen)
+{
+	struct coord_net *net = calloc(1, sizeof(*net));
+	int i;
+
+	if (!net) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	net->role.ops = &coord_role_ops;
+	net->d = d;
+	net->io = (struct coord_io){
+		.send = net_send,
+		.drop = net_drop,
+		.mono_ns = net_mono_ns,
+		.clock_ns = net_clock_ns,
+		.ctx = net,
+	};
+	net->co = coord_new(&d->conf, &net->io, err, errlen);
+	if (!net->co) {
+		free(net);
+		return NULL;
+	}
+	for (i = 0; i < d->conf.nlisten; i++) {
+		if (listen_one(net, d->conf.listen[i], err, errlen)) {
+			net_stop(&net->role);
+			return NULL;
+		}
+	}
+	return &net->role;
+}
+
+static int64_t net_tick(struct role *r, int64_t now)
+{
+	return coord_tick(((struct coord_net *)r)->co, now);
+}
+
+static void net_control(struct role *r, struct ctl_req *req)
+{
+	coord_control(((struct coord_net *)r)->co, req);
+}
+
+/* tdmd -n: the plan file must load. */
+static int net_check(const struct tdmd *d, char *err, size_t errlen)
+{
+	struct tdm_plan p;
+
+	if (!d->conf.plan_file[0])
+		return 0;
+	if (tdm_plan_load(d->conf.plan_file, &p, err, errlen))
+		return -1;
+	tdm_plan_free(&p);
+	return 0;
+}
+
+const struct role_ops coord_role_ops = {
+	.role = ROLE_COORDINATOR,
+	.check = net_check,
+	.start = net_start,
+	.tick = net_tick,
+	.control = net_control,
+	.stop = net_stop,
+};

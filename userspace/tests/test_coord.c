@@ -1,0 +1,664 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of tdmd's coordinator logic (tdmd/coord.c) on the host, with
+ * a fake transport and fake clocks (struct coord_io): members register,
+ * the quorum starts the plan file or adopts what the members run, a plan
+ * push goes to several members and collects their acks, a nack, the ack
+ * timeout, a member that disconnects in the middle of a push, one that
+ * falls silent, a handshake that never ends, a late member, and the
+ * control replies (text and JSON) that tdmctl sees.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "tdm_log.h"
+#include "tdm_plan.h"
+#include "tdm_proto.h"
+#include "tdm_util.h"
+#include "tdmd.h"
+
+#define MS		1000000LL
+#define SEC		(1000 * MS)
+#define TAI_NOW		(1800000000LL * SEC)	/* the plans' clock */
+#define NLINKS	8
+
+static const char plan3[] =
+	"[global]\n"
+	"clock tai\n"
+	"cycle_time 10ms\n"
+	"guard 2us\n"
+	"min_dead_time 100us\n"
+	"lead_time 2s\n"
+	"base_align 1s\n"
+	"[sender a]\n"
+	"window 0 2ms\n"
+	"[sender b]\n"
+	"window 3ms 2ms\n"
+	"[sender c]\n"
+	"window 6ms 2ms\n";
+
+/* What the coordinator sent on one link, and whether it dropped it. */
+struct link {
+	int id;
+	bool dropped;
+	unsigned int nframes;
+	uint16_t last_type;
+	struct tdm_plan plan;		/* the last PLAN, decoded */
+	bool have_plan;
+	uint32_t welcome_version;
+	struct coord_peer *peer;
+};
+
+/* A control request whose reply is kept. */
+struct req {
+	struct ctl_req r;
+	bool replied, ok;
+	char *body;
+};
+
+struct fx {
+	struct tdmd_conf conf;
+	struct coord_io io;
+	struct coord *co;
+	int64_t mono;
+	struct link links[NLINKS];
+	int nlinks;
+	uint32_t *buf;			/* frames the test builds */
+	char tmp[64];			/* plan file */
+};
+
+static int fake_send(void *ctx, void *link, struct nlmsghdr *nlh, char *err,
+		     size_t errlen)
+{
+	const struct nlattr *a;
+	struct link *l = link;
+	char e[256];
+
+	(void)ctx;
+	if (l->dropped) {
+		snprintf(err, errlen, "link %d: send after drop", l->id);
+		fail_msg("%s", err);
+	}
+	l->nframes++;
+	l->last_type = nlh->nlmsg_type;
+	mnl_attr_for_each(a, nlh, sizeof(struct tdm_fhdr)) {
+		uint16_t t = mnl_attr_get_type(a);
+
+		if (nlh->nlmsg_type == TDM_MSG_PLAN && t == TDM_A_PLAN) {
+			if (l->have_plan)
+				tdm_plan_free(&l->plan);
+			assert_int_equal(tdm_plan_get(a, &l->plan, e, sizeof(e)), 0);
+			l->have_plan = true;
+		}
+		if (nlh->nlmsg_type == TDM_MSG_WELCOME && t == TDM_A_PLAN_VERSION)
+			l->welcome_version = mnl_attr_get_u32(a);
+	}
+	return 0;
+}
+
+static void fake_drop(void *ctx, void *link)
+{
+	struct link *l = link;
+
+	(void)ctx;
+	assert_false(l->dropped);
+	l->dropped = true;
+}
+
+static int64_t fake_mono(void *ctx)
+{
+	return ((struct fx *)ctx)->mono;
+}
+
+/* The plans' clock moves with the monotonic one. */
+static int64_t fake_clock(void *ctx, int clockid)
+{
+	(void)clockid;
+	return TAI_NOW + ((struct fx *)ctx)->mono;
+}
+
+static void fx_start(struct fx *f)
+{
+	char err[512];
+
+	f->co = coord_new(&f->conf, &f->io, err, sizeof(err));
+	if (!f->co)
+		fail_msg("coord_new: %s", err);
+}
+
+static int fx_setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+
+	assert_non_null(f);
+	f->buf = malloc(TDM_MAX_FRAME);
+	assert_non_null(f->buf);
+	f->conf.role = ROLE_COORDINATOR;
+	f->conf.ack_timeout_ns = 5 * SEC;
+	f->conf.member_timeout_ns = 5 * SEC;
+	f->conf.history = 32;
+	f->mono = 1 * SEC;
+	f->io = (struct coord_io){
+		.send = fake_send, .drop = fake_drop,
+		.mono_ns = fake_mono, .clock_ns = fake_clock, .ctx = f,
+	};
+	*state = f;
+	return 0;
+}
+
+static int fx_teardown(void **state)
+{
+	struct fx *f = *state;
+	bool all_dropped = true;
+	int i;
+
+	coord_free(f->co);
+	for (i = 0; i < f->nlinks; i++) {
+		/* coord_free() dropped every link it still held. */
+		all_dropped &= f->links[i].dropped;
+		if (f->links[i].have_plan)
+			tdm_plan_free(&f->links[i].plan);
+	}
+	if (f->tmp[0])
+		unlink(f->tmp);
+	free(f->buf);
+	free(f);
+	assert_true(all_dropped);
+	return 0;
+}
+
+/* ---- members ---- */
+
+static struct link *connect_link(struct fx *f)
+{
+	struct link *l = &f->links[f->nlinks];
+	char addr[32];
+
+	assert_true(f->nlinks < NLINKS);
+	l->id = f->nlinks++;
+	snprintf(addr, sizeof(addr), "198.18.0.%d:4000", l->id + 2);
+	l->peer = coord_peer_add(f->co, l, addr);
+	assert_non_null(l->peer);
+	return l;
+}
+
+static struct nlmsghdr *msg_begin(struct fx *f, uint16_t type)
+{
+	return tdm_frame_begin(f->buf, TDM_MAX_FRAME, type);
+}
+
+/* Hand nlh to the coordinator as if it came on l; its return value. */
+static int deliver(struct fx *f, struct link *l, struct nlmsghdr *nlh,
+		   char *err, size_t errlen)
+{
+	struct tdm_msg m = { .type = nlh->nlmsg_type };
+	const struct nlattr *a;
+
+	mnl_attr_for_each(a, nlh, sizeof(struct tdm_fhdr))
+		m.tb[mnl_attr_get_type(a)] = a;
+	return coord_peer_frame(f->co, l->peer, &m, err, errlen);
+}
+
+/* Deliver; an error closes the link, as the transport does. */
+static int deliver_or_close(struct fx *f, struct link *l,
+			    struct nlmsghdr *nlh)
+{
+	char err[256] = "";
+
+	if (!deliver(f, l, nlh, err, sizeof(err)))
+		return 0;
+	coord_peer_lost(f->co, l->peer, err);
+	return -1;
+}
+
+/* REGISTER as name, running plan (version, base, digest) if given. */
+static void register_as(struct fx *f, struct link *l, const char *name,
+			const struct tdm_plan *runs)
+{
+	struct nlmsghdr *nlh = msg_begin(f, TDM_MSG_REGISTER);
+	uint8_t digest[32];
+
+	mnl_attr_put_strz(nlh, TDM_A_NAME, name);
+	if (runs) {
+		tdm_plan_digest(runs, digest);
+		mnl_attr_put_u32(nlh, TDM_A_PLAN_VERSION, runs->version);
+		mnl_attr_put_u64(nlh, TDM_A_BASE_TIME, runs->base_time);
+		mnl_attr_put(nlh, TDM_A_DIGEST, sizeof(digest), digest);
+	}
+	assert_int_equal(deliver_or_close(f, l, nlh), 0);
+	assert_int_equal(l->last_type == TDM_MSG_WELCOME ||
+			 l->last_type == TDM_MSG_PLAN, 1);
+}
+
+static struct link *member(struct fx *f, const char *name)
+{
+	struct link *l = connect_link(f);
+
+	register_as(f, l, name, NULL);
+	return l;
+}
+
+/* Start the coordinator; register members a, b and c where asked. */
+static void start_abc(struct fx *f, struct link **a, struct link **b,
+		      struct link **c)
+{
+	fx_start(f);
+	if (a)
+		*a = member(f, "a");
+	if (b)
+		*b = member(f, "b");
+	if (c)
+		*c = member(f, "c");
+}
+
+/* Point plan_file at a temporary file holding plan3. */
+static void write_plan_file(struct fx *f)
+{
+	FILE *fp;
+	int fd;
+
+	strcpy(f->tmp, "/tmp/test_coord.XXXXXX");
+	fd = mkstemp(f->tmp);
+	assert_true(fd >= 0);
+	fp = fdopen(fd, "w");
+	assert_non_null(fp);
+	fputs(plan3, fp);
+	fclose(fp);
+	tdm_strlcpy(f->conf.plan_file, f->tmp, sizeof(f->conf.plan_file));
+}
+
+static void ack(struct fx *f, struct link *l, uint32_t version, int status,
+		const char *msg)
+{
+	struct nlmsghdr *nlh = msg_begin(f, TDM_MSG_ACK);
+
+	mnl_attr_put_u32(nlh, TDM_A_PLAN_VERSION, version);
+	mnl_attr_put_u32(nlh, TDM_A_STATUS, status);
+	if (msg)
+		mnl_attr_put_strz(nlh, TDM_A_MESSAGE, msg);
+	assert_int_equal(deliver_or_close(f, l, nlh), 0);
+}
+
+static void heartbeat(struct fx *f, struct link *l, uint32_t version)
+{
+	struct nlmsghdr *nlh = msg_begin(f, TDM_MSG_HEARTBEAT);
+	struct nlattr *nest = mnl_attr_nest_start(nlh, TDM_A_SYNC);
+
+	mnl_attr_put_u32(nlh, TDM_S_STATE, 1);
+	mnl_attr_put_u8(nlh, TDM_S_HOLD, 0);
+	mnl_attr_nest_end(nlh, nest);
+	mnl_attr_put_u32(nlh, TDM_A_PLAN_VERSION, version);
+	assert_int_equal(deliver_or_close(f, l, nlh), 0);
+}
+
+/* ---- control requests ---- */
+
+static void keep_reply(struct ctl_req *r, bool ok, const char *body)
+{
+	struct req *q = (struct req *)((char *)r - offsetof(struct req, r));
+
+	assert_false(q->replied);
+	q->replied = true;
+	q->ok = ok;
+	q->body = strdup(body ? body : "");
+}
+
+static void control(struct fx *f, struct req *q, const char *cmd, bool json,
+		    const char *body)
+{
+	memset(q, 0, sizeof(*q));
+	q->r.cmd = cmd;
+	q->r.json = json;
+	q->r.body = body ? body : "";
+	q->r.reply = keep_reply;
+	coord_control(f->co, &q->r);
+}
+
+static void req_done(struct req *q)
+{
+	free(q->body);
+	q->body = NULL;
+}
+
+static void assert_has(const char *hay, const char *needle)
+{
+	if (!strstr(hay, needle))
+		fail_msg("'%s' not in:\n%s", needle, hay);
+}
+
+static void push(struct fx *f, struct req *q)
+{
+	control(f, q, "plan push", false, plan3);
+}
+
+/* ---- tests ---- */
+
+/* A push reaches every connected member; all ack; the reply says so. */
+static void test_push_acked_by_all(void **state)
+{
+	struct fx *f = *state;
+	struct link *a, *b, *c;
+	struct req q, h;
+
+	start_abc(f, &a, &b, &c);
+	assert_int_equal(a->welcome_version, 0);
+	push(f, &q);
+	assert_false(q.replied);
+	assert_true(a->have_plan && b->have_plan && c->have_plan);
+	assert_int_equal(a->plan.version, 1);
+	assert_int_equal(a->plan.nsenders, 3);
+	assert_true(a->plan.base_time > fake_clock(f, CLOCK_TAI));
+	assert_true(a->plan.base_time == b->plan.base_time &&
+		    b->plan.base_time == c->plan.base_time);
+	f->mono += 2 * MS;
+	ack(f, a, 1, 0, NULL);
+	ack(f, b, 1, 0, NULL);
+	assert_false(q.replied);
+	f->mono += 1 * MS;
+	ack(f, c, 1, 0, NULL);
+	assert_true(q.replied);
+	assert_true(q.ok);
+	assert_has(q.body, "plan v1: base time");
+	assert_has(q.body, "a                    ok in 2.000 ms");
+	assert_has(q.body, "c                    ok in 3.000 ms");
+	req_done(&q);
+
+	control(f, &h, "plan history", true, NULL);
+	assert_true(h.ok);
+	assert_has(h.body, "\"version\":1");
+	assert_has(h.body, "\"source\":\"tdmctl\"");
+	assert_has(h.body, "\"sent\":3");
+	assert_has(h.body, "\"acked\":3");
+	assert_has(h.body, "\"nacked\":0");
+	req_done(&h);
+
+	/* The next push is numbered above. */
+	push(f, &q);
+	assert_int_equal(c->plan.version, 2);
+	ack(f, a, 2, 0, NULL);
+	ack(f, b, 2, 0, NULL);
+	ack(f, c, 2, 0, NULL);
+	assert_true(q.replied && q.ok);
+	req_done(&q);
+}
+
+/* One member refuses: the push fails and names the kernel's reason. */
+static void test_push_nack(void **state)
+{
+	struct fx *f = *state;
+	struct link *a, *b;
+	struct req q, s;
+
+	start_abc(f, &a, &b, NULL);
+	control(f, &q, "plan push", true, plan3);
+	ack(f, a, 1, 0, NULL);
+	ack(f, b, 1, EINVAL, "kernel: Window shorter than one minimum frame");
+	assert_true(q.replied);
+	assert_false(q.ok);
+	assert_has(q.body, "\"acked\":1");
+	assert_has(q.body, "\"nacked\":1");
+	assert_has(q.body, "\"name\":\"b\",\"ack\":\"nack\"");
+	assert_has(q.body, "kernel: Window shorter than one minimum frame");
+	req_done(&q);
+
+	control(f, &s, "status", false, NULL);
+	assert_true(s.ok);
+	assert_has(s.body, "last plan: kernel: Window shorter");
+	req_done(&s);
+}
+
+/* A member that does not answer: the push ends at ack_timeout. */
+static void test_push_ack_timeout(void **state)
+{
+	struct fx *f = *state;
+	struct link *a, *b;
+	struct req q;
+	int64_t next;
+
+	start_abc(f, &a, &b, NULL);
+	push(f, &q);
+	ack(f, a, 1, 0, NULL);
+	f->mono += 1 * SEC;
+	heartbeat(f, b, 0);
+	next = coord_tick(f->co, f->mono);
+	assert_false(q.replied);
+	/* The tick asks to be called back at the deadline. */
+	assert_true(next <= f->mono + 4 * SEC);
+	f->mono += 4 * SEC;
+	heartbeat(f, a, 1);
+	heartbeat(f, b, 0);
+	coord_tick(f->co, f->mono);
+	assert_true(q.replied);
+	assert_false(q.ok);
+	assert_has(q.body, "b                    timeout: no answer within the ack timeout");
+	assert_false(b->dropped);
+	req_done(&q);
+}
+
+/* A member that disconnects before it answers counts as missing at once. */
+static void test_push_member_lost(void **state)
+{
+	struct fx *f = *state;
+	struct link *a, *b, *c;
+	struct req q, s;
+
+	start_abc(f, &a, &b, &c);
+	push(f, &q);
+	ack(f, a, 1, 0, NULL);
+	ack(f, c, 1, 0, NULL);
+	assert_false(q.replied);
+	coord_peer_lost(f->co, b->peer, "connection closed by peer");
+	assert_true(b->dropped);
+	assert_true(q.replied);
+	assert_false(q.ok);
+	assert_has(q.body, "b                    timeout: disconnected before answering");
+	req_done(&q);
+
+	control(f, &s, "status", true, NULL);
+	assert_has(s.body, "\"name\":\"b\",\"connected\":false");
+	assert_has(s.body, "\"name\":\"a\",\"connected\":true");
+	req_done(&s);
+}
+
+/* A member that falls silent is dropped after member_timeout. */
+static void test_member_timeout(void **state)
+{
+	struct fx *f = *state;
+	struct link *a, *b;
+	struct req s;
+
+	start_abc(f, &a, &b, NULL);
+	f->mono += 3 * SEC;
+	heartbeat(f, a, 0);
+	coord_tick(f->co, f->mono);
+	assert_false(a->dropped || b->dropped);
+	f->mono += 2 * SEC;
+	coord_tick(f->co, f->mono);
+	assert_true(b->dropped);
+	assert_false(a->dropped);
+	control(f, &s, "status", false, NULL);
+	assert_has(s.body, "members: 2");
+	assert_has(s.body, "  b                down 0s");
+	req_done(&s);
+}
+
+/* A connection that never registers is closed after 5 s. */
+static void test_handshake_timeout(void **state)
+{
+	struct fx *f = *state;
+	struct link *l;
+
+	fx_start(f);
+	l = connect_link(f);
+	f->mono += 4 * SEC;
+	assert_true(coord_tick(f->co, f->mono) <= f->mono + 1 * SEC);
+	assert_false(l->dropped);
+	f->mono += 1 * SEC;
+	coord_tick(f->co, f->mono);
+	assert_true(l->dropped);
+}
+
+/* Frames before REGISTER, or REGISTER twice, close the connection. */
+static void test_protocol_errors(void **state)
+{
+	struct fx *f = *state;
+	struct nlmsghdr *nlh;
+	struct link *l, *m;
+	char err[256];
+
+	fx_start(f);
+	l = connect_link(f);
+	nlh = msg_begin(f, TDM_MSG_ACK);
+	mnl_attr_put_u32(nlh, TDM_A_PLAN_VERSION, 1);
+	mnl_attr_put_u32(nlh, TDM_A_STATUS, 0);
+	assert_int_equal(deliver(f, l, nlh, err, sizeof(err)), -1);
+	assert_string_equal(err, "ACK before REGISTER");
+	coord_peer_lost(f->co, l->peer, err);
+	assert_true(l->dropped);
+
+	m = member(f, "a");
+	nlh = msg_begin(f, TDM_MSG_REGISTER);
+	mnl_attr_put_strz(nlh, TDM_A_NAME, "a");
+	assert_int_equal(deliver(f, m, nlh, err, sizeof(err)), -1);
+	assert_string_equal(err, "REGISTER twice");
+	coord_peer_lost(f->co, m->peer, err);
+}
+
+/* The plan file goes out once every sender is there, and not before. */
+static void test_quorum_pushes_file(void **state)
+{
+	struct fx *f = *state;
+	struct link *a, *b, *c;
+	struct req h;
+
+	write_plan_file(f);
+	start_abc(f, &a, &b, NULL);
+	assert_false(a->have_plan || b->have_plan);
+	c = member(f, "c");
+	assert_true(a->have_plan && b->have_plan && c->have_plan);
+	assert_int_equal(c->plan.version, 1);
+	ack(f, a, 1, 0, NULL);
+	ack(f, b, 1, 0, NULL);
+	ack(f, c, 1, 0, NULL);
+	control(f, &h, "plan history", false, NULL);
+	assert_has(h.body, "file");
+	req_done(&h);
+}
+
+/* Members that connect after a push get the same plan, version and base. */
+static void test_late_member(void **state)
+{
+	struct fx *f = *state;
+	struct link *a, *b, *c;
+	struct req q;
+
+	start_abc(f, &a, NULL, NULL);
+	push(f, &q);
+	ack(f, a, 1, 0, NULL);
+	assert_true(q.replied && q.ok);
+	assert_has(q.body, "b                    never connected");
+	req_done(&q);
+	f->mono += 10 * SEC;
+	heartbeat(f, a, 1);
+	b = member(f, "b");
+	c = member(f, "c");
+	assert_true(b->have_plan && c->have_plan);
+	assert_int_equal(b->plan.version, a->plan.version);
+	assert_true(b->plan.base_time == a->plan.base_time);
+	assert_int_equal(c->welcome_version, 1);
+}
+
+/* A restarted coordinator adopts the plan every member already runs. */
+static void test_adopt(void **state)
+{
+	struct fx *f = *state;
+	struct link *l[3];
+	struct tdm_plan runs;
+	char err[256];
+	struct req h;
+	int i;
+
+	write_plan_file(f);
+	assert_int_equal(tdm_plan_parse(plan3, "p", &runs, err, sizeof(err)), 0);
+	runs.version = 7;
+	runs.base_time = TAI_NOW - 100 * SEC;
+	fx_start(f);
+	for (i = 0; i < 3; i++) {
+		l[i] = connect_link(f);
+		register_as(f, l[i], (const char *[]){ "a", "b", "c" }[i], &runs);
+	}
+	for (i = 0; i < 3; i++)
+		assert_false(l[i]->have_plan);
+	control(f, &h, "plan history", true, NULL);
+	assert_has(h.body, "\"version\":7");
+	assert_has(h.body, "\"source\":\"adopted\"");
+	req_done(&h);
+	tdm_plan_free(&runs);
+}
+
+/* A second push while one waits for acks is refused. */
+static void test_push_while_pushing(void **state)
+{
+	struct fx *f = *state;
+	struct link *a, *b;
+	struct req q, q2;
+
+	start_abc(f, &a, &b, NULL);
+	push(f, &q);
+	ack(f, a, 1, 0, NULL);
+	push(f, &q2);
+	assert_true(q2.replied);
+	assert_false(q2.ok);
+	assert_has(q2.body, "a push of plan v1 is in progress (1 answers missing)");
+	req_done(&q2);
+	ack(f, b, 1, 0, NULL);
+	assert_true(q.replied && q.ok);
+	req_done(&q);
+}
+
+/* Stopping answers a waiting push and drops every link. */
+static void test_stop_answers_waiter(void **state)
+{
+	struct fx *f = *state;
+	struct link *a;
+	struct req q;
+
+	start_abc(f, &a, NULL, NULL);
+	push(f, &q);
+	coord_free(f->co);
+	f->co = NULL;
+	assert_true(q.replied);
+	assert_false(q.ok);
+	assert_string_equal(q.body, "tdmd is shutting down\n");
+	req_done(&q);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_push_acked_by_all, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_push_nack, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_push_ack_timeout, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_push_member_lost, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_member_timeout, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_handshake_timeout, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_protocol_errors, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_quorum_pushes_file, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_late_member, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_adopt, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_push_while_pushing, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_stop_answers_waiter, fx_setup, fx_teardown),
+	};
+
+	tdm_log_init("test_coord", LOG_ERR);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
