@@ -506,7 +506,7 @@ int tdm_plan_auto(struct tdm_plan *p, unsigned int nsenders,
 
 enum global_key {
 	G_CLOCK, G_CYCLE, G_GUARD, G_MIN_DEAD, G_LEAD, G_ALIGN, G_LINK,
-	G_BYPASS_PTP, G_BYPASS_PRIO, G_VERSION, G_NKEYS
+	G_BYPASS_PTP, G_BYPASS_PRIO, G_VERSION, G_BASE, G_NKEYS
 };
 
 static const char *const global_keys[G_NKEYS] = {
@@ -520,6 +520,7 @@ static const char *const global_keys[G_NKEYS] = {
 	[G_BYPASS_PTP] = "bypass_ptp",
 	[G_BYPASS_PRIO] = "bypass_prio",
 	[G_VERSION] = "version",
+	[G_BASE] = "base_time",
 };
 
 static const char *const auto_keys[A_NKEYS] = {
@@ -536,6 +537,7 @@ struct plan_parser {
 	const char *file;
 	enum section sec;
 	int gline[G_NKEYS];	/* where each key was given, 0 = not */
+	int base_clock;		/* the clock base_time names, -1: none */
 	int aline[A_NKEYS];
 	int auto_line;
 	int first_sender_line;
@@ -599,6 +601,34 @@ static int once(int *seen, const struct tdm_cfg_line *l, bool repeats,
 	return 0;
 }
 
+/*
+ * base_time TIME [CLOCK]: a time on the plan's clock, at least 0.  The
+ * clock it names (what the writer adds) must be the plan's; that is
+ * checked in finish(), once the clock key has been read wherever it is.
+ */
+static int base_key(struct plan_parser *pp, const struct tdm_cfg_line *l,
+		    char *err, size_t errlen)
+{
+	uint64_t v;
+
+	if (l->argc > 2)
+		return msg(err, errlen, "'%s' takes TIME [CLOCK]", l->key);
+	if (l->argv[0][0] == '-')
+		return msg(err, errlen, "%s '%s' is negative", l->key,
+			   l->argv[0]);
+	if (key_time(l, l->argv[0], &v, err, errlen))
+		return -1;
+	if (v > INT64_MAX)
+		return msg(err, errlen, "%s: '%s' is too large (max %s)",
+			   l->key, l->argv[0], TSTR(INT64_MAX));
+	if (l->argc == 2 && tdm_clock_parse(l->argv[1], &pp->base_clock))
+		return msg(err, errlen,
+			   "%s: unknown clock '%s' (use tai, realtime, monotonic or boottime)",
+			   l->key, l->argv[1]);
+	pp->p->base_time = (int64_t)v;
+	return 0;
+}
+
 static int global_key(struct plan_parser *pp, const struct tdm_cfg_line *l,
 		      char *err, size_t errlen)
 {
@@ -612,7 +642,7 @@ static int global_key(struct plan_parser *pp, const struct tdm_cfg_line *l,
 		return msg(err, errlen, "unknown key '%s' in [global]", l->key);
 	if (once(&pp->gline[k], l, k == G_BYPASS_PRIO, err, errlen))
 		return -1;
-	if (k != G_BYPASS_PRIO && one_value(l, err, errlen))
+	if (k != G_BYPASS_PRIO && k != G_BASE && one_value(l, err, errlen))
 		return -1;
 
 	switch (k) {
@@ -663,6 +693,8 @@ static int global_key(struct plan_parser *pp, const struct tdm_cfg_line *l,
 			return -1;
 		p->version = (uint32_t)v;
 		return 0;
+	case G_BASE:
+		return base_key(pp, l, err, errlen);
 	}
 	return 0;
 }
@@ -928,6 +960,11 @@ static int finish(struct plan_parser *pp, char *err, size_t errlen)
 		return fail_at(&w, 0, err, errlen,
 			       "no [sender] or [auto] section");
 	}
+	if (pp->base_clock >= 0 && pp->base_clock != pp->p->clockid)
+		return fail_at(&w, pp->gline[G_BASE], err, errlen,
+			       "base_time is on the %s clock, not on the plan's clock (%s)",
+			       tdm_clock_name(pp->base_clock),
+			       tdm_clock_name(pp->p->clockid));
 	w.wline = pp->wline;
 	return plan_check(pp->p, &w, err, errlen);
 }
@@ -935,7 +972,7 @@ static int finish(struct plan_parser *pp, char *err, size_t errlen)
 int tdm_plan_parse(const char *text, const char *file, struct tdm_plan *p,
 		   char *err, size_t errlen)
 {
-	struct plan_parser pp = { .p = p, .file = file };
+	struct plan_parser pp = { .p = p, .file = file, .base_clock = -1 };
 	int ret;
 
 	tdm_plan_init(p);
@@ -948,6 +985,78 @@ int tdm_plan_parse(const char *text, const char *file, struct tdm_plan *p,
 	if (ret)
 		tdm_plan_free(p);
 	return ret;
+}
+
+/* Where the plans of a list start: lines of the [global] that opens each. */
+struct plan_split {
+	int start[TDM_PLAN_LIST_MAX + 1];
+	unsigned int n;
+	bool senders;		/* the current plan had [sender] or [auto] */
+	bool any;		/* it has any line at all */
+};
+
+static int split_line(void *ctx, const struct tdm_cfg_line *l, char *err,
+		      size_t errlen)
+{
+	struct plan_split *sp = ctx;
+	bool global = !l->key && !strcmp(l->section, "global");
+
+	if (global && sp->senders) {
+		if (sp->n == TDM_PLAN_LIST_MAX)
+			return msg(err, errlen, "more than %d plans",
+				   TDM_PLAN_LIST_MAX);
+		sp->start[sp->n++] = l->lineno;
+		sp->senders = false;
+	}
+	if (!sp->any) {
+		sp->any = true;
+		sp->start[sp->n++] = 1;
+	}
+	if (!l->key && !global)
+		sp->senders = true;
+	return 0;
+}
+
+int tdm_plan_parse_list(const char *text, const char *file,
+			struct tdm_plan *plans, unsigned int max,
+			char *err, size_t errlen)
+{
+	struct plan_split sp = { .n = 0 };
+	size_t len = strlen(text), i;
+	unsigned int k, n = 0;
+	char *part;
+	int line;
+
+	if (tdm_cfg_parse_text(text, file, split_line, &sp, err, errlen))
+		return -1;
+	if (sp.n > max)
+		return fail_at(&(struct plan_where){ .file = file },
+			       sp.start[max], err, errlen,
+			       "more than %u plans", max);
+	part = malloc(len + 1);
+	if (!part)
+		return msg(err, errlen, "out of memory");
+	sp.start[sp.n] = INT_MAX;
+	/* Each plan on its own lines, the others blanked: lines stay true. */
+	for (k = 0; k < sp.n; k++) {
+		for (i = 0, line = 1; i < len; i++) {
+			bool in = line >= sp.start[k] && line < sp.start[k + 1];
+
+			part[i] = in || text[i] == '\n' ? text[i] : ' ';
+			line += text[i] == '\n';
+		}
+		part[len] = '\0';
+		if (tdm_plan_parse(part, file, &plans[n], err, errlen))
+			break;
+		n++;
+	}
+	free(part);
+	if (k < sp.n) {
+		while (n)
+			tdm_plan_free(&plans[--n]);
+		return -1;
+	}
+	return (int)n;
 }
 
 int tdm_plan_load(const char *path, struct tdm_plan *p,
@@ -1108,8 +1217,8 @@ static void format_plan(const struct tdm_plan *p, struct out *o)
 	if (p->version)
 		out(o, "%-14s %u\n", "version", p->version);
 	if (p->base_time)
-		out(o, "# base_time %lld (not a plan file key)\n",
-		    (long long)p->base_time);
+		out(o, "%-14s %lld %s\n", "base_time", (long long)p->base_time,
+		    tdm_clock_name(p->clockid));
 	for (i = 0; i < p->nsenders; i++) {
 		s = &p->senders[i];
 		out(o, "\n[sender %.63s]\n", s->name);

@@ -19,6 +19,10 @@
  *   bypass_ptp       on          # default on
  *   bypass_prio      6 7         # skb priorities 0..15 that bypass (default none)
  *   version          12          # optional; the coordinator numbers plans
+ *   base_time        1700000000000000000 tai
+ *                                # optional: when cycle 0 starts, in ns on
+ *                                # the plan's clock (named or not; 0 = not
+ *                                # chosen); tdmd picks its own
  *
  *   [sender alpha]               # one section per sender: a name or an id
  *   window  0     3ms            # offset length
@@ -100,6 +104,19 @@ int tdm_plan_parse(const char *text, const char *file, struct tdm_plan *p,
 		   char *err, size_t errlen);
 int tdm_plan_load(const char *path, struct tdm_plan *p,
 		  char *err, size_t errlen);
+
+/*
+ * Several plans in one text, as tdmd's "plan show" answers (the active
+ * plan, then a pending one), each as tdm_plan_format writes it: a [global]
+ * header that follows a [sender] or [auto] section starts the next plan.
+ * Parses them into plans[0..max) and returns how many there were (0 for a
+ * text without keys or sections), or -1 with err as tdm_plan_parse gives
+ * it (lines of the whole text), nothing left allocated.
+ */
+#define TDM_PLAN_LIST_MAX	16
+int tdm_plan_parse_list(const char *text, const char *file,
+			struct tdm_plan *plans, unsigned int max,
+			char *err, size_t errlen);
 
 /*
  * The [auto] form as a function (used by the parser and the tools).  p must

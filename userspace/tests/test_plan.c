@@ -172,7 +172,6 @@ static void round_trip(const struct tdm_plan *p)
 	assert_non_null(text);
 	if (tdm_plan_parse(text, "formatted", &q, err, sizeof(err)))
 		fail_msg("%s\n%s", err, text);
-	q.base_time = p->base_time;	/* not part of the file format */
 	assert_true(tdm_plan_equal(p, &q));
 	tdm_plan_free(&q);
 	free(text);
@@ -480,6 +479,85 @@ static void test_global_value_errors(void **state)
 	parse_bad("version 4294967296\n",
 		  "plan.conf:1: version: '4294967296' is too large (max 4294967295)");
 	parse_bad("version -1\n", "plan.conf:1: version: '-1': not a number");
+}
+
+/* base_time: a time, at least 0, on the plan's clock. */
+static void test_base_time_errors(void **state)
+{
+	(void)state;
+	parse_bad("base_time soon\n",
+		  "plan.conf:1: base_time: 'soon': not a time (a number with ns, us, ms or s)");
+	parse_bad("base_time 17e17\n",
+		  "plan.conf:1: base_time: '17e17': unknown unit 'e17' (use ns, us, ms or s)");
+	parse_bad("\nbase_time -1\n", "plan.conf:2: base_time '-1' is negative");
+	parse_bad("base_time -1700000000s tai\n",
+		  "plan.conf:1: base_time '-1700000000s' is negative");
+	parse_bad("base_time 9223372036854775808\n",
+		  "plan.conf:1: base_time: '9223372036854775808' is too large (max 9223372036854775807ns)");
+	parse_bad("base_time 1s tai now\n",
+		  "plan.conf:1: 'base_time' takes TIME [CLOCK]");
+	parse_bad("base_time 1s gps\n",
+		  "plan.conf:1: base_time: unknown clock 'gps' (use tai, realtime, monotonic or boottime)");
+	parse_bad("base_time 1s\nbase_time 2s\n",
+		  "plan.conf:2: duplicate key 'base_time' (first at line 1)");
+	/* Not on the plan's clock: the clock key may come before or after. */
+	parse_bad("cycle_time 1ms\nbase_time 1700000000s realtime\n"
+		  "[sender a]\nwindow 0 1us\n",
+		  "plan.conf:2: base_time is on the realtime clock, not on the plan's clock (tai)");
+	parse_bad("[global]\nbase_time 1s tai\nclock monotonic\n"
+		  "cycle_time 1ms\n[sender a]\nwindow 0 1us\n",
+		  "plan.conf:2: base_time is on the tai clock, not on the plan's clock (monotonic)");
+	parse_bad("[auto]\nsenders 2\nwindow 1ms\ndead_time 0\n"
+		  "[global]\nclock boottime\nbase_time 5s CLOCK_TAI\n",
+		  "plan.conf:7: base_time is on the tai clock, not on the plan's clock (boottime)");
+}
+
+static void test_base_time(void **state)
+{
+	static const char text[] =
+		"[global]\n"
+		"cycle_time 1ms\n"
+		"base_time 1700000000.5s\n"
+		"[sender a]\n"
+		"window 0 1us\n";
+	struct tdm_plan p;
+	char *out;
+
+	(void)state;
+	/* Optional: 0 (not chosen) without it. */
+	parse_ok("cycle_time 1ms\n[sender a]\nwindow 0 1us\n", &p);
+	assert_int_equal(p.base_time, 0);
+	out = tdm_plan_format_alloc(&p);
+	assert_non_null(out);
+	assert_null(strstr(out, "base_time"));
+	free(out);
+	tdm_plan_free(&p);
+
+	/* A time with a unit, on the plan's clock when no clock is named. */
+	parse_ok(text, &p);
+	assert_int_equal(p.base_time, 1700000000500000000LL);
+	out = tdm_plan_format_alloc(&p);
+	assert_non_null(out);
+	assert_non_null(strstr(out, "\nbase_time      1700000000500000000 tai\n"));
+	free(out);
+	round_trip(&p);
+	tdm_plan_free(&p);
+
+	/* The clock named in any spelling, the largest time, every clock. */
+	parse_ok("clock realtime\ncycle_time 1ms\n"
+		 "base_time 9223372036854775807 CLOCK_REALTIME\n"
+		 "[sender a]\nwindow 0 1us\n", &p);
+	assert_int_equal(p.base_time, INT64_MAX);
+	assert_int_equal(p.clockid, CLOCK_REALTIME);
+	round_trip(&p);
+	p.clockid = CLOCK_MONOTONIC;
+	p.base_time = 1;
+	round_trip(&p);
+	p.clockid = CLOCK_BOOTTIME;
+	round_trip(&p);
+	p.clockid = CLOCK_TAI;
+	round_trip(&p);
+	tdm_plan_free(&p);
 }
 
 static void test_missing(void **state)
@@ -1287,7 +1365,8 @@ static void test_format_built(void **state)
 	assert_non_null(text);
 	assert_non_null(strstr(text, "bypass_prio    0 1 2 3 4 5 6 7\n"
 				     "bypass_prio    8 9 10 11 12 13 14 15\n"));
-	assert_non_null(strstr(text, "# base_time 1700000000000000000"));
+	assert_non_null(strstr(text, "\nbase_time      1700000000000000000 realtime\n"));
+	assert_null(strstr(text, "# base_time"));
 	assert_non_null(strstr(text, "[sender s2]\nwindow 2us        500ns\n"));
 	free(text);
 	round_trip(&p);
@@ -1303,6 +1382,74 @@ static void test_format_built(void **state)
 	p.bypass_prios = 0x10000;
 	assert_int_equal(tdm_plan_validate(&p, NULL, 0), -1);
 	tdm_plan_free(&p);
+}
+
+/* What tdmd's plan show writes: the active plan, then the pending one. */
+static void test_parse_list(void **state)
+{
+	struct tdm_plan a, b, got[3];
+	char err[512] = "", *ta, *tb, *text;
+	int n;
+
+	(void)state;
+	build(&a, 2, 1 * MS);
+	a.version = 3;
+	a.base_time = 1700000000000000000LL;
+	build(&b, 3, 2 * MS);
+	b.version = 4;
+	b.base_time = 1700000005000000000LL;
+	validate_ok(&a);
+	validate_ok(&b);
+	ta = tdm_plan_format_alloc(&a);
+	tb = tdm_plan_format_alloc(&b);
+	assert_non_null(ta);
+	assert_non_null(tb);
+	assert_true(asprintf(&text, "# active\n%s\n# pending\n%s", ta, tb) > 0);
+	n = tdm_plan_parse_list(text, "tdmd", got, 3, err, sizeof(err));
+	if (n < 0)
+		fail_msg("%s\n%s", err, text);
+	assert_int_equal(n, 2);
+	assert_true(tdm_plan_equal(&got[0], &a));
+	assert_true(tdm_plan_equal(&got[1], &b));
+	tdm_plan_free(&got[0]);
+	tdm_plan_free(&got[1]);
+
+	/* One plan, two, none. */
+	assert_int_equal(tdm_plan_parse_list(ta, "tdmd", got, 1, err, sizeof(err)), 1);
+	assert_int_equal(got[0].base_time, a.base_time);
+	tdm_plan_free(&got[0]);
+	assert_int_equal(tdm_plan_parse_list(text, "tdmd", got, 1, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "tdmd:"));
+	assert_non_null(strstr(err, ": more than 1 plans"));
+	assert_int_equal(tdm_plan_parse_list("# no plan installed yet\n", "tdmd",
+					     got, 3, err, sizeof(err)), 0);
+	assert_int_equal(tdm_plan_parse_list("", "tdmd", got, 3, err, sizeof(err)), 0);
+	/* A plan file whose keys come before any section is one plan. */
+	assert_int_equal(tdm_plan_parse_list("cycle_time 1ms\n[sender a]\nwindow 0 1us\n",
+					     "p", got, 3, err, sizeof(err)), 1);
+	tdm_plan_free(&got[0]);
+	free(text);
+
+	/* Errors name the line of the whole text. */
+	assert_true(asprintf(&text, "%s[global]\ncycle_time 1ms\nbase_time -1\n", ta) > 0);
+	n = tdm_plan_parse_list(text, "tdmd", got, 3, err, sizeof(err));
+	assert_int_equal(n, -1);
+	{
+		char want[64];
+		int lines = 0;
+		const char *c;
+
+		for (c = ta; *c; c++)
+			lines += *c == '\n';
+		snprintf(want, sizeof(want), "tdmd:%d: base_time '-1' is negative",
+			 lines + 3);
+		assert_string_equal(err, want);
+	}
+	free(text);
+	free(ta);
+	free(tb);
+	tdm_plan_free(&a);
+	tdm_plan_free(&b);
 }
 
 static void test_equal_copy(void **state)
@@ -1409,6 +1556,9 @@ int main(void)
 		cmocka_unit_test(test_too_many_senders),
 		cmocka_unit_test(test_global_key_errors),
 		cmocka_unit_test(test_global_value_errors),
+		cmocka_unit_test(test_base_time_errors),
+		cmocka_unit_test(test_base_time),
+		cmocka_unit_test(test_parse_list),
 		cmocka_unit_test(test_missing),
 		cmocka_unit_test(test_sender_key_errors),
 		cmocka_unit_test(test_too_many_windows),
