@@ -18,6 +18,7 @@
 #include <openssl/evp.h>
 
 #include "tdm_cfg.h"
+#include "tdm_json.h"
 #include "tdm_plan.h"
 #include "tdm_util.h"
 
@@ -1252,4 +1253,42 @@ char *tdm_plan_format_alloc(const struct tdm_plan *p)
 	o.pos = 0;
 	format_plan(p, &o);
 	return o.buf;
+}
+
+/* ---- JSON ------------------------------------------------------------- */
+
+void tdm_plan_json(struct tdm_json *j, const char *key,
+		   const struct tdm_plan *p)
+{
+	const struct tdm_sender *s;
+	unsigned int i, k;
+
+	tdm_json_obj_open(j, key);
+	tdm_json_u64(j, "version", p->version);
+	tdm_json_str(j, "clock", tdm_clock_name(p->clockid));
+	tdm_json_u64(j, "cycle_ns", p->cycle_ns);
+	tdm_json_s64(j, "base_time", p->base_time);
+	tdm_json_u64(j, "guard_ns", p->guard_ns);
+	tdm_json_u64(j, "min_dead_ns", p->min_dead_ns);
+	tdm_json_u64(j, "link_speed", p->link_speed);
+	tdm_json_u64(j, "bypass_prios", p->bypass_prios);
+	tdm_json_bool(j, "bypass_ptp", p->bypass_ptp);
+	tdm_json_arr_open(j, "senders");
+	for (i = 0; i < p->nsenders; i++) {
+		s = &p->senders[i];
+		tdm_json_obj_open(j, NULL);
+		tdm_json_u64(j, "sender", i);
+		tdm_json_str(j, "name", s->name);
+		tdm_json_arr_open(j, "windows");
+		for (k = 0; k < s->nwin && k < TDMWIN_MAX_WINDOWS; k++) {
+			tdm_json_obj_open(j, NULL);
+			tdm_json_u64(j, "offset_ns", s->win[k].offset);
+			tdm_json_u64(j, "length_ns", s->win[k].length);
+			tdm_json_obj_close(j);
+		}
+		tdm_json_arr_close(j);
+		tdm_json_obj_close(j);
+	}
+	tdm_json_arr_close(j);
+	tdm_json_obj_close(j);
 }

@@ -180,4 +180,16 @@ char *tdm_plan_format_alloc(const struct tdm_plan *p);
  */
 bool tdm_plan_equal(const struct tdm_plan *a, const struct tdm_plan *b);
 
+/*
+ * The plan as a JSON object (member key, or NULL in an array), the one
+ * schema every tool writes: version, clock, cycle_ns, base_time (ns on the
+ * plan's clock, 0 = not chosen), guard_ns, min_dead_ns, link_speed
+ * (Mbit/s), bypass_prios (bit n: priority n), bypass_ptp, and senders: an
+ * array of sender (its index), name and windows, an array of offset_ns
+ * and length_ns.
+ */
+struct tdm_json;
+void tdm_plan_json(struct tdm_json *j, const char *key,
+		   const struct tdm_plan *p);
+
 #endif

@@ -975,9 +975,9 @@ static void show_json(struct tdm_json *j, void *arg)
 	const struct coord *co = arg;
 	tdm_json_obj_open(j, NULL);
 	if (co->have_prev)
-		report_plan_json(j, "active", &co->prev);
+		tdm_plan_json(j, "active", &co->prev);
 	if (co->have_cur)
-		report_plan_json(j, co->have_prev ? "pending" : "active", &co->cur);
+		tdm_plan_json(j, co->have_prev ? "pending" : "active", &co->cur);
 	tdm_json_obj_close(j);
 }
 

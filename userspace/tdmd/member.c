@@ -611,7 +611,7 @@ static void status_text(FILE *f, void *arg)
 static void plan_json(struct tdm_json *j, void *arg)
 {
 	tdm_json_obj_open(j, NULL);
-	report_plan_json(j, "installed", arg);
+	tdm_plan_json(j, "installed", arg);
 	tdm_json_obj_close(j);
 }
 

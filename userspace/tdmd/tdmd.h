@@ -239,8 +239,6 @@ void coord_control(struct coord *co, struct ctl_req *r);
 
 /* Shared printing of a plan and of qdisc counters (report.c). */
 struct tdm_json;
-void report_plan_json(struct tdm_json *j, const char *key,
-		      const struct tdm_plan *p);
 char *report_plan_text(const struct tdm_plan *p);
 void report_xstats_json(struct tdm_json *j, const char *key,
 			const struct tc_tdmwin_xstats *x);

@@ -19,6 +19,7 @@
 
 #include <cmocka.h>
 
+#include "tdm_json.h"
 #include "tdm_plan.h"
 #include "tdm_util.h"
 
@@ -1452,6 +1453,40 @@ static void test_parse_list(void **state)
 	tdm_plan_free(&b);
 }
 
+/* The one JSON schema of a plan (tdmd, tdmstat, tdmctl -j, tdmplot). */
+static void test_json(void **state)
+{
+	struct tdm_json j;
+	struct tdm_plan p;
+
+	(void)state;
+	build(&p, 2, 1 * MS);
+	p.version = 5;
+	p.base_time = -7;
+	p.guard_ns = 10;
+	p.min_dead_ns = 20;
+	p.link_speed = 1000;
+	p.bypass_prios = 0x81;
+	p.senders[1].nwin = 2;
+	p.senders[1].win[1].offset = 2000;
+	p.senders[1].win[1].length = 300;
+	tdm_json_init(&j);
+	tdm_json_obj_open(&j, NULL);
+	tdm_plan_json(&j, "active", &p);
+	tdm_json_obj_close(&j);
+	assert_string_equal(tdm_json_finish(&j),
+		"{\"active\":{\"version\":5,\"clock\":\"tai\",\"cycle_ns\":1000000,"
+		"\"base_time\":-7,\"guard_ns\":10,\"min_dead_ns\":20,"
+		"\"link_speed\":1000,\"bypass_prios\":129,\"bypass_ptp\":true,"
+		"\"senders\":[{\"sender\":0,\"name\":\"s0\",\"windows\":"
+		"[{\"offset_ns\":0,\"length_ns\":500}]},"
+		"{\"sender\":1,\"name\":\"s1\",\"windows\":"
+		"[{\"offset_ns\":1000,\"length_ns\":500},"
+		"{\"offset_ns\":2000,\"length_ns\":300}]}]}}\n");
+	tdm_json_free(&j);
+	tdm_plan_free(&p);
+}
+
 static void test_equal_copy(void **state)
 {
 	struct tdm_plan p, q;
@@ -1559,6 +1594,7 @@ int main(void)
 		cmocka_unit_test(test_base_time_errors),
 		cmocka_unit_test(test_base_time),
 		cmocka_unit_test(test_parse_list),
+		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_missing),
 		cmocka_unit_test(test_sender_key_errors),
 		cmocka_unit_test(test_too_many_windows),
