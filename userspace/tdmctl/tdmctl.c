@@ -12,25 +12,18 @@
  * not acked by every member), 2 usage error, 3 tdmd unreachable or no
  * answer within -t.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/un.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "doctor.h"
 #include "tdm_cfg.h"
+#include "tdm_ctl.h"
 #include "tdm_plan.h"
 #include "tdm_util.h"
 
-#define DEFAULT_SOCKET	"/run/tdmd.sock"
-#define MAX_REPLY	(16 * 1024 * 1024)
 #define MAX_PLAN	(1024 * 1024)
 
 static void usage(FILE *f)
@@ -52,7 +45,7 @@ static void usage(FILE *f)
 		"  -t, --timeout SECONDS how long to wait for an answer (default 30)\n"
 		"  -h, --help            this help\n"
 		"      --version         tdmctl's version\n",
-		DEFAULT_SOCKET);
+		TDM_CTL_DEFAULT_SOCKET);
 }
 
 static char *read_plan(const char *path, const char **label)
@@ -101,114 +94,29 @@ static int check_plan(const char *text, const char *label, bool quiet)
 	return 0;
 }
 
-static int send_all(int fd, const char *s, size_t n)
-{
-	while (n) {
-		ssize_t w = send(fd, s, n, MSG_NOSIGNAL);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		s += w;
-		n -= w;
-	}
-	return 0;
-}
-
+/* Exit status: 0 ok, 1 refused or failed, 2 bad path, 3 unreachable. */
 static int request(const char *path, const char *line, const char *body,
 		   int timeout_s, bool json)
 {
-	struct sockaddr_un sun = { .sun_family = AF_UNIX };
-	int64_t t0 = tdm_mono_ns();
-	char *reply = NULL, *nl;
-	size_t len = 0, cap = 0;
-	int fd, rc = 1;
-	bool ok;
+	static const int rc[] = {
+		[TDM_CTL_OK] = 0, [TDM_CTL_REFUSED] = 1, [TDM_CTL_BAD_PATH] = 2,
+		[TDM_CTL_UNREACHABLE] = 3, [TDM_CTL_FAILED] = 1,
+	};
+	enum tdm_ctl_res res;
+	char err[512], *answer;
 
-	if (tdm_strlcpy(sun.sun_path, path, sizeof(sun.sun_path))) {
-		fprintf(stderr, "tdmctl: socket path too long: %s\n", path);
-		return 2;
-	}
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&sun, sizeof(sun))) {
-		fprintf(stderr, "tdmctl: cannot reach tdmd at %s: %s\n", path,
-			strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return 3;
-	}
-	if (send_all(fd, line, strlen(line)) ||
-	    (body && send_all(fd, body, strlen(body))) ||
-	    shutdown(fd, SHUT_WR)) {
-		fprintf(stderr, "tdmctl: sending the request: %s\n", strerror(errno));
-		close(fd);
-		return 3;
-	}
-	for (;;) {
-		struct pollfd p = { .fd = fd, .events = POLLIN };
-		long left;
-		ssize_t n;
-
-		left = timeout_s * 1000L - (long)((tdm_mono_ns() - t0) / 1000000);
-		if (left <= 0 || poll(&p, 1, left) == 0) {
-			fprintf(stderr, "tdmctl: no answer from tdmd within %d s\n",
-				timeout_s);
-			rc = 3;
-			goto out;
-		}
-		if (len + 65536 + 1 > cap) {
-			char *b;
-
-			cap = cap ? cap * 2 : 131072;
-			if (cap > MAX_REPLY) {
-				fprintf(stderr, "tdmctl: answer too large\n");
-				goto out;
-			}
-			b = realloc(reply, cap);
-			if (!b) {
-				fprintf(stderr, "tdmctl: out of memory\n");
-				goto out;
-			}
-			reply = b;
-		}
-		n = recv(fd, reply + len, cap - len - 1, 0);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			fprintf(stderr, "tdmctl: reading the answer: %s\n",
-				strerror(errno));
-			goto out;
-		}
-		if (n == 0)
-			break;
-		len += n;
-	}
-	if (!reply) {
-		fprintf(stderr, "tdmctl: tdmd closed the connection without an answer\n");
-		rc = 3;
-		goto out;
-	}
-	reply[len] = '\0';
-	nl = strchr(reply, '\n');
-	if (!nl || (strncmp(reply, "ok\n", 3) && strncmp(reply, "error\n", 6))) {
-		fprintf(stderr, "tdmctl: malformed answer from tdmd\n");
-		goto out;
-	}
-	ok = reply[0] == 'o';
-	nl++;
-	if (ok || json)
-		fputs(nl, stdout);
-	else if (strchr(nl, '\n') && strchr(nl, '\n')[1])
-		fputs(nl, stderr);	/* a report, e.g. who refused a plan */
+	res = tdm_ctl_request(path, line, body, timeout_s * 1000, &answer,
+			      err, sizeof(err));
+	if (res == TDM_CTL_OK || (res == TDM_CTL_REFUSED && json))
+		fputs(answer, stdout);
+	else if (res != TDM_CTL_REFUSED)
+		fprintf(stderr, "tdmctl: %s\n", err);
+	else if (strchr(answer, '\n') && strchr(answer, '\n')[1])
+		fputs(answer, stderr);	/* a report, e.g. who refused a plan */
 	else
-		fprintf(stderr, "tdmctl: %s", nl);
-	rc = ok ? 0 : 1;
-out:
-	free(reply);
-	close(fd);
-	return rc;
+		fprintf(stderr, "tdmctl: %s", answer);
+	free(answer);
+	return rc[res];
 }
 
 int main(int argc, char **argv)
@@ -227,7 +135,7 @@ int main(int argc, char **argv)
 	char line[PATH_MAX + 64], *text;
 
 	if (!sock)
-		sock = DEFAULT_SOCKET;
+		sock = TDM_CTL_DEFAULT_SOCKET;
 	while ((opt = getopt_long(argc, argv, "+s:jt:h", lo, NULL)) != -1) {
 		switch (opt) {
 		case 's':
