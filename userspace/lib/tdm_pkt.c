@@ -7,6 +7,10 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <net/ethernet.h>
+#include <netinet/ip.h>
+#include <netinet/udp.h>
 
 #include "tdm_pkt.h"
 
@@ -95,7 +99,6 @@ int tdm_pkt_decode(const void *payload, size_t len, struct tdmrx_record *rec)
 #define ETH_P_IPV6_	0x86dd
 #define ETH_P_8021Q_	0x8100
 #define ETH_P_8021AD_	0x88a8
-#define IPPROTO_UDP_	17
 
 static bool port_ok(uint16_t dport, const uint16_t *ports, unsigned int n)
 {
@@ -155,7 +158,7 @@ static enum tdm_frame_res ipv4(const uint8_t *p, size_t avail,
 		return TDM_FRAME_NOT_UDP;
 	ihl = (size_t)(p[0] & 15) * 4;
 	tot = get16(p + 2);
-	if (ihl < 20 || tot < ihl || avail < ihl || p[9] != IPPROTO_UDP_)
+	if (ihl < 20 || tot < ihl || avail < ihl || p[9] != IPPROTO_UDP)
 		return TDM_FRAME_NOT_UDP;
 	if (avail > tot)
 		avail = tot;
@@ -183,7 +186,7 @@ static enum tdm_frame_res ipv6(const uint8_t *p, size_t avail,
 	rec->saddr = hash_v6(p + 8);
 	rec->flags |= TDMRX_F_IPV6;
 	/* Skip extension headers: hop-by-hop, routing, fragment, dest opts. */
-	for (hops = 0; hops < 8 && nh != IPPROTO_UDP_; hops++) {
+	for (hops = 0; hops < 8 && nh != IPPROTO_UDP; hops++) {
 		if (avail < off + 8)
 			return TDM_FRAME_NOT_UDP;
 		if (nh == 44) {
@@ -198,7 +201,7 @@ static enum tdm_frame_res ipv6(const uint8_t *p, size_t avail,
 			return TDM_FRAME_NOT_UDP;
 		}
 	}
-	if (nh != IPPROTO_UDP_ || avail < off)
+	if (nh != IPPROTO_UDP || avail < off)
 		return TDM_FRAME_NOT_UDP;
 	return udp(p + off, avail - off, first, ports, nports, rec);
 }
@@ -278,6 +281,63 @@ enum tdm_frame_res tdm_frame_decode(int linktype, const uint8_t *data,
 	if (off > caplen)
 		return TDM_FRAME_NOT_UDP;
 	return l3(proto, data + off, caplen - off, ports, nports, rec);
+}
+
+/* ---- synthesized frames -------------------------------------------------- */
+
+uint16_t tdm_ip_csum(const void *data, size_t len)
+{
+	const uint8_t *b = data;
+	uint32_t sum = 0;
+	size_t i;
+
+	for (i = 0; i + 1 < len; i += 2)
+		sum += get16(b + i);
+	if (len & 1)
+		sum += (uint32_t)b[len - 1] << 8;
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
+size_t tdm_frame_encode(void *buf, size_t len, const struct tdm_frame_addr *a,
+			const struct tdm_pkt *p, size_t payload_len)
+{
+	struct ether_header eth = { .ether_type = htons(ETHERTYPE_IP) };
+	struct iphdr ip = {
+		.version = 4,
+		.ihl = sizeof(ip) / 4,
+		.ttl = 64,
+		.protocol = IPPROTO_UDP,
+		.saddr = htonl(a->saddr),
+		.daddr = htonl(a->daddr),
+	};
+	struct udphdr udp = {
+		.source = htons(a->sport),
+		.dest = htons(a->dport),
+	};
+	size_t wire = sizeof(eth) + sizeof(ip) + sizeof(udp) + payload_len;
+	uint8_t *b = buf;
+
+	_Static_assert(sizeof(eth) + sizeof(ip) + sizeof(udp) ==
+		       TDM_FRAME_HDR_LEN, "Ethernet, IPv4 and UDP headers");
+	if (len < TDM_FRAME_HDR_LEN + TDM_PKT_HDR_LEN ||
+	    payload_len < TDM_PKT_HDR_LEN ||
+	    payload_len > 0xffff - sizeof(ip) - sizeof(udp))
+		return 0;
+	memcpy(eth.ether_dhost, a->dst_mac, ETH_ALEN);
+	memcpy(eth.ether_shost, a->src_mac, ETH_ALEN);
+	ip.tot_len = htons((uint16_t)(sizeof(ip) + sizeof(udp) + payload_len));
+	ip.check = htons(tdm_ip_csum(&ip, sizeof(ip)));
+	udp.len = htons((uint16_t)(sizeof(udp) + payload_len));
+	if (len > wire)
+		len = wire;
+	memset(b, 0, len);
+	memcpy(b, &eth, sizeof(eth));
+	memcpy(b + sizeof(eth), &ip, sizeof(ip));
+	memcpy(b + sizeof(eth) + sizeof(ip), &udp, sizeof(udp));
+	tdm_pkt_encode(b + TDM_FRAME_HDR_LEN, p);
+	return wire;
 }
 
 /* ---- record files ------------------------------------------------------- */

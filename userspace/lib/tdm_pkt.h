@@ -72,6 +72,34 @@ enum tdm_frame_res tdm_frame_decode(int linktype, const uint8_t *data,
 				    struct tdmrx_record *rec);
 
 /*
+ * The internet checksum (RFC 1071) of len bytes: the ones' complement of
+ * their ones' complement sum in 16-bit big-endian words, in host order.
+ * Over an IPv4 header that holds its checksum it is 0.
+ */
+uint16_t tdm_ip_csum(const void *data, size_t len);
+
+/* The addresses of a synthesized frame, in host order. */
+struct tdm_frame_addr {
+	uint8_t dst_mac[6], src_mac[6];
+	uint32_t saddr, daddr;
+	uint16_t sport, dport;
+};
+
+#define TDM_FRAME_HDR_LEN	42	/* Ethernet 14 + IPv4 20 + UDP 8 */
+
+/*
+ * An Ethernet II / IPv4 / UDP frame carrying the stamped header p and
+ * payload_len bytes of UDP payload in all (zeros after the header), as a
+ * capture of len bytes of it: the headers, with a correct IPv4 header
+ * checksum (TTL 64, no options, not fragmented) and no UDP checksum, and
+ * as much of the payload as fits.  Returns the frame's length on the
+ * wire (without FCS), or 0 if len cannot hold the headers and p or the
+ * payload does not fit in an IPv4 packet.
+ */
+size_t tdm_frame_encode(void *buf, size_t len, const struct tdm_frame_addr *a,
+			const struct tdm_pkt *p, size_t payload_len);
+
+/*
  * Record files: what `tdmstat capture -w` writes and `tdmstat analyze`
  * reads besides pcap: a 16-byte header ("TDMRXREC", u32 version 1,
  * u32 record size 64, host order) followed by the records as they were

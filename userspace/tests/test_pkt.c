@@ -163,6 +163,66 @@ static void test_frames(void **state)
 	assert_int_equal(r.seq, hdr.seq);
 }
 
+/* A synthesized frame: a valid IPv4 header checksum, and it decodes back. */
+static void test_frame_encode(void **state)
+{
+	static const struct tdm_frame_addr a = {
+		.src_mac = { 2, 0, 0, 0, 0, 1 },
+		.saddr = 0xc6120005, .daddr = 0xc6130001,
+		.sport = 40000, .dport = 8081,
+	};
+	/* The example of RFC 1071 4.1 and its checksum. */
+	static const uint8_t rfc[] = { 0x00, 0x01, 0xf2, 0x03, 0xf4, 0xf5,
+				       0xf6, 0xf7 };
+	const uint16_t port = 8081;
+	struct tdmrx_record r;
+	uint8_t f[256], *ip = f + 14;
+	size_t n;
+
+	(void)state;
+	assert_int_equal(tdm_ip_csum(rfc, sizeof(rfc)), (uint16_t)~0xddf2);
+	assert_int_equal(tdm_ip_csum(rfc, 3), (uint16_t)~0xf201);	/* odd: 0 pad */
+
+	memset(f, 0xee, sizeof(f));
+	n = tdm_frame_encode(f, 128, &a, &hdr, 1480);
+	assert_int_equal(n, 14 + 20 + 8 + 1480);
+	assert_int_equal(f[12] << 8 | f[13], 0x0800);
+	assert_memory_equal(f + 6, a.src_mac, 6);
+	assert_int_equal(ip[0], 0x45);
+	assert_int_equal(ip[2] << 8 | ip[3], 20 + 8 + 1480);
+	assert_int_equal(ip[8], 64);
+	assert_int_equal(ip[9], 17);
+	assert_int_not_equal(ip[10] << 8 | ip[11], 0);
+	/* Summed with its checksum the header adds up to 0xffff. */
+	assert_int_equal(tdm_ip_csum(ip, 20), 0);
+	ip[15] ^= 1;
+	assert_int_not_equal(tdm_ip_csum(ip, 20), 0);
+	ip[15] ^= 1;
+	/* The snapped payload after the header is zero, nothing past 128. */
+	assert_int_equal(f[14 + 28 + 40], 0);
+	assert_int_equal(f[127], 0);
+	assert_int_equal(f[128], 0xee);
+
+	assert_int_equal(tdm_frame_decode(TDM_DLT_EN10MB, f, 128, 5, TDMRX_F_HW_TS,
+					  &port, 1, &r), TDM_FRAME_OK);
+	assert_int_equal(r.sender, hdr.sender);
+	assert_int_equal(r.plan_version, hdr.plan_version);
+	assert_int_equal(r.seq, hdr.seq);
+	assert_int_equal(r.tx_ns, hdr.tx_ns);
+	assert_int_equal(r.len, 1480);
+	assert_int_equal(r.saddr, a.saddr);
+	assert_int_equal(r.sport, a.sport);
+	assert_int_equal(r.dport, a.dport);
+
+	/* Too small a buffer, too small or too large a payload. */
+	assert_int_equal(tdm_frame_encode(f, 14 + 28 + 39, &a, &hdr, 40), 0);
+	assert_int_equal(tdm_frame_encode(f, 128, &a, &hdr, 39), 0);
+	assert_int_equal(tdm_frame_encode(f, 128, &a, &hdr, 65535 - 27), 0);
+	assert_int_equal(tdm_frame_encode(f, 128, &a, &hdr, 65535 - 28),
+			 14 + 65535);
+	assert_int_equal(tdm_ip_csum(ip, 20), 0);
+}
+
 static void test_rec_file(void **state)
 {
 	uint8_t h[TDM_REC_FILE_HDR_LEN];
@@ -182,6 +242,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_header),
 		cmocka_unit_test(test_frames),
+		cmocka_unit_test(test_frame_encode),
 		cmocka_unit_test(test_rec_file),
 	};
 
