@@ -1,7 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * tdmstat internals shared by its commands: options, the outputs (CSV
- * files, JSON summary, progress line, summary table) and the plan sources.
+ * tdmstat's parts, one job each, over the statistics engine (libtdm's
+ * tdm_stats):
+ *
+ *   main.c      options and the command dispatcher
+ *   plans.c     the plans: plan files and the local tdmd
+ *   output.c    the outputs: CSV files, JSON summary, progress line,
+ *               summary table, the metric list
+ *   analyze.c   analyze: pcap and record files into the engine
+ *   capture.c   capture: tdmrx.ko's rings into the engine
+ *   synth.c     synthetic traffic: bench (the engine's speed) and synth
+ *               (pcap or record files for analyze)
+ *
+ * The commands are fronts: they load the plans, open the outputs, feed
+ * records until they are done or tdm_stop is set (SIGINT, SIGTERM) and
+ * finish the outputs; none calls into another command or main.c.
  */
 #ifndef TDMSTAT_H
 #define TDMSTAT_H
@@ -13,7 +26,7 @@
 #include "tdm_plan.h"
 #include "tdm_stats.h"
 
-#define TDMSTAT_MAX_PLANS	16
+#define TDMSTAT_MAX_PLANS	TDM_PLAN_LIST_MAX
 #define TDMSTAT_MAX_PORTS	16
 
 struct tdmstat {
@@ -47,19 +60,29 @@ struct tdmstat {
 	FILE *win_csv, *pkt_csv;
 	uint64_t records_in;		/* handed to the engine */
 	int64_t t0_ns, t_last_progress;	/* CLOCK_MONOTONIC */
+	uint64_t last_records;		/* at the last progress line */
 	double elapsed_s;
 	struct tdm_plan plans[TDMSTAT_MAX_PLANS];
 	unsigned int nplans;
 };
 
-/* main.c */
-int tdmstat_open_outputs(struct tdmstat *t, char *err, size_t errlen);
-int tdmstat_finish(struct tdmstat *t);
-void tdmstat_progress(struct tdmstat *t, bool force);
+/* plans.c */
+int tdmstat_add_plan(struct tdmstat *t, struct tdm_plan *p, char *err,
+		     size_t errlen);
 int tdmstat_load_plans(struct tdmstat *t, char *err, size_t errlen);
 int tdmstat_poll_tdmd(struct tdmstat *t, char *err, size_t errlen);
+void tdmstat_free_plans(struct tdmstat *t);
 
-/* capture.c */
-int tdmstat_capture(struct tdmstat *t);
+/* output.c */
+int tdmstat_open_outputs(struct tdmstat *t, char *err, size_t errlen);
+void tdmstat_progress(struct tdmstat *t, bool force);
+int tdmstat_finish(struct tdmstat *t);
+int tdmstat_metrics(const struct tdmstat *t);
+
+/* The commands: exit statuses. */
+int tdmstat_analyze(struct tdmstat *t);
+int tdmstat_capture(struct tdmstat *t);		/* capture.c */
+int tdmstat_bench(struct tdmstat *t);		/* synth.c */
+int tdmstat_synth(struct tdmstat *t);		/* synth.c */
 
 #endif

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tdmstat analyze FILE: a record file (tdmstat capture -w, synth) or a
+ * pcap/pcapng file with ns stamps, turned into records for the engine.
+ */
+#include <errno.h>
+#include <pcap/pcap.h>
+#include <string.h>
+
+#include "tdm_pkt.h"
+#include "tdm_util.h"
+#include "tdmstat.h"
+
+static int analyze_records(struct tdmstat *t, FILE *f)
+{
+	struct tdmrx_record buf[4096];
+	size_t n, i;
+
+	while (!tdm_stop &&
+	       (n = fread(buf, sizeof(buf[0]), TDM_ARRAY_SIZE(buf), f))) {
+		for (i = 0; i < n; i++)
+			tdm_stats_push(t->st, &buf[i]);
+		t->records_in += n;
+		tdmstat_progress(t, false);
+	}
+	return ferror(f) ? -1 : 0;
+}
+
+static int analyze_pcap(struct tdmstat *t)
+{
+	char perr[PCAP_ERRBUF_SIZE];
+	uint16_t flags = !strcmp(t->pcap_ts, "hw") ? TDMRX_F_HW_TS : TDMRX_F_SW_TS;
+	struct pcap_pkthdr *h;
+	const u_char *data;
+	struct tdmrx_record r;
+	pcap_t *pc;
+	int lt, rc = 0;	/* stopped before the first packet */
+
+	pc = pcap_open_offline_with_tstamp_precision(t->input,
+						     PCAP_TSTAMP_PRECISION_NANO,
+						     perr);
+	if (!pc) {
+		fprintf(stderr, "tdmstat: %s\n", perr);
+		return -1;
+	}
+	lt = pcap_datalink(pc);
+	while (!tdm_stop && (rc = pcap_next_ex(pc, &h, &data)) == 1) {
+		int64_t rx = (int64_t)h->ts.tv_sec * (int64_t)TDM_NSEC_PER_SEC +
+			     h->ts.tv_usec;	/* ns with PRECISION_NANO */
+		enum tdm_frame_res fr = tdm_frame_decode(lt, data, h->caplen, rx,
+							 flags, t->ports,
+							 t->nports, &r);
+
+		if (fr == TDM_FRAME_LINKTYPE) {
+			fprintf(stderr, "tdmstat: %s: link type %s is not supported\n",
+				t->input, pcap_datalink_val_to_name(lt));
+			pcap_close(pc);
+			return -1;
+		}
+		if (fr == TDM_FRAME_OK || fr == TDM_FRAME_BAD) {
+			tdm_stats_push(t->st, &r);
+			if (!(++t->records_in & 0xffff))
+				tdmstat_progress(t, false);
+		}
+	}
+	if (rc == -1)
+		fprintf(stderr, "tdmstat: %s: %s\n", t->input, pcap_geterr(pc));
+	pcap_close(pc);
+	return rc == -1 ? -1 : 0;
+}
+
+int tdmstat_analyze(struct tdmstat *t)
+{
+	uint8_t hdr[TDM_REC_FILE_HDR_LEN];
+	char err[512];
+	FILE *f;
+	int rc;
+	bool recfile;
+
+	f = fopen(t->input, "rb");
+	if (!f) {
+		fprintf(stderr, "tdmstat: %s: %s\n", t->input, strerror(errno));
+		return 1;
+	}
+	recfile = fread(hdr, 1, sizeof(hdr), f) == sizeof(hdr) &&
+		  !memcmp(hdr, TDM_REC_FILE_MAGIC, 8);
+	if (recfile && tdm_rec_file_check(hdr, sizeof(hdr), err, sizeof(err))) {
+		fprintf(stderr, "tdmstat: %s: %s\n", t->input, err);
+		fclose(f);
+		return 1;
+	}
+	if (tdmstat_load_plans(t, err, sizeof(err)) ||
+	    tdmstat_open_outputs(t, err, sizeof(err))) {
+		fprintf(stderr, "tdmstat: %s\n", err);
+		fclose(f);
+		return 1;
+	}
+	if (recfile) {
+		setvbuf(f, NULL, _IOFBF, 1 << 20);
+		rc = analyze_records(t, f);
+		if (rc)
+			fprintf(stderr, "tdmstat: %s: %s\n", t->input, strerror(errno));
+		fclose(f);
+	} else {
+		fclose(f);
+		rc = analyze_pcap(t);
+	}
+	if (tdmstat_finish(t))
+		rc = -1;
+	return rc ? 1 : 0;
+}

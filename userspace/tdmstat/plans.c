@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tdmstat's plans: plan files (-p) and the plans of the local tdmd (-T),
+ * kept in the order they came, the oldest dropped beyond
+ * TDMSTAT_MAX_PLANS, and handed to the engine once it exists.  A plan
+ * without a base time gets -b's.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tdm_ctl.h"
+#include "tdmstat.h"
+
+#define TDMD_TIMEOUT_MS	5000
+
+int tdmstat_add_plan(struct tdmstat *t, struct tdm_plan *p, char *err,
+		     size_t errlen)
+{
+	if (!p->base_time)
+		p->base_time = t->base_time;
+	if (t->st && tdm_stats_add_plan(t->st, p, err, errlen)) {
+		tdm_plan_free(p);
+		return -1;
+	}
+	if (t->nplans == TDMSTAT_MAX_PLANS) {
+		tdm_plan_free(&t->plans[0]);
+		memmove(t->plans, t->plans + 1, sizeof(t->plans[0]) *
+			(TDMSTAT_MAX_PLANS - 1));
+		t->nplans--;
+	}
+	t->plans[t->nplans++] = *p;
+	return 0;
+}
+
+static bool have_plan(const struct tdmstat *t, const struct tdm_plan *p)
+{
+	unsigned int i;
+
+	for (i = 0; i < t->nplans; i++)
+		if (tdm_plan_equal(&t->plans[i], p))
+			return true;
+	return false;
+}
+
+/* tdmd's plan show: the plan in force, then a pending one, if any. */
+int tdmstat_poll_tdmd(struct tdmstat *t, char *err, size_t errlen)
+{
+	struct tdm_plan got[TDMSTAT_MAX_PLANS];
+	char *answer, e[512];
+	int i, n, rc = 0;
+
+	if (!t->tdmd_socket)
+		return 0;
+	switch (tdm_ctl_request(t->tdmd_socket, "plan show\n", NULL,
+				TDMD_TIMEOUT_MS, &answer, e, sizeof(e))) {
+	case TDM_CTL_OK:
+		break;
+	case TDM_CTL_REFUSED:
+		snprintf(err, errlen, "tdmd: %.200s", answer);
+		free(answer);
+		return -1;
+	default:
+		snprintf(err, errlen, "%s", e);
+		return -1;
+	}
+	n = tdm_plan_parse_list(answer, "tdmd", got, TDMSTAT_MAX_PLANS, err,
+				errlen);
+	free(answer);
+	for (i = 0; i < n; i++) {
+		if (rc || have_plan(t, &got[i]))
+			tdm_plan_free(&got[i]);
+		else
+			rc = tdmstat_add_plan(t, &got[i], err, errlen);
+	}
+	return n < 0 ? -1 : rc;
+}
+
+int tdmstat_load_plans(struct tdmstat *t, char *err, size_t errlen)
+{
+	unsigned int i;
+
+	for (i = 0; i < t->nplan_files; i++) {
+		struct tdm_plan p;
+
+		if (tdm_plan_load(t->plan_files[i], &p, err, errlen) ||
+		    tdmstat_add_plan(t, &p, err, errlen))
+			return -1;
+	}
+	if (tdmstat_poll_tdmd(t, err, errlen))
+		return -1;
+	if (!t->nplans) {
+		snprintf(err, errlen, "no plan: give a plan file (-p) or --tdmd");
+		return -1;
+	}
+	return 0;
+}
+
+void tdmstat_free_plans(struct tdmstat *t)
+{
+	while (t->nplans)
+		tdm_plan_free(&t->plans[--t->nplans]);
+}
