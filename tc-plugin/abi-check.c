@@ -47,6 +47,7 @@ enum {
 
 /* Functions whose prototypes name no type of iproute2's own. */
 #define PLAIN_FUNCS(X)							\
+	X(get_u64)							\
 	X(addattr8) X(addattr32) X(addattr64) X(addattr_l)		\
 	X(addattr_nest) X(addattr_nest_end) X(parse_rtattr_flags)	\
 	X(rta_getattr_u8) X(rta_getattr_u32) X(rta_getattr_u64)	\
@@ -84,6 +85,7 @@ TAKE(close_json_array)
 #define COLOR_OPERSTATE_UP	OURS_COLOR_OPERSTATE_UP
 #define COLOR_OPERSTATE_DOWN	OURS_COLOR_OPERSTATE_DOWN
 #define COLOR_NONE		OURS_COLOR_NONE
+#define get_u64			ours_get_u64
 #define addattr8		ours_addattr8
 #define addattr32		ours_addattr32
 #define addattr64		ours_addattr64

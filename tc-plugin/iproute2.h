@@ -49,6 +49,9 @@ struct qdisc_util {
 	int (*has_block)(struct qdisc_util *qu, struct rtattr *opt, __u32 block_idx, bool *p_has);
 };
 
+/* include/utils.h */
+int get_u64(__u64 *val, const char *arg, int base);
+
 /* include/libnetlink.h */
 int addattr8(struct nlmsghdr *n, int maxlen, int type, __u8 data);
 int addattr32(struct nlmsghdr *n, int maxlen, int type, __u32 data);
