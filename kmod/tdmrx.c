@@ -420,16 +420,6 @@ static void tdmrx_flush_timer(struct timer_list *t)
 	mod_timer(&s->timer, jiffies + s->flush_jiffies);
 }
 
-static void tdmrx_timer_stop(struct timer_list *t)
-{
-#ifdef TDMRX_HAVE_TIMER_SHUTDOWN
-	timer_shutdown_sync(t);		/* 6.2+, and backported to 6.1.y */
-#else
-	del_timer_sync(t);		/* the timer re-arms itself: */
-	del_timer_sync(t);		/* catch a re-arm during the first */
-#endif
-}
-
 /* ---- sessions -------------------------------------------------------------------- */
 
 static struct tdmrx_session *tdmrx_cur_locked(void)
@@ -473,7 +463,7 @@ static void tdmrx_detach_locked(struct tdmrx_session *s)
 	__dev_remove_pack(&s->pt4);
 	__dev_remove_pack(&s->pt6);
 	synchronize_net();
-	tdmrx_timer_stop(&s->timer);
+	timer_shutdown_sync(&s->timer);	/* it re-arms: none after this */
 
 	tdmrx_sum_stats(s, &tdmrx_last_stats);
 	for_each_possible_cpu(cpu) {

@@ -179,21 +179,22 @@ def mac_of(ifname):
 
 
 # struct tdm_pkt_hdr (kmod/uapi/linux/tdmrx.h): 40 bytes, network order.
-TDM_PKT_MAGIC = 0x54444D47
-TDM_PKT_VERSION = 1
-TDM_PKT_F_END = 0x01
 TDM_PKT_FMT = "!IBBHIIQQQ"
 CLOCK_TAI = getattr(time, "CLOCK_TAI", 11)
 
 
-def tdm_pkt_hdr(sender, plan_version, flags, seq, tx_ns, sent):
-    return struct.pack(TDM_PKT_FMT, TDM_PKT_MAGIC, TDM_PKT_VERSION, flags,
-                       struct.calcsize(TDM_PKT_FMT), sender, plan_version,
-                       seq, tx_ns, sent)
+def tdm_pkt_hdr(k, sender, plan_version, flags, seq, tx_ns, sent):
+    """k: tdm_uapi.TDMRX, the header's numbers."""
+    return struct.pack(TDM_PKT_FMT, k["TDM_PKT_MAGIC"], k["TDM_PKT_VERSION"],
+                       flags, struct.calcsize(TDM_PKT_FMT), sender,
+                       plan_version, seq, tx_ns, sent)
 
 
 def cmd_send(a):
     import socket
+    k = None    # the numbers of a struct tdm_pkt_hdr, read when one is sent
+    if a.tdm_hdr is not None:
+        from tdm_uapi import TDMRX as k
     fam = socket.AF_INET6 if ":" in a.dst else socket.AF_INET
     if a.raw_ptp:
         s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
@@ -242,7 +243,7 @@ def cmd_send(a):
             if d > 0:
                 time.sleep(d)
         if a.tdm_hdr is not None:
-            hdr = tdm_pkt_hdr(a.tdm_hdr, a.plan_version, 0, seq,
+            hdr = tdm_pkt_hdr(k, a.tdm_hdr, a.plan_version, 0, seq,
                               time.clock_gettime_ns(CLOCK_TAI), 0)
         else:
             hdr = struct.pack("!IIQ", 0x7464_6d77, seq, time.time_ns())
@@ -268,7 +269,8 @@ def cmd_send(a):
         # END markers (the same, several times: one may be lost) carry
         # the number of data packets sent.
         for _ in range(a.tdm_end):
-            hdr = tdm_pkt_hdr(a.tdm_hdr, a.plan_version, TDM_PKT_F_END, 0,
+            hdr = tdm_pkt_hdr(k, a.tdm_hdr, a.plan_version,
+                              k["TDM_PKT_F_END"], 0,
                               time.clock_gettime_ns(CLOCK_TAI), sent)
             try:
                 socks[0].sendto(hdr + bytes(max(a.size - len(hdr), 0)),
@@ -556,12 +558,9 @@ NLA_F_NESTED = 0x8000
 SOL_NETLINK = 270
 NETLINK_CAP_ACK, NETLINK_EXT_ACK = 10, 11
 TCA_KIND, TCA_OPTIONS = 1, 2
-# enum in kmod/uapi/linux/tdmwin.h
-A = dict(cycle=(2, "Q"), base=(3, "q"), windows=(4, None), guard=(5, "I"),
-         link_speed=(6, "I"), clockid=(7, "i"), bypass_prios=(8, "I"),
-         bypass_ptp=(9, "B"), hold=(10, "B"), plan_version=(11, "I"),
-         limit=(12, "I"), pending=(13, None), eff_link_speed=(14, "I"))
-WIN_LIST, WIN_OFFSET, WIN_LENGTH = 1, 2, 3
+# The spec's keys: the names of tdm_uapi.ATTR, cycle and base short for
+# cycle_time and base_time.
+SHORT = {"cycle": "cycle_time", "base": "base_time"}
 
 
 def nla(t, payload):
@@ -570,25 +569,27 @@ def nla(t, payload):
 
 
 def build_opts(spec):
+    import tdm_uapi as u
     out = b""
     for k, v in spec.items():
-        if k not in A:
+        name = SHORT.get(k, k)
+        if name not in u.FORMATS and name not in ("windows", "pending"):
             die("nl: unknown key %s" % k)
-        t, fmt = A[k]
-        if k == "windows":
+        t = u.ATTR[name]
+        if name == "windows":
             inner = b""
             for w in v:
                 sub = b""
                 if w[0] is not None:
-                    sub += nla(WIN_OFFSET, struct.pack("=Q", w[0]))
+                    sub += nla(u.WIN_OFFSET, struct.pack("=Q", w[0]))
                 if len(w) > 1 and w[1] is not None:
-                    sub += nla(WIN_LENGTH, struct.pack("=Q", w[1]))
-                inner += nla(WIN_LIST | NLA_F_NESTED, sub)
+                    sub += nla(u.WIN_LENGTH, struct.pack("=Q", w[1]))
+                inner += nla(u.WINDOW | NLA_F_NESTED, sub)
             out += nla(t | NLA_F_NESTED, inner)
-        elif k == "pending":
+        elif name == "pending":
             out += nla(t, struct.pack("=I", v))	# dump-only: must be refused
         else:
-            out += nla(t, struct.pack("=" + fmt, v))
+            out += nla(t, struct.pack("=" + u.FORMATS[name], v))
     return out
 
 

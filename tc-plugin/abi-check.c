@@ -10,14 +10,57 @@
  *
  * - struct qdisc_util: same size and member offsets, each callback of the
  *   same type (iproute2 >= 6.9 may take a const struct qdisc_util *).
- * - enum output_type, enum color_attr: same size and values.
+ * - enum output_type, enum color_attr: same size and values (of color_attr
+ *   only COLOR_NONE, the one iproute2.h has).
  * - each function and inline: the same prototype.  Where a prototype names
  *   one of the types above, both are matched against one spelling of it
  *   (the *_SIG macros), written over T(type) for theirs or ours.
  * - parse_rtattr_nested: a redefinition that differs is a -Werror warning.
  *
  * It compiles cleanly iff all agree; nothing is run.
+ *
+ * With -DABI_CHECK_LIST (and no include paths needed) it preprocesses to
+ * the lists below instead: "import NAME" for each function the plugin
+ * takes from tc, "inline NAME" for each inline copied into iproute2.h.
+ * abi-check.sh holds the imports against the plugin's undefined symbols and
+ * each tc's exports, the inlines against their uses in q_tdmwin.c.
  */
+
+/* Exported functions whose prototypes name no type of iproute2's own. */
+#define PLAIN_FUNCS(X)							\
+	X(get_u64)							\
+	X(addattr8) X(addattr32) X(addattr64)				\
+	X(addattr_nest) X(addattr_nest_end) X(parse_rtattr_flags)	\
+	X(open_json_object) X(close_json_object) X(print_nl)
+
+/* Inlines whose prototypes name no type of iproute2's own. */
+#define PLAIN_INLINES(X)						\
+	X(rta_getattr_u8) X(rta_getattr_u32) X(rta_getattr_u64)	\
+	X(rta_getattr_s32) X(rta_getattr_s64)
+
+/* <verb>_json_array, exported, taking enum output_type. */
+#define JSON_ARRAY_FUNCS(X)	X(open) X(close)
+
+/* The print helpers: print_color_<name>(..., type), exported, and
+ * print_<name>, its inline wrapper.
+ */
+#define PRINT_FUNCS(X)							\
+	X(s64, int64_t) X(bool, bool) X(on_off, bool)			\
+	X(string, const char *) X(uint, unsigned int) X(u64, uint64_t)
+
+#ifdef ABI_CHECK_LIST
+
+#define LIST_IMPORT(f)		import f
+#define LIST_INLINE(f)		inline f
+#define LIST_JSON_ARRAY(verb)	import verb##_json_array
+#define LIST_PRINT(name, type)	import print_color_##name inline print_##name
+PLAIN_FUNCS(LIST_IMPORT)
+JSON_ARRAY_FUNCS(LIST_JSON_ARRAY)
+PLAIN_INLINES(LIST_INLINE)
+PRINT_FUNCS(LIST_PRINT)
+
+#else /* !ABI_CHECK_LIST */
+
 #include "utils.h"
 #include "libnetlink.h"
 #include "json_print.h"
@@ -36,38 +79,20 @@ enum {
 	THEIRS_PRINT_FP = PRINT_FP,
 	THEIRS_PRINT_JSON = PRINT_JSON,
 	THEIRS_PRINT_ANY = PRINT_ANY,
-	THEIRS_COLOR_IFNAME = COLOR_IFNAME,
-	THEIRS_COLOR_MAC = COLOR_MAC,
-	THEIRS_COLOR_INET = COLOR_INET,
-	THEIRS_COLOR_INET6 = COLOR_INET6,
-	THEIRS_COLOR_OPERSTATE_UP = COLOR_OPERSTATE_UP,
-	THEIRS_COLOR_OPERSTATE_DOWN = COLOR_OPERSTATE_DOWN,
 	THEIRS_COLOR_NONE = COLOR_NONE,
 };
-
-/* Functions whose prototypes name no type of iproute2's own. */
-#define PLAIN_FUNCS(X)							\
-	X(addattr8) X(addattr32) X(addattr64) X(addattr_l)		\
-	X(addattr_nest) X(addattr_nest_end) X(parse_rtattr_flags)	\
-	X(rta_getattr_u8) X(rta_getattr_u32) X(rta_getattr_u64)	\
-	X(rta_getattr_s32) X(rta_getattr_s64)				\
-	X(is_json_context) X(open_json_object) X(close_json_object)	\
-	X(print_nl)
-
-/* The print helpers: print_color_<name>(..., type) and print_<name>. */
-#define PRINT_FUNCS(X)							\
-	X(s64, int64_t) X(bool, bool) X(on_off, bool)			\
-	X(string, const char *) X(uint, unsigned int) X(u64, uint64_t)
 
 #define TAKE(f)		typedef __typeof__(&f) theirs_##f;
 #define TAKE_PRINT(name, type)						\
 	typedef __typeof__(&print_color_##name) theirs_print_color_##name; \
 	typedef __typeof__(&print_##name) theirs_print_##name;
 
+#define TAKE_JSON_ARRAY(verb)	TAKE(verb##_json_array)
+
 PLAIN_FUNCS(TAKE)
+PLAIN_INLINES(TAKE)
+JSON_ARRAY_FUNCS(TAKE_JSON_ARRAY)
 PRINT_FUNCS(TAKE_PRINT)
-TAKE(open_json_array)
-TAKE(close_json_array)
 
 /* ---- ours, every name prefixed ---------------------------------------- */
 
@@ -77,17 +102,11 @@ TAKE(close_json_array)
 #define PRINT_JSON		OURS_PRINT_JSON
 #define PRINT_ANY		OURS_PRINT_ANY
 #define color_attr		ours_color_attr
-#define COLOR_IFNAME		OURS_COLOR_IFNAME
-#define COLOR_MAC		OURS_COLOR_MAC
-#define COLOR_INET		OURS_COLOR_INET
-#define COLOR_INET6		OURS_COLOR_INET6
-#define COLOR_OPERSTATE_UP	OURS_COLOR_OPERSTATE_UP
-#define COLOR_OPERSTATE_DOWN	OURS_COLOR_OPERSTATE_DOWN
 #define COLOR_NONE		OURS_COLOR_NONE
+#define get_u64			ours_get_u64
 #define addattr8		ours_addattr8
 #define addattr32		ours_addattr32
 #define addattr64		ours_addattr64
-#define addattr_l		ours_addattr_l
 #define addattr_nest		ours_addattr_nest
 #define addattr_nest_end	ours_addattr_nest_end
 #define parse_rtattr_flags	ours_parse_rtattr_flags
@@ -96,7 +115,6 @@ TAKE(close_json_array)
 #define rta_getattr_u64		ours_rta_getattr_u64
 #define rta_getattr_s32		ours_rta_getattr_s32
 #define rta_getattr_s64		ours_rta_getattr_s64
-#define is_json_context		ours_is_json_context
 #define open_json_object	ours_open_json_object
 #define close_json_object	ours_close_json_object
 #define open_json_array		ours_open_json_array
@@ -138,12 +156,6 @@ static_assert(sizeof(OURS(color_attr)) == sizeof(THEIRS(color_attr)),
 SAME_VALUE(PRINT_FP)
 SAME_VALUE(PRINT_JSON)
 SAME_VALUE(PRINT_ANY)
-SAME_VALUE(COLOR_IFNAME)
-SAME_VALUE(COLOR_MAC)
-SAME_VALUE(COLOR_INET)
-SAME_VALUE(COLOR_INET6)
-SAME_VALUE(COLOR_OPERSTATE_UP)
-SAME_VALUE(COLOR_OPERSTATE_DOWN)
 SAME_VALUE(COLOR_NONE)
 
 /* Prototypes that name no type of iproute2's own compare directly. */
@@ -151,6 +163,7 @@ SAME_VALUE(COLOR_NONE)
 	static_assert(SAME_TYPE(theirs_##f, __typeof__(&ours_##f)),	\
 		      #f ": prototype differs");
 PLAIN_FUNCS(SAME_PLAIN)
+PLAIN_INLINES(SAME_PLAIN)
 
 /* The others, each against one spelling over T(). */
 #define PRINT_COLOR_SIG(T, type)					\
@@ -170,8 +183,10 @@ PLAIN_FUNCS(SAME_PLAIN)
 	SAME_SIG(print_##name, PRINT_SIG(THEIRS, type),		\
 		 PRINT_SIG(OURS, type))
 PRINT_FUNCS(SAME_PRINT)
-SAME_SIG(open_json_array, JSON_ARRAY_SIG(THEIRS), JSON_ARRAY_SIG(OURS))
-SAME_SIG(close_json_array, JSON_ARRAY_SIG(THEIRS), JSON_ARRAY_SIG(OURS))
+#define SAME_JSON_ARRAY(verb)						\
+	SAME_SIG(verb##_json_array, JSON_ARRAY_SIG(THEIRS),		\
+		 JSON_ARRAY_SIG(OURS))
+JSON_ARRAY_FUNCS(SAME_JSON_ARRAY)
 
 /* struct qdisc_util: layout, then callback types.  C is the qualifier of
  * the callbacks' first parameter: none up to iproute2 6.8 (ours), const
@@ -216,3 +231,5 @@ SAME_MEMBER(print_xstats, PRINT_OPT_SIG)
 SAME_MEMBER(parse_copt, PARSE_SIG)
 SAME_MEMBER(print_copt, PRINT_OPT_SIG)
 SAME_MEMBER(has_block, HAS_BLOCK_SIG)
+
+#endif /* ABI_CHECK_LIST */

@@ -9,8 +9,10 @@
 #   iproute2 6.1   Debian 12 (bookworm), the /usr/sbin/tc there: required
 #   iproute2 6.15  bookworm-backports: checked when its source can be
 #                  fetched, else skipped with a note
-# With PLUGIN.so, also checks that /usr/sbin/tc exports every symbol the
-# plugin takes from tc, and that the plugin exports only tdmwin_qdisc_util.
+# With PLUGIN.so, also checks that the functions abi-check.c compares are
+# exactly those the plugin takes from tc (its undefined symbols), that each
+# tc binary exports all of them, that q_tdmwin.c uses every inline
+# iproute2.h copies, and that the plugin exports only tdmwin_qdisc_util.
 #
 # The Debian sources come from `apt-get source` through a private sources
 # list and lists folder under $TDMWIN_CACHE/iproute2 (default
@@ -22,7 +24,10 @@
 #   DEBIAN_MIRROR	default http://deb.debian.org/debian
 #   IPROUTE2_SRC	check these source trees (space-separated) instead of
 #			fetching
-#   TC			tc binary for the export check (default /usr/sbin/tc)
+#   TC			tc binaries for the export check, space-separated
+#			(default /usr/sbin/tc, iproute2 6.1 on Debian 12, and
+#			$TDMWIN_CACHE/tc-new, the 6.15 tools/testbed/setup
+#			fetches, if it is there)
 #   CC			compiler (default cc)
 #
 # Prints one ok / not ok / skip line per check and "N passed, N failed,
@@ -33,7 +38,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 cache=${TDMWIN_CACHE:-$HOME/.cache/tdmwin}/iproute2
 mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 keyring=/usr/share/keyrings/debian-archive-keyring.gpg
-tc=${TC:-/usr/sbin/tc}
+tcs=${TC:-/usr/sbin/tc ${TDMWIN_CACHE:-$HOME/.cache/tdmwin}/tc-new}
 cc=${CC:-cc}
 plugin=${1:-}
 pass=0 fail=0 skip=0
@@ -127,26 +132,53 @@ else
 	fi
 fi
 
-# The symbols tc must lend the plugin: its undefined ones without a
-# version (libc's carry @GLIBC_...).
+# What the plugin takes from tc: its undefined symbols without a version
+# (libc's carry @GLIBC_...), against what abi-check.c lists.
 if [ -n "$plugin" ]; then
-	if [ ! -x "$tc" ]; then
-		skip "no $tc to check the plugin's imports against"
+	name=$(basename "$plugin")
+	imports=$(nm -D --undefined-only "$plugin" |
+		awk '$1 == "U" && $2 !~ /@/ { print $2 }' | sort)
+	list=$("$cc" -E -P -DABI_CHECK_LIST "$here/abi-check.c")
+	listed=$(awk '{ for (i = 1; i < NF; i++) if ($i == "import") print $(i + 1) }' \
+		<<<"$list" | sort)
+	inlines=$(awk '{ for (i = 1; i < NF; i++) if ($i == "inline") print $(i + 1) }' \
+		<<<"$list" | sort)
+	if [ -z "$imports" ] || [ -z "$listed" ]; then
+		not_ok "no imports of $name, or no list in abi-check.c"
+	elif [ "$imports" = "$listed" ]; then
+		ok "abi-check.c compares exactly the $(wc -l <<<"$imports") functions $name imports from tc"
 	else
-		missing=$(comm -23 \
-			<(nm -D --undefined-only "$plugin" | awk '$1 == "U" && $2 !~ /@/ { print $2 }' | sort) \
+		not_ok "abi-check.c and $name's imports differ;" \
+			"imported, not compared: $(comm -23 <(echo "$imports") <(echo "$listed") | tr '\n' ' ');" \
+			"compared, not imported: $(comm -13 <(echo "$imports") <(echo "$listed") | tr '\n' ' ')"
+	fi
+	unused=
+	for f in $inlines; do
+		grep -qw "$f" "$here/q_tdmwin.c" || unused="$unused $f"
+	done
+	if [ -z "$unused" ]; then
+		ok "q_tdmwin.c uses every inline iproute2.h copies ($(wc -w <<<"$inlines"))"
+	else
+		not_ok "iproute2.h copies inlines q_tdmwin.c does not use:$unused"
+	fi
+	for tc in $tcs; do
+		if [ ! -x "$tc" ]; then
+			skip "no $tc to check the plugin's imports against"
+			continue
+		fi
+		missing=$(comm -23 <(echo "$imports") \
 			<(nm -D --defined-only "$tc" | awk '{ print $3 }' | sed 's/@.*//' | sort -u))
 		if [ -z "$missing" ]; then
-			ok "$tc ($("$tc" -V 2>/dev/null | head -1)) exports all that $(basename "$plugin") imports"
+			ok "$tc ($("$tc" -V 2>/dev/null | head -1)) exports all that $name imports"
 		else
 			not_ok "$tc does not export: $(tr '\n' ' ' <<<"$missing")"
 		fi
-	fi
+	done
 	exports=$(nm -D --defined-only "$plugin" | awk '$2 ~ /^[A-TV-Z]$/ { print $3 }')
 	if [ "$exports" = tdmwin_qdisc_util ]; then
-		ok "$(basename "$plugin") exports only tdmwin_qdisc_util"
+		ok "$name exports only tdmwin_qdisc_util"
 	else
-		not_ok "$(basename "$plugin") exports: $(tr '\n' ' ' <<<"$exports")"
+		not_ok "$name exports: $(tr '\n' ' ' <<<"$exports")"
 	fi
 fi
 

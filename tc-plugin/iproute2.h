@@ -1,19 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * iproute2.h	The part of iproute2's tc that a qdisc plugin uses.
+ * iproute2.h	The part of iproute2's tc that q_tdmwin.so uses.
  *
  * There is no iproute2-dev package, so this header carries copies of the
- * few iproute2 declarations q_tdmwin.so needs, taken from tc/tc_util.h,
- * include/json_print.h, include/color.h and include/libnetlink.h.  tc is
- * linked with -export-dynamic and resolves the plugin's undefined symbols
- * from itself: declare here only functions that Debian 12's tc (iproute2
- * 6.1) exports, see `nm -D /usr/sbin/tc`.  Everything else (the print_*
- * and rta_getattr_* helpers) is a static inline in iproute2 too and is
- * copied as such.
+ * iproute2 declarations q_tdmwin.so uses, and only those, taken from
+ * tc/tc_util.h, include/utils.h, include/json_print.h, include/color.h and
+ * include/libnetlink.h.  tc is linked with -export-dynamic and resolves
+ * the plugin's undefined symbols from itself: declare here only functions
+ * that every supported tc (iproute2 6.1 to 6.15) exports, see
+ * `nm -D /usr/sbin/tc`.  The print_* and rta_getattr_* helpers are static
+ * inlines in iproute2 too and are copied as such.
  *
  * abi-check.sh compiles this header next to iproute2's own headers (6.1,
  * and 6.15 when its source can be fetched) and fails on any difference in
- * layout, enum value or prototype.  Keep the two in step.
+ * layout, enum value or prototype; it also fails if the plugin imports a
+ * function that abi-check.c does not compare, or abi-check.c compares one
+ * the plugin does not import.  Keep the three in step.
  *
  * struct qdisc_util: the callbacks take `struct qdisc_util *` up to
  * iproute2 6.8 and `const struct qdisc_util *` from 6.9 on (commit
@@ -49,12 +51,13 @@ struct qdisc_util {
 	int (*has_block)(struct qdisc_util *qu, struct rtattr *opt, __u32 block_idx, bool *p_has);
 };
 
+/* include/utils.h */
+int get_u64(__u64 *val, const char *arg, int base);
+
 /* include/libnetlink.h */
 int addattr8(struct nlmsghdr *n, int maxlen, int type, __u8 data);
 int addattr32(struct nlmsghdr *n, int maxlen, int type, __u32 data);
 int addattr64(struct nlmsghdr *n, int maxlen, int type, __u64 data);
-int addattr_l(struct nlmsghdr *n, int maxlen, int type,
-	      const void *data, int alen);
 struct rtattr *addattr_nest(struct nlmsghdr *n, int maxlen, int type);
 int addattr_nest_end(struct nlmsghdr *n, struct rtattr *nest);
 int parse_rtattr_flags(struct rtattr *tb[], int max, struct rtattr *rta,
@@ -91,15 +94,9 @@ static inline __s64 rta_getattr_s64(const struct rtattr *rta)
 	return tmp;
 }
 
-/* include/color.h */
+/* include/color.h: of its colors only the one the print_* inlines pass */
 enum color_attr {
-	COLOR_IFNAME,
-	COLOR_MAC,
-	COLOR_INET,
-	COLOR_INET6,
-	COLOR_OPERSTATE_UP,
-	COLOR_OPERSTATE_DOWN,
-	COLOR_NONE
+	COLOR_NONE = 6
 };
 
 /* include/json_print.h */
@@ -108,8 +105,6 @@ enum output_type {
 	PRINT_JSON = 2,
 	PRINT_ANY = 4,
 };
-
-bool is_json_context(void);
 
 void open_json_object(const char *str);
 void close_json_object(void);

@@ -11,6 +11,7 @@
  * the link speed) is for the kernel to say, in its extack message.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -99,22 +100,32 @@ static const struct clock_name {
 
 #define DIGITS	"0123456789"
 
-/* Decimal digits only: no sign, no blanks, no base prefix. */
+/*
+ * The n characters at arg as a number, converted by tc's get_u64().  They
+ * must be decimal digits: get_u64() alone (strtoull) would also take
+ * blanks, a sign and a base prefix, and wrap "-1" round to UINT64_MAX.
+ */
+static const char *parse_digits(const char *arg, size_t n, __u64 *val)
+{
+	char num[21];		/* UINT64_MAX has 20 digits */
+
+	if (!n || strspn(arg, DIGITS) < n)
+		return "not a decimal number";
+	while (n > 1 && *arg == '0') {
+		arg++;
+		n--;
+	}
+	if (n >= sizeof(num))
+		return "too large";
+	memcpy(num, arg, n);
+	num[n] = '\0';
+	errno = 0;	/* get_u64() tests for ERANGE but does not clear errno */
+	return get_u64(val, num, 10) ? "too large" : NULL;
+}
+
 static const char *parse_u64(const char *arg, __u64 *val)
 {
-	__u64 v = 0;
-
-	if (!*arg || strspn(arg, DIGITS) != strlen(arg))
-		return "not a decimal number";
-	for (; *arg; arg++) {
-		unsigned int d = *arg - '0';
-
-		if (v > (UINT64_MAX - d) / 10)
-			return "too large";
-		v = v * 10 + d;
-	}
-	*val = v;
-	return NULL;
+	return parse_digits(arg, strlen(arg), val);
 }
 
 static const char *parse_u32(const char *arg, __u32 *val)
@@ -135,13 +146,19 @@ static const char *parse_u32(const char *arg, __u32 *val)
  * TIME: DIGITS[.DIGITS][UNIT], no unit meaning ns.  The result must be a
  * whole number of nanoseconds (1.5us is, 1.0005us is not).  Returns NULL
  * or what is wrong.
+ *
+ * Not tc's get_time64(): it computes in a double (inexact above 2^53 ns,
+ * and 1.5 or 1.0000005ms are cut to whole ns without a word), takes a
+ * sign, exponents, hex and blanks, and ends at INT64_MAX, where cycle-time
+ * is a __u64.
  */
 static const char *parse_time(const char *arg, __u64 *ns)
 {
 	size_t nint = strspn(arg, DIGITS), nfrac = 0, i;
 	const char *frac = arg + nint, *unit = frac;
 	const struct time_unit *u = NULL;
-	__u64 v = 0, scale;
+	const char *err;
+	__u64 v, scale;
 
 	if (*frac == '.') {
 		frac++;
@@ -160,13 +177,9 @@ static const char *parse_time(const char *arg, __u64 *ns)
 			return "unknown unit (use ns, us, ms or s)";
 	}
 
-	for (i = 0; i < nint; i++) {
-		unsigned int d = arg[i] - '0';
-
-		if (v > (UINT64_MAX - d) / 10)
-			return "too large";
-		v = v * 10 + d;
-	}
+	err = parse_digits(arg, nint, &v);
+	if (err)
+		return err;
 	if (v > UINT64_MAX / u->ns)
 		return "too large";
 	v *= u->ns;
@@ -189,7 +202,9 @@ static const char *parse_time(const char *arg, __u64 *ns)
 	return NULL;
 }
 
-/* Exact, in the largest unit that divides: 3300us, 1ms, 250ns, 0ns. */
+/* Exact, in the largest unit that divides: 3300us, 1ms, 250ns, 0ns.  (tc's
+ * sprint_time64() rounds to three digits: 3.3ms, and 1s for 1000000001ns.)
+ */
 static const char *sprint_ns(__u64 ns, char *buf, size_t len)
 {
 	const struct time_unit *u = &time_units[ARRAY_SIZE(time_units) - 1];
@@ -330,22 +345,16 @@ static int parse_link_speed(const char *arg, __u32 *mbit)
 		__u32 mbit;
 	} units[] = { { "", 1 }, { "mbit", 1 }, { "gbit", 1000 } };
 	size_t n = strspn(arg, DIGITS), i;
-	char num[24];
-	__u32 v;
+	__u64 v;
 
 	if (strcmp(arg, "auto") == 0) {
 		*mbit = 0;
 		return 0;
 	}
-	if (!n || n >= sizeof(num))
-		return invalid_arg("link-speed", "MBIT", arg,
-				   "expected Mbit/s, NUMBERGbit or auto");
-	memcpy(num, arg, n);
-	num[n] = '\0';
-	for (i = 0; i < ARRAY_SIZE(units); i++) {
+	for (i = 0; n && i < ARRAY_SIZE(units); i++) {
 		if (strcasecmp(arg + n, units[i].suffix))
 			continue;
-		if (parse_u32(num, &v) || v > UINT32_MAX / units[i].mbit)
+		if (parse_digits(arg, n, &v) || v > UINT32_MAX / units[i].mbit)
 			return invalid_arg("link-speed", "MBIT", arg,
 					   "too large");
 		*mbit = v * units[i].mbit;
@@ -366,15 +375,12 @@ static int parse_prios(struct tdmwin_args *a, const char *arg)
 	}
 	for (;;) {
 		size_t n = strspn(p, DIGITS);
-		unsigned int prio = 0;
-		size_t i;
+		__u64 prio;
 
 		if (!n || n > 2 || (p[n] != ',' && p[n] != '\0'))
 			return invalid_arg("bypass-prio", "priority list", arg,
 					   "expected P[,P...] with P in 0..15, or none");
-		for (i = 0; i < n; i++)
-			prio = prio * 10 + (p[i] - '0');
-		if (prio >= TDMWIN_NUM_PRIOS)
+		if (parse_digits(p, n, &prio) || prio >= TDMWIN_NUM_PRIOS)
 			return invalid_arg("bypass-prio", "priority list", arg,
 					   "priorities are 0..15");
 		a->bypass_prios |= 1U << prio;

@@ -24,13 +24,16 @@ Prints what differs and exits 1 on a mismatch.
 import ctypes
 import json
 import os
-import re
 import struct
 import sys
 import time
 
-HEADER = os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                      '..', '..', 'kmod', 'uapi', 'linux', 'tdmwin.h')
+# The uapi numbers, read from kmod/uapi/linux/tdmwin.h by the selftests'
+# reader.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                '..', '..', 'selftests'))
+from tdm_uapi import (ATTR, ATTR_NAME, FORMATS, WINDOW,  # noqa: E402
+                      WIN_LENGTH, WIN_OFFSET, xstats_struct)
 
 NLA_F_NESTED = 1 << 15
 NLA_TYPE_MASK = ~((1 << 15) | (1 << 14))
@@ -38,52 +41,9 @@ RTM_NEWQDISC = 36
 TCA_KIND, TCA_OPTIONS, TCA_STATS2 = 1, 2, 7
 TCA_STATS_BASIC, TCA_STATS_QUEUE, TCA_STATS_APP = 1, 3, 4
 
-# Payload format of each TCA_TDMWIN_* attribute that carries a number.
-FORMATS = {
-    'cycle_time': 'Q', 'base_time': 'q', 'guard': 'I', 'link_speed': 'I',
-    'clockid': 'i', 'bypass_prios': 'I', 'bypass_ptp': 'B', 'hold': 'B',
-    'plan_version': 'I', 'limit': 'I', 'eff_link_speed': 'I', 'wire_clock': 'B',
-    'txtime': 'B',
-}
 CLOCKS = {'TAI': time.CLOCK_TAI, 'REALTIME': time.CLOCK_REALTIME,
           'MONOTONIC': time.CLOCK_MONOTONIC, 'BOOTTIME': time.CLOCK_BOOTTIME}
-
-
-def read_header():
-    with open(HEADER) as f:
-        return re.sub(r'/\*.*?\*/', '', f.read(), flags=re.S)
-
-
-def enum_blocks(text):
-    """Each enum of the header as {name: value} (it gives no values)."""
-    return [{name: i for i, name in enumerate(
-        n.strip() for n in body.split(',') if n.strip())}
-        for body in re.findall(r'enum\s*\{(.*?)\};', text, re.S)]
-
-
-def enum_with(name):
-    return next(b for b in enum_blocks(TEXT) if name in b)
-
-
-def xstats_struct(text):
-    body = re.search(r'struct tc_tdmwin_xstats\s*\{(.*?)\};', text,
-                     re.S).group(1)
-    ctypes_of = {'__u64': ctypes.c_uint64, '__s64': ctypes.c_int64,
-                 '__u32': ctypes.c_uint32, '__s32': ctypes.c_int32}
-    fields = [(name, ctypes_of[t])
-              for t, name in re.findall(r'(__[us]\d+)\s+(\w+)\s*;', body)]
-    return type('tc_tdmwin_xstats', (ctypes.Structure,),
-                {'_fields_': fields})
-
-
-TEXT = read_header()
-ATTR = {n[len('TCA_TDMWIN_'):].lower(): v
-        for n, v in enum_with('TCA_TDMWIN_CYCLE_TIME').items()}
-ATTR_NAME = {v: n for n, v in ATTR.items()}
-WINDOW = enum_with('TCA_TDMWIN_WINDOW')['TCA_TDMWIN_WINDOW']
-WIN_OFFSET = enum_with('TCA_TDMWIN_WIN_OFFSET')['TCA_TDMWIN_WIN_OFFSET']
-WIN_LENGTH = enum_with('TCA_TDMWIN_WIN_OFFSET')['TCA_TDMWIN_WIN_LENGTH']
-XSTATS = xstats_struct(TEXT)
+XSTATS = xstats_struct()
 
 
 def attrs(buf):
