@@ -390,7 +390,7 @@ static int parse_prios(struct tdmwin_args *a, const char *arg)
 	}
 }
 
-static int parse_on_off(const char *opt, const char *arg, __u8 *val)
+static int tdmwin_parse_switch(const char *opt, const char *arg, __u8 *val)
 {
 	if (strcmp(arg, "on") == 0)
 		*val = 1;
@@ -467,17 +467,17 @@ static int parse_args(struct tdmwin_args *a, int argc, char **argv)
 		} else if (strcmp(*argv, "bypass-ptp") == 0) {
 			NEXT_ARG_FOR("bypass-ptp", "on or off");
 			if (take_once(a, TCA_TDMWIN_BYPASS_PTP, "bypass-ptp") ||
-			    parse_on_off("bypass-ptp", *argv, &a->bypass_ptp))
+			    tdmwin_parse_switch("bypass-ptp", *argv, &a->bypass_ptp))
 				return -1;
 		} else if (strcmp(*argv, "wire-clock") == 0) {
 			NEXT_ARG_FOR("wire-clock", "on or off");
 			if (take_once(a, TCA_TDMWIN_WIRE_CLOCK, "wire-clock") ||
-			    parse_on_off("wire-clock", *argv, &a->wire_clock))
+			    tdmwin_parse_switch("wire-clock", *argv, &a->wire_clock))
 				return -1;
 		} else if (strcmp(*argv, "txtime") == 0) {
 			NEXT_ARG_FOR("txtime", "on or off");
 			if (take_once(a, TCA_TDMWIN_TXTIME, "txtime") ||
-			    parse_on_off("txtime", *argv, &a->txtime))
+			    tdmwin_parse_switch("txtime", *argv, &a->txtime))
 				return -1;
 		} else if (strcmp(*argv, "hold") == 0 ||
 			   strcmp(*argv, "release") == 0) {
