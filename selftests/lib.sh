@@ -284,7 +284,7 @@ tdm_rps() { # NS DEV
 # wire, 235 us) offered at 3000/s against windows [2,8) and [12,16) ms of
 # a 20 ms cycle, which carry about 2100/s; a frame's time on the wire may
 # lie WIRE_SLACK outside its window, at most WIRE_STRAY_PERMILLE per mille
-# of them, none more than WIRE_FAR_NS.
+# of them, none more than WIRE_FAR_NS; the plans' guard is WIRE_GUARD ns.
 # shellcheck disable=SC2034  # used by the tests that source this file
 WIRE_MBIT=50
 WIRE_RING=64
@@ -296,6 +296,8 @@ WIRE_SLACK=100000
 # shellcheck disable=SC2034
 WIRE_STRAY_PERMILLE=1
 WIRE_FAR_NS=500000
+# shellcheck disable=SC2034
+WIRE_GUARD=1000000
 
 # tdm_wire NS_A NS_M NS_B: a sender, a NIC queue in front of a wire, and a
 # receiver.

@@ -29,7 +29,9 @@ tdm_require tcpdump
 tdm_require taskset
 
 MBIT=$WIRE_MBIT
-DELTA=1000000	# etf's delta: above TCG's timer latency, or etf drops frames late
+# etf's delta: how long before its launch time etf lets a frame go.  Above
+# TCG's timer latency and its tail (2 ms), or etf drops frames as late.
+DELTA=2000000
 
 tdm_wire_setup
 D=tdmA
@@ -54,7 +56,7 @@ BASE=$(( -TAI_OFF * 1000000000 ))
 run() { tdm_wire_run "$1" "$BASE" "$2"; }
 
 TDMWIN=(tdmwin cycle-time 20ms base-time 0 window 2ms 6ms window 12ms 4ms
-	clockid CLOCK_TAI guard 500us link-speed "$MBIT")
+	clockid CLOCK_TAI guard "${WIRE_GUARD}ns" link-speed "$MBIT")
 ETF=(etf clockid CLOCK_TAI delta "$DELTA" skip_sock_check)
 
 # ---- 1. refusals ---------------------------------------------------------------

@@ -18,8 +18,10 @@
 #   bit has left the emulated wire, plus netem's own timer latency (and the
 #   hop from the qdisc to netem's FIFO).  That latency belongs to the
 #   emulated NIC, not to the gate, so the plan's guard covers it: GUARD
-#   (500 us) is added to every frame's wire time by tdmwin, as a guard on
-#   real hardware covers the NIC's and the clocks' errors.
+#   (1 ms, lib.sh's WIRE_GUARD) is added to every frame's wire time by
+#   tdmwin, as a guard on real hardware covers the NIC's and the clocks'
+#   errors.  1 ms covers TCG's timer latency (hundreds of us) with room for
+#   its tail: a frame counts as far out only when netem ran 1.5 ms late.
 # - The frame's time on the wire is judged whole, [stamp - wire time,
 #   stamp], against its window widened by WIRE_SLACK (100 us) on each side
 #   for clock reads under TCG.
@@ -45,7 +47,7 @@
 tdm_require tcpdump
 tdm_require taskset
 
-GUARD=500000
+GUARD=$WIRE_GUARD
 MBIT=$WIRE_MBIT
 
 tdm_wire_setup
@@ -120,7 +122,7 @@ check "mq root on a 4-queue device" tc_a qdisc add dev $D root handle 100: mq
 for i in 1 2 3 4; do
 	check "tdmwin on queue $i" tc_a qdisc add dev $D parent 100:$i handle ${i}0: \
 		tdmwin cycle-time 20ms base-time 0 window 2ms 6ms window 12ms 4ms \
-		clockid CLOCK_REALTIME guard ${GUARD}ns link-speed "$MBIT"
+		clockid CLOCK_REALTIME guard "${GUARD}ns" link-speed "$MBIT"
 done
 FLOWS=16 run mq
 allowed=$(( ${P[judged]:-0} * WIRE_STRAY_PERMILLE / 1000 ))
@@ -150,16 +152,16 @@ refuse() { # DESCRIPTION MESSAGE-ERE OPTIONS...
 	check_match "$desc: refused with a message" "$out" "$ere"
 }
 refuse "a second link speed on the device" "different link speed" \
-	clockid CLOCK_REALTIME guard 500us link-speed $((MBIT * 2))
+	clockid CLOCK_REALTIME guard "${GUARD}ns" link-speed $((MBIT * 2))
 refuse "a second guard on the device" "different guard" \
-	clockid CLOCK_REALTIME guard 1ms link-speed "$MBIT"
+	clockid CLOCK_REALTIME guard 2ms link-speed "$MBIT"
 refuse "a second clockid on the device" "different clockid" \
-	clockid CLOCK_TAI guard 500us link-speed "$MBIT"
+	clockid CLOCK_TAI guard "${GUARD}ns" link-speed "$MBIT"
 refuse "the wire clock off beside instances with it on" "wire clock" \
-	clockid CLOCK_REALTIME guard 500us link-speed "$MBIT" wire-clock off
+	clockid CLOCK_REALTIME guard "${GUARD}ns" link-speed "$MBIT" wire-clock off
 check "an instance that agrees is accepted" tc_a qdisc add dev $D parent 100:4 \
 	handle 40: tdmwin cycle-time 20ms base-time 0 window 2ms 6ms \
-	clockid CLOCK_REALTIME guard 500us link-speed "$MBIT"
+	clockid CLOCK_REALTIME guard "${GUARD}ns" link-speed "$MBIT"
 out=$(tc_a qdisc change dev $D parent 100:2 handle 20: tdmwin guard 2ms 2>&1)
 check_match "a change of one instance's guard is refused" "$out" "different guard"
 tdm_snap Q "$A" $D --handle 20:
