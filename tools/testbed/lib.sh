@@ -19,8 +19,10 @@ esac
 
 # The pinned virtme-ng release (PyPI).
 VNG_VERSION=1.42
-# The testbed kernels, by short name.
+# The testbed kernels, by short name: the ones setup fetches, and the debug
+# kernel that tools/testbed/debug-kernel builds (make check-debug).
 TESTBED_KERNELS="6.1 6.12"
+TESTBED_DEBUG_KERNEL=6.1-debug
 
 die() {
 	echo "${0##*/}: error: $*" >&2
@@ -32,9 +34,9 @@ note() {
 }
 
 check_short() {
-	case " $TESTBED_KERNELS " in
+	case " $TESTBED_KERNELS $TESTBED_DEBUG_KERNEL " in
 	*" $1 "*) ;;
-	*) die "unknown kernel '$1' (known: $TESTBED_KERNELS)" ;;
+	*) die "unknown kernel '$1' (known: $TESTBED_KERNELS $TESTBED_DEBUG_KERNEL)" ;;
 	esac
 }
 
@@ -44,11 +46,35 @@ load_kernel() {
 	local short=$1 env
 	check_short "$short"
 	env=$CACHE/kernels/$short.env
-	[ -r "$env" ] || die "kernel $short is not set up (no $env); run tools/testbed/setup"
+	if [ ! -r "$env" ]; then
+		[ "$short" != "$TESTBED_DEBUG_KERNEL" ] ||
+			die "kernel $short is not built (no $env); run tools/testbed/debug-kernel (make check-debug does)"
+		die "kernel $short is not set up (no $env); run tools/testbed/setup"
+	fi
 	KVER='' VMLINUZ='' KDIR='' MODDIR='' ROOT=''
 	# shellcheck disable=SC1090
 	. "$env"
 	[ -n "$KVER" ] && [ -f "$VMLINUZ" ] && [ -f "$KDIR/Makefile" ] &&
 		[ -f "$MODDIR/modules.dep" ] ||
 		die "kernel $short: the files named in $env are missing; run tools/testbed/setup"
+}
+
+# write_env SHORT KVER: record kernel SHORT, unpacked or built into
+# $CACHE/kernels/KVER, for load_kernel.
+write_env() {
+	local short=$1 kver=$2 root=$CACHE/kernels/$2 f=$CACHE/kernels/$1.env
+	{
+		echo "# written by tools/testbed/${0##*/} on $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+		printf 'KVER=%q\n' "$kver"
+		printf 'ROOT=%q\n' "$root"
+		printf 'VMLINUZ=%q\n' "$root/boot/vmlinuz-$kver"
+		printf 'KDIR=%q\n' "$root/usr/src/linux-headers-$kver"
+		printf 'MODDIR=%q\n' "$root/lib/modules/$kver"
+	} >"$f.new"
+	mv "$f.new" "$f"
+}
+
+# env_ok SHORT: kernel SHORT is recorded and its files are there.
+env_ok() {
+	(load_kernel "$1") >/dev/null 2>&1
 }
