@@ -15,6 +15,14 @@
 #
 # ending with the plan "1..N" and a summary.  A test exits 0 (all passed),
 # 1 (something failed) or 4 (skipped as a whole, see tdm_skip_all).
+#
+# A check that holds only on a machine fast enough (a departure within
+# milliseconds of its window, a delay below a bound, a rate reached) runs
+# as `tdm_timing CHECK ARGS...`.  TDM_TIMING=judge (the default) judges it
+# like any other; TDM_TIMING=report (make check-debug: a debug kernel under
+# TCG is many times slower) prints its failure as
+# "not ok N - ... # TODO timing (TDM_TIMING=report)" and does not count it
+# as a failure: the summary gives it as "N timing reported".
 
 # kselftest exit codes
 ksft_pass=0
@@ -39,6 +47,9 @@ TDM_IP6_B=2001:db8:7d3::2
 TDM_N=0
 TDM_FAILS=0
 TDM_SKIPS=0
+TDM_TIMING=${TDM_TIMING:-judge}
+TDM_TIMING_NOW=
+TDM_TIMING_MISSES=0
 NS_LIST=()
 TDM_BG_PIDS=()
 TDM_CLOCK_SAVED=
@@ -55,8 +66,24 @@ tdm_ok() {
 
 tdm_fail() {
 	TDM_N=$((TDM_N + 1))
+	if [ -n "$TDM_TIMING_NOW" ] && [ "$TDM_TIMING" = report ]; then
+		TDM_TIMING_MISSES=$((TDM_TIMING_MISSES + 1))
+		echo "not ok $TDM_N - $* # TODO timing (TDM_TIMING=report)"
+		return
+	fi
 	TDM_FAILS=$((TDM_FAILS + 1))
 	echo "not ok $TDM_N - $*"
+}
+
+# tdm_timing CHECK ARGS...: run a check (check, check_num, ...) whose
+# outcome depends on the machine's speed; see the top of this file.
+tdm_timing() {
+	local rc
+	TDM_TIMING_NOW=1
+	"$@"
+	rc=$?
+	TDM_TIMING_NOW=
+	return $rc
 }
 
 tdm_skip() {
@@ -128,8 +155,11 @@ check_match() {
 }
 
 tdm_exit() {
+	local timing=
+	[ "$TDM_TIMING_MISSES" = 0 ] || timing=", $TDM_TIMING_MISSES timing reported"
 	echo "1..$TDM_N"
-	echo "# $((TDM_N - TDM_FAILS - TDM_SKIPS)) passed, $TDM_FAILS failed, $TDM_SKIPS skipped"
+	echo "# $((TDM_N - TDM_FAILS - TDM_SKIPS - TDM_TIMING_MISSES)) passed," \
+		"$TDM_FAILS failed, $TDM_SKIPS skipped$timing"
 	[ "$TDM_FAILS" -eq 0 ] && exit $ksft_pass
 	exit $ksft_fail
 }
@@ -514,13 +544,14 @@ tdm_opts_sig() {
 # ---- traffic --------------------------------------------------------------
 
 # tdm_recv_start NAME NS ARGS...: UDP receiver in the background; results go
-# to $TDM_TMP/NAME.out when stopped with tdm_recv_stop NAME.
+# to $TDM_TMP/NAME.out when stopped with tdm_recv_stop NAME (which counts
+# what already reached its sockets); tdm_recv_wait waits for a count.
 tdm_recv_start() {
 	local name=$1 ns=$2 i
 	shift 2
-	rm -f "$TDM_TMP/$name.ready" "$TDM_TMP/$name.out"
+	rm -f "$TDM_TMP/$name.ready" "$TDM_TMP/$name.out" "$TDM_TMP/$name.count"
 	ip netns exec "$ns" "${TDM_PYU[@]}" recv --ready "$TDM_TMP/$name.ready" \
-		--out "$TDM_TMP/$name.out" "$@" &
+		--out "$TDM_TMP/$name.out" --count-file "$TDM_TMP/$name.count" "$@" &
 	eval "TDM_PID_$name=$!"
 	TDM_BG_PIDS+=($!)
 	for i in $(seq 100); do
@@ -529,6 +560,26 @@ tdm_recv_start() {
 	done
 	echo "receiver $name did not start" >&2
 	return 1
+}
+
+# tdm_sent [FILE]: the count of a `tdmwin_util.py send` summary ("sent=N ..."),
+# from FILE or stdin.
+tdm_sent() {
+	sed -n 's/^sent=\([0-9]*\).*/\1/p' "$@"
+}
+
+# tdm_recv_wait NAME N [SECONDS]: wait until receiver NAME has received N
+# packets (all its ports together), for at most SECONDS (60): instead of a
+# fixed sleep, a slow machine gets the time it needs and a fast one waits no
+# longer than the packets take.  False if they did not all come.
+tdm_recv_count() {
+	cat "$TDM_TMP/$1.count" 2>/dev/null || echo 0
+}
+tdm_recv_has() {
+	[ "$(tdm_recv_count "$1")" -ge "$2" ]
+}
+tdm_recv_wait() {
+	tdm_wait_for "${3:-60}" tdm_recv_has "$1" "$2"
 }
 
 # tdm_recv_stop NAME ARRAY: stop the receiver, load its counts into ARRAY
@@ -563,9 +614,21 @@ tdm_cap_start() {
 	return 1
 }
 
+# tdm_cap_stop NAME: once the traffic is over, let tcpdump write what it has
+# (until the file has not grown for 0.5 s, at most 30 s: a slow machine
+# gets the time it needs), then stop it.
 tdm_cap_stop() {
-	local pidvar="TDM_CAP_$1"
-	sleep 0.2
+	local pidvar="TDM_CAP_$1" f=$TDM_TMP/$1.pcap size last=-1 still=0 i
+	for i in $(seq 300); do
+		size=$(stat -c %s "$f" 2>/dev/null || echo 0)
+		if [ "$size" = "$last" ]; then
+			still=$((still + 1))
+			[ $still -ge 5 ] && break
+		else
+			still=0 last=$size
+		fi
+		sleep 0.1
+	done
 	kill -INT "${!pidvar}" 2>/dev/null
 	wait "${!pidvar}" 2>/dev/null
 	grep -E 'captured|dropped' "$TDM_TMP/$1.tcpdump" | sed 's/^/#   tcpdump: /'

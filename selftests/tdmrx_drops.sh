@@ -21,7 +21,7 @@ tdmrx_start st "$B" tdmB 5001 --ring 64 --stall 60 --stall-file "$TDM_TMP/sent" 
 	tdm_skip_all "cannot attach"
 out=$(nsx "$A" "${TDM_PYU[@]}" send --dst "$TDM_IP_B" --port 5001 --count 1000 \
 	--size 100 --rate 2000 --tdm-hdr 1 --tdm-end 3)
-sent=$(tdmrx_sent "$out")
+sent=$(tdm_sent <<<"$out")
 touch "$TDM_TMP/sent"
 total=$((sent + 3))	# and the END markers
 tdmrx_wait st P

@@ -59,8 +59,3 @@ tdmrx_wait() {
 	wait "${!pidvar}" 2>/dev/null
 	tdm_kv "$2" "$(cat "$TDM_TMP/$name.out")"
 }
-
-# sent= of a tdmwin_util send output
-tdmrx_sent() {
-	sed -n 's/^sent=\([0-9]*\).*/\1/p' <<<"$1"
-}

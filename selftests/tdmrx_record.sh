@@ -29,7 +29,7 @@ out1=$(send --dst "$TDM_IP_B" --port 5001 --count 2000 --size 100 --rate 2000 --
 out2=$(send --dst "$TDM_IP_B" --port 5002 --count 1000 --size 200 --rate 2000 --tdm-hdr 2 \
 	--plan-version 4)
 out3=$(send --dst "$TDM_IP6_B" --port 5001 --count 300 --size 60 --rate 2000 --tdm-hdr 3)
-s1=$(tdmrx_sent "$out1") s2=$(tdmrx_sent "$out2") s3=$(tdmrx_sent "$out3")
+s1=$(tdm_sent <<<"$out1") s2=$(tdm_sent <<<"$out2") s3=$(tdm_sent <<<"$out3")
 tdm_log "sent: $s1 + $s2 + $s3"
 tdmrx_wait rec P
 sed 's/^/#   /' "$TDM_TMP/rec.out" | grep -E 'error|records|dropped|delay|sw=|now=|wakeups' 
@@ -48,8 +48,8 @@ check_num "IPv6 records flagged" "${P[ipv6]:-0}" -ge "$s3"
 check_eq "every record has a timestamp flag" \
 	"$(( ${P[hw]:-0} + ${P[sw]:-0} + ${P[now]:-0} ))" "${P[records]:-x}"
 check_num "software RX stamps (net_enable_timestamp)" "${P[sw]:-0}" -gt 0
-check_num "RX after TX (min delay, us; TCG skew allowed)" "${P[min_delay_us]:-x}" -gt -50000
-check_num "RX within 2 s of TX (max delay, us)" "${P[max_delay_us]:-x}" -lt 2000000
+tdm_timing check_num "RX after TX (min delay, us; TCG skew allowed)" "${P[min_delay_us]:-x}" -gt -50000
+tdm_timing check_num "RX within 2 s of TX (max delay, us)" "${P[max_delay_us]:-x}" -lt 2000000
 check_eq "kernel counted what we read, nothing dropped" \
 	"${P[k_records]:-}:${P[k_dropped]:-}" "${P[records]:-x}:0"
 check_eq "kernel: matched = records, bad headers" \
@@ -61,7 +61,7 @@ tdmrx_start fast "$B" tdmB 5001 --duration 60 --until-end 1 || tdm_skip_all "can
 out=$(send --dst "$TDM_IP_B" --port 5001 --count 20000 --size 100 --tdm-hdr 1)
 tdmrx_wait fast P
 secs=$(sed -n 's/.*secs=\([0-9.]*\).*/\1/p' <<<"$out")
-n=$(tdmrx_sent "$out")
+n=$(tdm_sent <<<"$out")
 tdm_log "full speed: $n sent in $secs s ($(awk -v n="$n" -v s="$secs" 'BEGIN { printf "%d", n / s }') pps), records ${P[data]:-?}, dropped ${P[k_dropped]:-?}, wakeups ${P[k_wakeups]:-?}"
 check_eq "full speed: one record per packet, none dropped" \
 	"${P[data]:-}:${P[k_dropped]:-}:${P[dup]:-}" "$n:0:0"

@@ -62,17 +62,17 @@ wait "$sender"
 sleep 0.5
 tdm_cap_stop cap
 tdm_recv_stop rx R
-sent=$(sed -n 's/^sent=\([0-9]*\).*/\1/p' "$TDM_TMP/sender.out")
+sent=$(tdm_sent "$TDM_TMP/sender.out")
 check_eq "every packet arrived" "${R[udp5001.n]:-x}" "$sent"
 check_eq "none lost" "${R[udp5001.lost]:-x}" 0
-check_num "longest gap between packets < 500 ms (got ${R[udp5001.max_gap_ms]:-?} ms)" \
+tdm_timing check_num "longest gap between packets < 500 ms (got ${R[udp5001.max_gap_ms]:-?} ms)" \
 	"${R[udp5001.max_gap_ms]:-99999}" -lt 500
 check_eq "queue empty afterwards" "$(qlen)" 0
 out=$(py pcap "$TDM_TMP/cap.pcap" --port 5001 --cycle 20000000 --windows 0:5000000 \
 	--tol-early "$TOL_EARLY" --tol-late "$TOL_LATE")
 tdm_kv P "$out"
 allowed=$(( $(tdm_allowed "${P[judged]:-0}") + 4 ))
-check_num "packets inside the windows across the steps (outside: ${P[outside]:-?}, allowed $allowed)" \
+tdm_timing check_num "packets inside the windows across the steps (outside: ${P[outside]:-?}, allowed $allowed)" \
 	"${P[outside]:-99999}" -le "$allowed"
 py clock restore "$TDM_CLOCK_SAVED"
 

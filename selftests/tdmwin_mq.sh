@@ -29,7 +29,7 @@ traffic() {
 	sleep 0.5
 	tdm_cap_stop "$name"
 	tdm_recv_stop "rx$name" R
-	SENT=$(sed -n 's/^sent=\([0-9]*\).*/\1/p' "$TDM_TMP/$name.sent")
+	SENT=$(tdm_sent "$TDM_TMP/$name.sent")
 	out=$(py pcap "$TDM_TMP/$name.pcap" --port 5001 --cycle 20000000 \
 		--windows 0:5000000 --tol-early "$TOL_EARLY" --tol-late "$TOL_LATE")
 	tdm_kv P "$out"
@@ -49,7 +49,7 @@ check_num "classes: 4 of mq + 2 under each instance" "$(tc_a class show dev $D |
 traffic mq
 allowed=$(tdm_allowed "${P[judged]:-0}")
 check_eq "mq: every packet arrived" "${R[udp5001.n]:-x}" "$SENT"
-check_num "mq: packets inside the windows (outside ${P[outside]:-?}, allowed $allowed)" \
+tdm_timing check_num "mq: packets inside the windows (outside ${P[outside]:-?}, allowed $allowed)" \
 	"${P[outside]:-99999}" -le "$allowed"
 total=0 used=0 dist=
 for i in 1 2 3 4; do
@@ -81,7 +81,7 @@ check "tdmwin root on the 4-queue device" tc_a qdisc add dev $D root handle 1: t
 traffic root
 allowed=$(tdm_allowed "${P[judged]:-0}")
 check_eq "root: every packet arrived" "${R[udp5001.n]:-x}" "$SENT"
-check_num "root: packets inside the windows (outside ${P[outside]:-?}, allowed $allowed)" \
+tdm_timing check_num "root: packets inside the windows (outside ${P[outside]:-?}, allowed $allowed)" \
 	"${P[outside]:-99999}" -le "$allowed"
 tdm_snap Q "$A" $D
 check_eq "root: one instance sent every packet" "${Q[x.window_packets]:-}" "${R[udp5001.n]:-x}"

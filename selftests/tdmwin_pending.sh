@@ -76,7 +76,7 @@ allowed=$(tdm_allowed "${P[judged]:-0}")
 tdm_log "old plan: ${P[phase1]:-0} packets, new plan: ${P[phase2]:-0}, outside: ${P[outside]:-0}"
 check_num "packets under the old plan" "${P[phase1]:-0}" -ge 200
 check_num "packets under the new plan" "${P[phase2]:-0}" -ge 200
-check_num "packets outside their plan's windows (allowed $allowed)" "${P[outside]:-0}" \
+tdm_timing check_num "packets outside their plan's windows (allowed $allowed)" "${P[outside]:-0}" \
 	-le "$allowed"
 check_eq "no packet lost across the switch" "${R[udp5001.lost]:-x}" 0
 check_eq "no packet reordered across the switch" "${R[udp5001.reorder]:-x}:${P[reorder]:-x}" 0:0

@@ -330,37 +330,52 @@ def cmd_recv(a):
     poller = select.poll()
     for fd in socks:
         poller.register(fd, select.POLLIN)
+
+    def drain(fd):
+        s, name = socks[fd]
+        while True:
+            try:
+                data = s.recv(65536)
+            except BlockingIOError:
+                break
+            except InterruptedError:
+                continue
+            st = stats[name]
+            now = time.monotonic()
+            if st["t_last"] is not None:
+                st["max_gap_ms"] = max(st["max_gap_ms"],
+                                       int((now - st["t_last"]) * 1000))
+            st["t_last"] = now
+            if name == "ptp_eth":
+                data = data[14:]
+            st["n"] += 1
+            st["bytes"] += len(data)
+            if len(data) >= 8:
+                magic, seq = struct.unpack("!II", data[:8])
+                if magic == 0x7464_6d77:
+                    if seq in st["seen"]:
+                        st["dup"] += 1
+                    elif seq < st["last"]:
+                        st["reorder"] += 1
+                    st["seen"].add(seq)
+                    st["last"] = max(st["last"], seq)
+
+    # --count-file: the number received so far, for tests that wait for it.
+    counted = -1
     while not _stop:
         if t_end is not None and time.monotonic() >= t_end:
             break
         for fd, ev in poller.poll(100):
-            s, name = socks[fd]
-            while True:
-                try:
-                    data = s.recv(65536)
-                except BlockingIOError:
-                    break
-                except InterruptedError:
-                    continue
-                st = stats[name]
-                now = time.monotonic()
-                if st["t_last"] is not None:
-                    st["max_gap_ms"] = max(st["max_gap_ms"],
-                                           int((now - st["t_last"]) * 1000))
-                st["t_last"] = now
-                if name == "ptp_eth":
-                    data = data[14:]
-                st["n"] += 1
-                st["bytes"] += len(data)
-                if len(data) >= 8:
-                    magic, seq = struct.unpack("!II", data[:8])
-                    if magic == 0x7464_6d77:
-                        if seq in st["seen"]:
-                            st["dup"] += 1
-                        elif seq < st["last"]:
-                            st["reorder"] += 1
-                        st["seen"].add(seq)
-                        st["last"] = max(st["last"], seq)
+            drain(fd)
+        total = sum(st["n"] for st in stats.values())
+        if a.count_file and total != counted:
+            with open(a.count_file + ".tmp", "w") as f:
+                f.write("%d\n" % total)
+            os.rename(a.count_file + ".tmp", a.count_file)
+            counted = total
+    # What already reached the sockets when we were stopped counts too.
+    for fd in socks:
+        drain(fd)
     out = {}
     for name, st in stats.items():
         seen = st.pop("seen")
@@ -817,6 +832,7 @@ def main():
     r.add_argument("--duration", type=float, default=0)
     r.add_argument("--ready")
     r.add_argument("--out")
+    r.add_argument("--count-file", help="keep the number received so far here")
 
     c = sub.add_parser("pcap")
     c.add_argument("file")
