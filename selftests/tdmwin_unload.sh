@@ -32,19 +32,24 @@ bg_send() { # SECONDS
 refcnt() { cat /sys/module/sch_tdmwin/refcnt 2>/dev/null || echo gone; }
 # For tdm_wait_for, which re-runs its command (not a value computed once).
 unused() { [ "$(refcnt)" = 0 ]; }
+# The tdmwin qdisc has sent a packet through its gate.
+sends() {
+	tdm_snap Q "$A" "$D"
+	[ "${Q[x.window_packets]:-0}" -gt 0 ]
+}
 
 # ---- delete under traffic ------------------------------------------------------
 
 check "add" add
 tdm_recv_start rx "$B" --bind "$TDM_IP_B" --ports 5001
 bg_send 2.5
-sleep 1
+tdm_recv_wait rx 1	# traffic flows (python starts slowly under TCG)
 check "delete the qdisc under traffic" tc_a qdisc del dev $D root
 check_eq "no tdmwin left" "$(count)" 0
 wait "$SENDER"
-sleep 0.3
+sent=$(tdm_sent "$TDM_TMP/sender.out")
+tdm_recv_wait rx $((sent / 2))
 tdm_recv_stop rx R
-sent=$(sed -n 's/^sent=\([0-9]*\).*/\1/p' "$TDM_TMP/sender.out")
 tdm_log "sent $sent, received ${R[udp5001.n]:-0} (packets queued at the delete are dropped)"
 check_num "traffic went on after the delete" "${R[udp5001.n]:-0}" -ge $((sent / 2))
 check_num "the sender saw no error" "$(sed -n 's/.*errors=\([0-9]*\).*/\1/p' "$TDM_TMP/sender.out")" -eq 0
@@ -60,26 +65,24 @@ tc_a qdisc del dev $D root
 # ---- stop and restart under traffic ----------------------------------------------------
 
 tdm_recv_start rx "$B" --bind "$TDM_IP_B" --ports 5001
-bg_send 60	# stopped below, once the restart is checked (TCG is slow)
-sleep 0.5
+bg_send 600	# stopped below, once the restart is checked (TCG is slow)
+tdm_recv_wait rx 1
 check "add under traffic" add
-sleep 0.7
-tdm_snap Q "$A" $D
+tdm_wait_for 60 sends
 check_num "first instance sends" "${Q[x.window_packets]:-0}" -gt 0
 check "delete under traffic" tc_a qdisc del dev $D root
-tdm_wait_for 5 unused
+tdm_wait_for 60 unused
 check "rmmod under traffic" rmmod sch_tdmwin
 check "module gone" test ! -d /sys/module/sch_tdmwin
 check "load the module again" tdm_module_load
 check "add again under traffic" add
-sleep 0.7
-tdm_snap Q "$A" $D
+tdm_wait_for 60 sends
 check_num "the new instance sends" "${Q[x.window_packets]:-0}" -gt 0
 kill -TERM "$SENDER"
 wait "$SENDER"
-sleep 0.3
+sent=$(tdm_sent "$TDM_TMP/sender.out")
+tdm_recv_wait rx $((sent / 2))
 tdm_recv_stop rx R
-sent=$(sed -n 's/^sent=\([0-9]*\).*/\1/p' "$TDM_TMP/sender.out")
 check_num "traffic flowed through the restart" "${R[udp5001.n]:-0}" -ge $((sent / 2))
 check_eq "no reordering" "${R[udp5001.reorder]:-x}" 0
 tc_a qdisc del dev $D root
@@ -94,7 +97,7 @@ else
 	check_match "module alias net-sch-tdmwin" "$(modinfo -F alias "$inst")" "^net-sch-tdmwin$"
 	check_match "modprobe resolves net-sch-tdmwin" \
 		"$(modprobe -R net-sch-tdmwin 2>&1)" "sch_tdmwin"
-	tdm_wait_for 5 unused
+	tdm_wait_for 60 unused
 	check "rmmod before autoload" rmmod sch_tdmwin
 	check "tc qdisc add loads the module by itself" add
 	check "module loaded by the kernel" test -d /sys/module/sch_tdmwin
@@ -102,7 +105,7 @@ else
 	tc_a qdisc del dev $D root
 	if [ -n "${TDM_KO:-}" ] && ! cmp -s "$inst" "$TDM_KO"; then
 		tdm_log "the installed module differs from $TDM_KO: reloading the build"
-		tdm_wait_for 5 unused
+		tdm_wait_for 60 unused
 		rmmod sch_tdmwin && insmod "$TDM_KO"
 	fi
 fi
@@ -132,25 +135,33 @@ ns_probe() { # DESC HOW TDMWIN-ARGS...
 	check "$desc: tdmwin in a third namespace" tdm_tc -n "$c" qdisc add dev tdmC root \
 		handle 1: tdmwin "$@"
 	if [ "$how" = local ]; then
-		nsx "$c" "${TDM_PYU[@]}" send --dst 198.18.1.2 --port 5001 --count 50 \
-			--at-phase 2000000000:100000000 >/dev/null
+		nsx "$c" "${TDM_PYU[@]}" send --dst 198.18.1.2 --port 5001 --count 50 >/dev/null
 	else
 		# UDP to a closed port of C: C's kernel answers with ICMP errors.
 		nsx "$B" "${TDM_PYU[@]}" send --dst 198.18.1.1 --port 9 --count 5 >/dev/null
-		sleep 0.2
+		tdm_wait_for 30 waiting
 	fi
-	check_num "$desc: packets wait" "$(tdm_tc -n "$c" -j -s qdisc show dev tdmC |
-		py flat --kind tdmwin | sed -n 's/^qlen=//p')" -ge 1
+	check_num "$desc: packets wait" "$(qlen_c)" -ge 1
 	check_num "$desc: module in use" "$(refcnt)" -ge 1
 	ip netns del "$c"
 	NS_LIST=("${NS_LIST[@]/$c/}")
 	# The namespace is dismantled by a workqueue: wait for its qdiscs to go.
-	tdm_wait_for 8 unused
+	tdm_wait_for 60 unused
 	check_eq "$desc: namespace deleted: the module is released" "$(refcnt)" 0
 }
 
+qlen_c() { # the queue of ns_probe's qdisc
+	tdm_tc -n "$c" -j -s qdisc show dev tdmC | py flat --kind tdmwin | sed -n 's/^qlen=//p'
+}
+waiting() { [ "$(qlen_c)" -ge 1 ]; }
+
+# The local packets must still wait when the queue is looked at, however
+# slow the machine (seconds for one tc or python start on a debug kernel
+# under TCG): their window opens about 8 s after this line.
+win=$(( ($(tdm_now CLOCK_REALTIME) + 8000000000) % 10000000000 / 1000000 ))
+[ "$win" -le 9900 ] || win=9900
 ns_probe "local packets waiting for a window" local \
-	cycle-time 2s base-time 0 window 1s 100ms
+	cycle-time 10s base-time 0 window "${win}ms" 100ms clockid CLOCK_REALTIME
 ns_probe "kernel packets on hold" kernel cycle-time 2s base-time 0 window 1s 100ms hold
 check "rmmod after the namespaces went" rmmod sch_tdmwin
 
