@@ -12,6 +12,9 @@
 #   make check           unit tests, lint, and the selftests on Debian's 6.1
 #                        and 6.12 kernels in QEMU guests (sets up what is
 #                        missing: packages, virtme-ng, kernels)
+#   make check-debug     the kernel-side selftests on a debug kernel (KASAN,
+#                        lockdep, kmemleak) built once from linux-source-6.1;
+#                        slow (see selftests/README), not part of make check
 #   make demo            the virtual testbed demo in a guest
 #   make bench           benchmarks in a guest (ratios, not pass/fail)
 #   make lint            checkpatch, sparse and W=1 on both kernels, plugin ABI
@@ -38,7 +41,8 @@ UCFLAGS	:= -std=c11 -O1 -g -Wall -Wextra -Werror -fno-omit-frame-pointer \
 	   -fsanitize=address,undefined -fno-sanitize-recover=all
 
 .PHONY: all modules modules-testbed plugin tools install uninstall unit \
-	fuzz lint check setup demo bench clean help dkms-install dkms-uninstall
+	fuzz lint check check-debug setup demo bench clean help dkms-install \
+	dkms-uninstall
 
 US	:= $(MAKE) -C $(TOP)/userspace O=$(BUILD)/us
 FUZZ_TIME ?= 20
@@ -51,7 +55,7 @@ tools:
 	$(MAKE) -C $(TOP)/selftests tools
 
 help:
-	@sed -n '3,21p' $(TOP)/Makefile
+	@sed -n '3,24p' $(TOP)/Makefile
 
 plugin:
 	$(MAKE) -C $(TOP)/tc-plugin O=$(BUILD)/tc
@@ -182,6 +186,9 @@ lint: setup
 
 check: setup
 	$(TOP)/tools/check
+
+check-debug: setup
+	$(TOP)/tools/check-debug
 
 demo: setup plugin tools modules-testbed
 	$(TOP)/tools/demo $(DEMO_ARGS)
