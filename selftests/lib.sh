@@ -652,11 +652,13 @@ tdm_now() {
 	py clock now "${1:-CLOCK_REALTIME}"
 }
 
-# tdm_wait_for SECONDS CMD...: poll CMD every 0.1 s until it succeeds.
+# tdm_wait_for SECONDS CMD...: poll CMD every 0.1 s until it succeeds, for
+# at most SECONDS of time (not a number of polls: one poll of tc and python
+# can take seconds on a slow machine).
 tdm_wait_for() {
-	local secs=$1 i
+	local end=$((SECONDS + $1))
 	shift
-	for i in $(seq $((secs * 10))); do
+	while [ "$SECONDS" -lt "$end" ]; do
 		"$@" && return 0
 		sleep 0.1
 	done

@@ -57,7 +57,8 @@ check "hold again (idempotent)" tc_a qdisc change dev $D root tdmwin hold
 
 tdm_recv_start rel "$B" --bind "$TDM_IP_B" --ports 5001
 check "release" tc_a qdisc change dev $D root tdmwin release
-drained() { [ "$(tc_a -j qdisc show dev "$D" | py flat --kind tdmwin | sed -n 's/^qlen=//p')" = 0 ]; }
+# (qlen is a statistic: -s, or the dump has none and this never holds)
+drained() { [ "$(tc_a -j -s qdisc show dev "$D" | py flat --kind tdmwin | sed -n 's/^qlen=//p')" = 0 ]; }
 tdm_wait_for 60 drained
 tdm_recv_wait rel 200
 tdm_recv_stop rel R
