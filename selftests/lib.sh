@@ -52,6 +52,7 @@ TDM_TIMING_NOW=
 TDM_TIMING_MISSES=0
 NS_LIST=()
 TDM_BG_PIDS=()
+TDM_SYSCTL_SAVED=()
 TDM_CLOCK_SAVED=
 TDM_TMP=$(mktemp -d "${TMPDIR:-/tmp}/tdmwin-st.XXXXXX")
 
@@ -253,7 +254,7 @@ cleanup_all_ns() {
 }
 
 tdm_cleanup() {
-	local pid
+	local pid kv
 	for pid in "${TDM_BG_PIDS[@]}"; do
 		kill "$pid" 2>/dev/null
 	done
@@ -262,12 +263,23 @@ tdm_cleanup() {
 	done
 	TDM_BG_PIDS=()
 	[ -n "$TDM_CLOCK_SAVED" ] && py clock restore "$TDM_CLOCK_SAVED"
+	for kv in "${TDM_SYSCTL_SAVED[@]}"; do
+		sysctl -qw "$kv"
+	done
+	TDM_SYSCTL_SAVED=()
 	cleanup_all_ns
 	rm -rf "$TDM_TMP"
 }
 trap tdm_cleanup EXIT
 trap 'exit 143' TERM
 trap 'exit 130' INT
+
+# tdm_sysctl NAME VALUE: set a sysctl of the guest (the initial namespace);
+# tdm_cleanup restores it.
+tdm_sysctl() {
+	TDM_SYSCTL_SAVED+=("$1=$(sysctl -n "$1")")
+	sysctl -qw "$1=$2"
+}
 
 # tdm_veth NS_A NS_B [NUMTXQ]: veth pair tdmA (in NS_A, 198.18.0.1/24) and
 # tdmB (in NS_B, 198.18.0.2/24), up, with static neighbours.  Sets

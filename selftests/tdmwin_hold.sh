@@ -76,7 +76,10 @@ check_eq "release: hold_drops kept" "${Q[x.hold_drops]:-}" 100
 
 # Hold while traffic flows (the limit is large enough for all of it, even
 # when one tc call takes seconds: a debug kernel under TCG).  The sender
-# runs until the release has been seen to let 500 packets through.
+# runs until the release has been seen to let 500 packets through.  The
+# release hands everything held to the receiving veth at once: its backlog
+# (net.core.netdev_max_backlog, 1000 packets) must hold that burst too.
+tdm_sysctl net.core.netdev_max_backlog 100000
 check "limit 20000" tc_a qdisc change dev $D root tdmwin limit 20000
 tdm_recv_start flow "$B" --bind "$TDM_IP_B" --ports 5001
 ip netns exec "$A" "${TDM_PYU[@]}" send --dst "$TDM_IP_B" --port 5001 --duration 600 \
