@@ -11,10 +11,14 @@
 # offload here (veth has no launch time), so it lets a frame go in
 # [launch - DELTA, launch] by a kernel timer and the emulated NIC sends it
 # at once: a frame may reach the wire up to DELTA early.  Frames are judged
-# against their windows widened by DELTA on the early side, the wire clock
-# test's slack otherwise (tdmwin_wire.sh says why), and etf must drop none:
-# it drops a frame stamped in the past or before the frame ahead of it, so
-# none dropped means every stamp was in the future and in order.  That a
+# as in tdmwin_wire.sh (the sender's tap on a perfect wire, and after the
+# NIC), with DELTA more allowed on the early side.  etf drops a frame
+# stamped in the past or before the frame ahead of it, so a wrong or
+# out-of-order stamp would be dropped every time; etf also drops a frame
+# its timer releases more than DELTA late, which TCG's stalls of a few
+# milliseconds do now and then (35 and 84 of 5800 frames in two runs on a
+# quiet host with DELTA 2 ms): so at most 5 % (WIRE_NIC_PERMILLE) may be
+# dropped.  That a
 # NIC's launch time makes departures precise to tens of nanoseconds is a
 # hardware claim this testbed cannot check.
 #
@@ -35,7 +39,7 @@ DELTA=2000000
 
 tdm_wire_setup
 D=tdmA
-declare -A Q P
+declare -A Q P N
 
 tc_a() { tdm_tc -n "$A" "$@"; }
 # etf has no change operation: a child with a new handle replaces it.
@@ -53,7 +57,7 @@ child() { # QDISC ARGS...: a new child at 1:1
 TAI_OFF=$(py clock tai)
 BASE=$(( -TAI_OFF * 1000000000 ))
 
-run() { tdm_wire_run "$1" "$BASE" "$2"; }
+run() { tdm_wire_run "$1" "$BASE" "$2" "$WIRE_GUARD"; }
 
 TDMWIN=(tdmwin cycle-time 20ms base-time 0 window 2ms 6ms window 12ms 4ms
 	clockid CLOCK_TAI guard "${WIRE_GUARD}ns" link-speed "$MBIT")
@@ -103,22 +107,26 @@ check_match "the etf child stayed" "$(tc_a qdisc show dev $D)" "etf"
 tdm_quiet_wait 60 || tdm_log "$TDM_LOADED"
 run txtime $((DELTA + WIRE_SLACK))
 tdm_snap Q "$A" $D
-TX_OUT=${P[outside]:-?} TX_N=${P[judged]:-0} TX_FAR=${P[max_out_ns]:-?}
-allowed=$(( TX_N * WIRE_STRAY_PERMILLE / 1000 ))
-check_num "txtime: frames reached the wire" "$TX_N" -ge 2000
-tdm_timing check_num "txtime: etf dropped no frame: every stamp in the future, in order" \
-	"${Q[x.txtime_drops]:-99999}" -eq 0
-tdm_timing check_num "txtime: frames outside their windows, $DELTA ns early allowed (allowed $allowed)" \
-	"$TX_OUT" -le "$allowed"
+TX="${P[outside]:-?} / ${N[outside]:-?} of ${N[judged]:-0} (farthest ${P[max_out_ns]:-?} / ${N[max_out_ns]:-?} ns)"
+allowed=$(( ${P[judged]:-0} * WIRE_STRAY_PERMILLE / 1000 ))
+nic=$(( ${N[judged]:-0} * WIRE_NIC_PERMILLE / 1000 ))
+check_num "txtime: frames reached the wire" "${N[judged]:-0}" -ge 2000
+tdm_timing check_num "txtime: etf dropped at most $nic: stamps in the future and in order" \
+	"${Q[x.txtime_drops]:-99999}" -le "$nic"
+tdm_timing check_num "txtime: frames released too late for their window, $DELTA ns early allowed (allowed $allowed)" \
+	"${P[outside]:-99999}" -le "$allowed"
+tdm_timing check_num "txtime: after the emulated NIC, frames outside their windows (allowed $nic)" \
+	"${N[outside]:-99999}" -le "$nic"
 check_num "txtime: the wire was booked ahead (wire_backlog_max)" \
 	"${Q[x.wire_backlog_max]:-0}" -gt 0
 
 check "txtime off (the wire clock at dequeue)" tc_a qdisc change dev $D root tdmwin txtime off
 check "a fifo at 1:1 again" child pfifo limit 1000
 run wireclock "$WIRE_SLACK"
-tdm_log "departures outside their windows: with launch times $TX_OUT of $TX_N" \
-	"(farthest $TX_FAR ns, $DELTA ns early allowed), wire clock at dequeue" \
-	"${P[outside]:-?} of ${P[judged]:-?} (farthest ${P[max_out_ns]:-?} ns)"
+tdm_log "outside their windows (sender's tap on a perfect wire / after the NIC):" \
+	"with launch times $TX ($DELTA ns early allowed); wire clock at dequeue" \
+	"${P[outside]:-?} / ${N[outside]:-?} of ${N[judged]:-0} (farthest" \
+	"${P[max_out_ns]:-?} / ${N[max_out_ns]:-?} ns)"
 
 # ---- 3. where txtime cannot be ------------------------------------------------
 

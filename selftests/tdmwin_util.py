@@ -480,7 +480,10 @@ def cmd_pcap(a):
     that stamps a frame when its last bit has left: the frame occupied the
     wire for (length + --wire-overhead) * 8 / rate before its stamp, and
     that whole interval must lie inside the window, widened by the same
-    tolerances.  max_out_ns is the farthest a frame lay outside its nearest
+    tolerances.  With --serialize as well, the capture is a tap on the
+    sender's device, which stamps a frame when the qdisc lets it go, and a
+    perfect wire at that rate sends the frames back to back in that order:
+    each starts at max(its stamp, the end of the one before).  max_out_ns is the farthest a frame lay outside its nearest
     window (no tolerance), far the frames beyond --far ns.
     Prints key=value lines and a histogram (lines starting with '#').
     """
@@ -488,6 +491,7 @@ def cmd_pcap(a):
     if a.switch is not None:
         plans.append((a.base2, a.cycle2 or a.cycle, parse_windows(a.windows2)))
     pkts = []
+    serial_end = 0
     for t, frame, lt in read_pcap(a.file):
         dport, seq = udp_info(frame, lt)
         if a.port and dport != a.port:
@@ -495,7 +499,14 @@ def cmd_pcap(a):
         wire = 0
         if a.wire_mbit:
             wire = -(-(len(frame) + a.wire_overhead) * 8000 // a.wire_mbit)
-        pkts.append((t - wire, seq, wire))
+        if a.serialize:
+            # t is when the qdisc let the frame go: a wire at --wire-mbit
+            # starts it when it has sent the frames before it.
+            start = max(t, serial_end)
+            serial_end = start + wire
+            pkts.append((start, seq, wire))
+        else:
+            pkts.append((t - wire, seq, wire))
     res = {"total": len(pkts), "judged": 0, "inside": 0, "outside": 0,
            "skipped": 0, "phase1": 0, "phase2": 0, "first_ns": 0,
            "last_ns": 0, "reorder": 0, "max_out_ns": 0, "far": 0}
@@ -849,6 +860,7 @@ def main():
     c.add_argument("--bins", type=int, default=20)
     c.add_argument("--wire-mbit", type=int, default=0)
     c.add_argument("--wire-overhead", type=int, default=24)
+    c.add_argument("--serialize", action="store_true")
     c.add_argument("--far", type=int, default=500000)
 
     n = sub.add_parser("nl")

@@ -13,22 +13,23 @@
 # the wire after the window closed; with the wire clock every frame must
 # occupy the wire inside its window.
 #
-# Tolerances, and why:
-# - The tap stamps a frame when netem releases it, which is when its last
-#   bit has left the emulated wire, plus netem's own timer latency (and the
-#   hop from the qdisc to netem's FIFO).  That latency belongs to the
-#   emulated NIC, not to the gate, so the plan's guard covers it: GUARD
-#   (1 ms, lib.sh's WIRE_GUARD) is added to every frame's wire time by
-#   tdmwin, as a guard on real hardware covers the NIC's and the clocks'
-#   errors.  1 ms covers TCG's timer latency (hundreds of us) with room for
-#   its tail: a frame counts as far out only when netem ran 1.5 ms late.
-# - The frame's time on the wire is judged whole, [stamp - wire time,
-#   stamp], against its window widened by WIRE_SLACK (100 us) on each side
-#   for clock reads under TCG.
-# - At most 0.1 % of the frames (WIRE_STRAY_PERMILLE) may lie outside, none
-#   more than 500 us (WIRE_FAR_NS) outside its window: vCPU preemption by a
-#   loaded host moves frames by milliseconds, hence the quiet-host rule in
-#   selftests/README.
+# Two taps judge each run (tdm_wire_run in lib.sh):
+# - Where the gate acts: a tap on the sender's device stamps each frame as
+#   the qdisc lets it go; a perfect wire at the link speed then sends the
+#   frames back to back in that order.  Each must end GUARD before its
+#   window does (the gate's promise), WIRE_SLACK (100 us) allowed for clock
+#   reads under TCG; at most 0.1 % (WIRE_STRAY_PERMILLE) may miss, none by
+#   more than 500 us (WIRE_FAR_NS).  vCPU preemption by a loaded host moves
+#   frames by milliseconds, hence the quiet-host rule (selftests/README).
+# - After the emulated NIC: a tap stamps each frame when netem lets it go,
+#   when its last bit has left the wire, and its whole time on the wire is
+#   judged against the window.  This stamp also carries netem's own timer
+#   latency and, now and then, a stall of the emulator of a few
+#   milliseconds, which belong to the emulated NIC, not to the gate: the
+#   plans' guard (1 ms, WIRE_GUARD) covers the usual latency, and at most
+#   5 % (WIRE_NIC_PERMILLE) may lie outside (measured on a quiet host: 0.9
+#   % on one queue, 2.8 % under mq; without the wire clock 36-46 %, pfifo
+#   49 %).  The strict judgement is the sender's tap's.
 # - The wire runs at 50 Mbit/s so that a frame's 235 us on the wire is
 #   long against TCG's clock reads, and the offered 3000 frames/s exceed the
 #   2100/s that the windows carry, so that the queue never runs dry.  (The
@@ -52,11 +53,11 @@ MBIT=$WIRE_MBIT
 
 tdm_wire_setup
 D=tdmA
-declare -A Q P
+declare -A Q P N
 
 tc_a() { tdm_tc -n "$A" "$@"; }
 
-run() { tdm_wire_run "$1" 0 "$WIRE_SLACK" "${FLOWS:-1}"; }
+run() { tdm_wire_run "$1" 0 "$WIRE_SLACK" "$GUARD" "${FLOWS:-1}"; }
 
 pct() { echo $(( ${1:-0} * 100 / (${2:-0} + 1) )); }
 
@@ -70,20 +71,22 @@ tdmwin_add() { # extra tdmwin options
 tdm_quiet_wait 60 || tdm_log "$TDM_LOADED"
 
 run pfifo
-PFIFO_OUT=$(pct "${P[outside]}" "${P[judged]}")
-check_num "pfifo: frames reached the wire" "${P[judged]:-0}" -ge 2000
+PFIFO_OUT="$(pct "${P[outside]}" "${P[judged]}") % / $(pct "${N[outside]}" "${N[judged]}") %"
+check_num "pfifo: frames reached the wire" "${N[judged]:-0}" -ge 2000
 
 check "tdmwin, wire clock off" tdmwin_add link-speed "$MBIT" wire-clock off
 run off
-OFF_OUT=$(pct "${P[outside]}" "${P[judged]}")
+OFF_OUT="$(pct "${P[outside]}" "${P[judged]}") % / $(pct "${N[outside]}" "${N[judged]}") %"
 
 # ---- 2. calibration: a wire clock that books too little must be caught ----------
 
 check "tdmwin, link-speed ten times the wire's" tdmwin_add link-speed $((MBIT * 10)) \
 	wire-clock on
 run fast
-check_num "calibration: the overrun is seen (${P[outside]:-?} of ${P[judged]:-?} outside)" \
+check_num "calibration: the sender's tap sees the overrun (${P[outside]:-?} of ${P[judged]:-?} outside)" \
 	"$(pct "${P[outside]}" "${P[judged]}")" -ge 5
+check_num "calibration: the tap after the NIC sees it (${N[outside]:-?} of ${N[judged]:-?} outside)" \
+	"$(pct "${N[outside]}" "${N[judged]}")" -ge 5
 
 # ---- 3. the wire clock -------------------------------------------------------------
 
@@ -91,19 +94,30 @@ check "tdmwin, wire clock on at the wire's rate" tdmwin_add link-speed "$MBIT" w
 tdm_snap Q "$A" $D
 check_eq "the dump says wire-clock on" "${Q[options.wire_clock]:-}" true
 run wire
-allowed=$(( ${P[judged]:-0} * WIRE_STRAY_PERMILLE / 1000 ))
-check_num "wire clock: frames reached the wire" "${P[judged]:-0}" -ge 2000
-tdm_timing check_num "wire clock: frames outside their windows (allowed $allowed)" \
-	"${P[outside]:-99999}" -le "$allowed"
-tdm_timing check_num "wire clock: none more than $WIRE_FAR_NS ns outside (farthest ${P[max_out_ns]:-?} ns)" \
-	"${P[far]:-99999}" -eq 0
+judge() { # WHAT
+	local allowed nic
+	allowed=$(( ${P[judged]:-0} * WIRE_STRAY_PERMILLE / 1000 ))
+	nic=$(( ${N[judged]:-0} * WIRE_NIC_PERMILLE / 1000 ))
+	check_num "$1: frames reached the wire" "${N[judged]:-0}" -ge 2000
+	# (both taps keep up with 3000 frames/s unless the host is loaded)
+	tdm_timing check_eq "$1: the NIC's FIFO dropped nothing (both taps saw as many frames)" \
+		"${P[judged]:-0}" "${N[judged]:-0}"
+	tdm_timing check_num "$1: frames the gate let go too late for their window (allowed $allowed)" \
+		"${P[outside]:-99999}" -le "$allowed"
+	tdm_timing check_num "$1: none more than $WIRE_FAR_NS ns late (farthest ${P[max_out_ns]:-?} ns)" \
+		"${P[far]:-99999}" -eq 0
+	tdm_timing check_num "$1: after the emulated NIC, frames outside their windows (allowed $nic)" \
+		"${N[outside]:-99999}" -le "$nic"
+}
+judge "wire clock"
 tdm_snap Q "$A" $D
 check_num "frames waited for the wire (wire_deferrals)" "${Q[x.wire_deferrals]:-0}" -gt 0
 check_num "the wire was booked ahead (wire_backlog_max)" "${Q[x.wire_backlog_max]:-0}" -gt 0
 check_num "never booked ahead by more than a window (6 ms)" \
 	"${Q[x.wire_backlog_max]:-99999999999}" -le 6000000
-tdm_log "outside their windows: pfifo $PFIFO_OUT %, wire clock off $OFF_OUT %," \
-	"wire clock on $(pct "${P[outside]}" "${P[judged]}") %"
+tdm_log "outside their windows (sender's tap on a perfect wire / after the NIC):" \
+	"pfifo $PFIFO_OUT, wire clock off $OFF_OUT, wire clock on" \
+	"$(pct "${P[outside]}" "${P[judged]}") % / $(pct "${N[outside]}" "${N[judged]}") %"
 
 # ---- 4. mq: four TX queues, one wire -------------------------------------------
 
@@ -125,11 +139,7 @@ for i in 1 2 3 4; do
 		clockid CLOCK_REALTIME guard "${GUARD}ns" link-speed "$MBIT"
 done
 FLOWS=16 run mq
-allowed=$(( ${P[judged]:-0} * WIRE_STRAY_PERMILLE / 1000 ))
-check_num "mq: frames reached the wire" "${P[judged]:-0}" -ge 2000
-tdm_timing check_num "mq: frames outside their windows (allowed $allowed)" \
-	"${P[outside]:-99999}" -le "$allowed"
-tdm_timing check_num "mq: none more than $WIRE_FAR_NS ns outside" "${P[far]:-99999}" -eq 0
+judge mq
 used=0
 for i in 1 2 3 4; do
 	tdm_snap Q "$A" $D --handle ${i}0:
@@ -165,6 +175,6 @@ check "an instance that agrees is accepted" tc_a qdisc add dev $D parent 100:4 \
 out=$(tc_a qdisc change dev $D parent 100:2 handle 20: tdmwin guard 2ms 2>&1)
 check_match "a change of one instance's guard is refused" "$out" "different guard"
 tdm_snap Q "$A" $D --handle 20:
-check_eq "and leaves it as it was" "${Q[options.guard]:-}" 500000
+check_eq "and leaves it as it was" "${Q[options.guard]:-}" "$GUARD"
 
 tdm_exit
