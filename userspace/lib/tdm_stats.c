@@ -214,6 +214,18 @@ struct win {
 	uint16_t ts;
 };
 
+/* Packets of a window whose row was written already: a correction row. */
+struct corr {
+	struct plan_ent *plan;		/* holds plan->open */
+	uint32_t sender;
+	unsigned int k;
+	int64_t cycle;
+	uint64_t packets, bytes, dups, reord, txout, rxout;
+	uint16_t ts;
+};
+
+#define CORR_MAX	4096		/* written out early when full */
+
 struct snd {
 	bool active;
 	uint64_t *dup;		/* DUP_BITS bits, seq modulo DUP_BITS */
@@ -246,6 +258,8 @@ struct tdm_stats {
 	int64_t prev_end_rx;		/* last arrival of the last closed window */
 	bool have_prev_end_rx;
 	uint64_t ring_total, arrival;
+	struct corr *corr;
+	unsigned int ncorr;
 	struct tdm_run_result run;
 	struct tdm_sender_result *sres;
 	unsigned int nsres;
@@ -317,6 +331,7 @@ void tdm_stats_free(struct tdm_stats *s)
 		free(s->snd[i].dup);
 	free(s->snd);
 	free(s->sres);
+	free(s->corr);
 	free(s);
 }
 
@@ -582,26 +597,34 @@ static struct win *win_get(struct tdm_stats *s, struct plan_ent *e,
 	return w;
 }
 
+/* The fields that name window k of cycle c of sender. */
+static void win_ident(const struct plan_ent *e, uint32_t sender,
+		      unsigned int k, int64_t c, struct tdm_win_result *r)
+{
+	const struct tdm_sender *ps = &e->p.senders[sender];
+	unsigned int slot = e->slot[sender * TDMWIN_MAX_WINDOWS + k];
+
+	r->window = (uint64_t)c * e->nslots + slot;
+	r->sender = sender;
+	r->name = ps->name;
+	r->sender_window = (uint64_t)c * ps->nwin + k;
+	r->plan_version = e->p.version;
+	r->cycle = c;
+	r->slot = slot;
+	win_times(e, sender, k, c, &r->win_start_ns, &r->win_end_ns);
+}
+
 static void win_emit(struct tdm_stats *s, struct win *w)
 {
 	const struct plan_ent *e = w->plan;
-	const struct tdm_sender *ps = &e->p.senders[w->sender];
 	struct snd *sn = &s->snd[w->sender];
 	struct tdm_win_result r;
 	uint64_t top = w->max_seq + 1;
 
-	r.window = (uint64_t)w->cycle * e->nslots +
-		   e->slot[w->sender * TDMWIN_MAX_WINDOWS + w->k];
-	r.sender = w->sender;
-	r.name = ps->name;
-	r.sender_window = (uint64_t)w->cycle * ps->nwin + w->k;
-	r.plan_version = e->p.version;
-	r.cycle = w->cycle;
-	r.slot = e->slot[w->sender * TDMWIN_MAX_WINDOWS + w->k];
-	r.win_start_ns = w->start;
-	r.win_end_ns = w->end;
+	win_ident(e, w->sender, w->k, w->cycle, &r);
 	r.packets = w->packets;
 	r.bytes = w->bytes;
+	r.late = 0;
 	r.missing = top - w->min_seq > w->packets ?
 		    top - w->min_seq - w->packets : 0;
 	r.missing_before = w->min_seq > sn->prev_win_top ?
@@ -761,6 +784,183 @@ static void overlap(struct tdm_stats *s, struct win *w)
 		x->overlap_front = x->packets;
 }
 
+/* One packet to on_packet: window k of cycle c of its sender. */
+static void packet_out(struct tdm_stats *s, const struct plan_ent *e,
+		       const struct tdmrx_record *r, int64_t rx,
+		       unsigned int k, int64_t c, bool dup, bool reord,
+		       bool txin, bool rxin, bool late)
+{
+	struct tdm_win_result id;
+
+	if (!s->cfg.on_packet)
+		return;
+	win_ident(e, r->sender, k, c, &id);
+	s->cfg.on_packet(s->cfg.ctx, &(struct tdm_pkt_result){
+		.arrival = s->arrival,
+		.sender = r->sender,
+		.window = id.window,
+		.sender_window = id.sender_window,
+		.plan_version = e->p.version,
+		.seq = r->seq,
+		.tx_ns = r->tx_ns,
+		.rx_ns = rx,
+		.transit_ns = rx - r->tx_ns,
+		.tx_offset_ns = r->tx_ns - id.win_start_ns,
+		.rx_offset_ns = rx - id.win_start_ns,
+		.len = r->len,
+		.duplicate = dup,
+		.reordered = reord && !dup,
+		.tx_outside = !txin,
+		.rx_outside = !rxin,
+		.late = late,
+		.ts_source = ts_name(r->flags),
+	});
+}
+
+static void corr_emit(struct tdm_stats *s, struct corr *x)
+{
+	struct tdm_win_result r;
+	const struct tdm_metric *m;
+	unsigned int i;
+
+	/* Everything but what a correction row carries is missing. */
+	for (i = 0, m = tdm_win_table.m; i < tdm_win_table.n; i++, m++) {
+		void *f = (char *)&r + m->off;
+
+		if (m->kind == TDM_MK_U)
+			*(uint64_t *)f = TDM_NA_U64;
+		else if (m->kind == TDM_MK_S)
+			*(int64_t *)f = TDM_NA_S64;
+		else
+			*(const char **)f = NULL;
+	}
+	win_ident(x->plan, x->sender, x->k, x->cycle, &r);
+	r.packets = x->packets;
+	r.bytes = x->bytes;
+	r.late = x->packets;
+	r.duplicates = x->dups;
+	r.reordered = x->reord;
+	r.tx_outside = x->txout;
+	r.rx_outside = x->rxout;
+	r.ts_source = ts_name(x->ts);
+	s->run.correction_rows++;
+	if (s->cfg.on_window)
+		s->cfg.on_window(s->cfg.ctx, &r);
+}
+
+static int corr_cmp(const void *a, const void *b)
+{
+	const struct corr *x = a, *y = b;
+	int64_t sx, ex, sy, ey;
+
+	win_times(x->plan, x->sender, x->k, x->cycle, &sx, &ex);
+	win_times(y->plan, y->sender, y->k, y->cycle, &sy, &ey);
+	if (sx != sy)
+		return sx < sy ? -1 : 1;
+	return x->sender < y->sender ? -1 : x->sender > y->sender;
+}
+
+/* Write the correction rows so far, in order of window start. */
+static void corr_flush(struct tdm_stats *s)
+{
+	unsigned int i;
+
+	if (!s->ncorr)
+		return;
+	qsort(s->corr, s->ncorr, sizeof(*s->corr), corr_cmp);
+	for (i = 0; i < s->ncorr; i++) {
+		corr_emit(s, &s->corr[i]);
+		s->corr[i].plan->open--;
+	}
+	s->ncorr = 0;
+}
+
+/* The correction of window k of cycle c of sender; NULL without memory. */
+static struct corr *corr_get(struct tdm_stats *s, struct plan_ent *e,
+			     uint32_t sender, unsigned int k, int64_t c)
+{
+	struct corr *x;
+	unsigned int i;
+
+	for (i = s->ncorr; i-- > 0;) {
+		x = &s->corr[i];
+		if (x->plan == e && x->sender == sender && x->k == k &&
+		    x->cycle == c)
+			return x;
+	}
+	if (!s->corr) {
+		s->corr = malloc(CORR_MAX * sizeof(*s->corr));
+		if (!s->corr)
+			return NULL;
+	}
+	if (s->ncorr == CORR_MAX)
+		corr_flush(s);
+	x = &s->corr[s->ncorr++];
+	memset(x, 0, sizeof(*x));
+	x->plan = e;
+	x->sender = sender;
+	x->k = k;
+	x->cycle = c;
+	e->open++;		/* the plan stays while the row is pending */
+	return x;
+}
+
+/*
+ * A packet of a window whose row is written: received all the same, and
+ * late.  It goes to the window's correction row, so that the rows' packets
+ * add up to the run's received.  Not in the arrival-order metrics (jitter,
+ * overlap, missing): its window's order is gone.
+ */
+static void late_record(struct tdm_stats *s, struct plan_ent *e,
+			struct snd *sn, const struct tdmrx_record *r,
+			int64_t rx, unsigned int k, int64_t c, bool txin)
+{
+	struct corr *x = corr_get(s, e, r->sender, k, c);
+	int64_t start, end, tr = rx - r->tx_ns;
+	bool reord, rxin;
+	int dup;
+
+	win_times(e, r->sender, k, c, &start, &end);
+	if (s->cfg.assign_rx)
+		txin = (r->tx_ns >= start && r->tx_ns < end) ||
+		       in_sender_window(e, r->sender, r->tx_ns);
+	rxin = (rx >= start && rx < end) || in_sender_window(e, r->sender, rx);
+	dup = seq_seen(sn, r->seq, &reord);
+	if (x)
+		x->ts |= r->flags & TS_MASK;
+	if (dup) {
+		sn->dups++;
+		if (x)
+			x->dups++;
+	} else {
+		sn->received++;
+		sn->late++;
+		s->run.late++;
+		if (reord)
+			sn->reord++;
+		if (!txin)
+			sn->txout++;
+		if (!rxin)
+			sn->rxout++;
+		if (tr < sn->tr_min)
+			sn->tr_min = tr;
+		if (tr > sn->tr_max)
+			sn->tr_max = tr;
+		sn->tr_sum += tr;
+		if (x) {
+			x->packets++;
+			x->bytes += r->len;
+			x->reord += reord;
+			x->txout += !txin;
+			x->rxout += !rxin;
+		}
+	}
+	if (rx > sn->last_rx)
+		sn->last_rx = rx;
+	packet_out(s, e, r, rx, k, c, dup, reord, txin, rxin, true);
+	s->arrival++;
+}
+
 static void data_record(struct tdm_stats *s, const struct tdmrx_record *r,
 			int64_t rx)
 {
@@ -800,8 +1000,7 @@ static void data_record(struct tdm_stats *s, const struct tdmrx_record *r,
 		txin = locate(e, r->sender, key, &k, &c);
 		w = win_get(s, e, r->sender, k, c);
 		if (!w) {
-			sn->late++;
-			s->run.late++;
+			late_record(s, e, sn, r, rx, k, c, txin);
 			return;
 		}
 		sn->cur = w;
@@ -879,51 +1078,35 @@ packet:
 	}
 	if (rx > sn->last_rx || !sn->last_rx)
 		sn->last_rx = rx;
-	if (s->cfg.on_packet) {
-		struct tdm_pkt_result p = {
-			.arrival = s->arrival,
-			.sender = r->sender,
-			.window = (uint64_t)w->cycle * e->nslots +
-				  e->slot[r->sender * TDMWIN_MAX_WINDOWS + w->k],
-			.sender_window = (uint64_t)w->cycle *
-					 e->p.senders[r->sender].nwin + w->k,
-			.plan_version = e->p.version,
-			.seq = r->seq,
-			.tx_ns = r->tx_ns,
-			.rx_ns = rx,
-			.transit_ns = rx - r->tx_ns,
-			.tx_offset_ns = r->tx_ns - w->start,
-			.rx_offset_ns = rx - w->start,
-			.len = r->len,
-			.duplicate = dup,
-			.reordered = reord && !dup,
-			.tx_outside = !txin,
-			.rx_outside = !rxin,
-			.ts_source = ts_name(r->flags),
-		};
-
-		s->cfg.on_packet(s->cfg.ctx, &p);
-	}
+	packet_out(s, e, r, rx, w->k, w->cycle, dup, reord, txin, rxin, false);
 	s->arrival++;
+}
+
+int64_t tdm_stats_rx_time(const struct tdm_stats_cfg *cfg,
+			  const struct tdmrx_record *r)
+{
+	int64_t rx, off = 0;
+
+	if (r->flags & TDMRX_F_HW_TS)
+		off = cfg->hw_offset_ns;
+	else if (r->flags & (TDMRX_F_SW_TS | TDMRX_F_NOW_TS))
+		off = cfg->rt_offset_ns;
+	if (__builtin_add_overflow(r->rx_ns, off, &rx))
+		rx = off < 0 ? INT64_MIN : INT64_MAX;
+	return rx;
 }
 
 void tdm_stats_push(struct tdm_stats *s, const struct tdmrx_record *r)
 {
-	int64_t rx = r->rx_ns, off = 0;
+	int64_t rx = tdm_stats_rx_time(&s->cfg, r);
 
 	s->run.records++;
-	if (r->flags & TDMRX_F_HW_TS) {
+	if (r->flags & TDMRX_F_HW_TS)
 		s->run.hw_stamps++;
-		off = s->cfg.hw_offset_ns;
-	} else if (r->flags & TDMRX_F_SW_TS) {
+	else if (r->flags & TDMRX_F_SW_TS)
 		s->run.sw_stamps++;
-		off = s->cfg.rt_offset_ns;
-	} else if (r->flags & TDMRX_F_NOW_TS) {
+	else if (r->flags & TDMRX_F_NOW_TS)
 		s->run.now_stamps++;
-		off = s->cfg.rt_offset_ns;
-	}
-	if (__builtin_add_overflow(rx, off, &rx))
-		rx = INT64_MAX;		/* refused below */
 	if (r->flags & TDMRX_F_GSO)
 		s->run.gso_records++;
 	/* Garbage times (a corrupt packet, a clock off by years) would only
@@ -964,7 +1147,13 @@ void tdm_stats_finish(struct tdm_stats *s)
 {
 	while (s->head)
 		win_close(s, s->head);
+	corr_flush(s);
 	tdm_stats_run(s);
+}
+
+void tdm_stats_behind(struct tdm_stats *s, uint64_t total)
+{
+	s->run.behind = total;
 }
 
 static void sender_results(struct tdm_stats *s)
@@ -987,10 +1176,13 @@ static void sender_results(struct tdm_stats *s)
 		r->name = sn->name;
 		r->sent = have_sent ? sn->sent : TDM_NA_U64;
 		r->received = sn->received;
+		/* Lost is what the end marker says was sent and did not
+		 * arrive, late or not; without one it is not known.
+		 */
 		if (have_sent)
 			r->lost = sn->sent > sn->received ? sn->sent - sn->received : 0;
 		else
-			r->lost = sn->top > sn->received ? sn->top - sn->received : 0;
+			r->lost = TDM_NA_U64;
 		r->lost_tail = have_sent ? (sn->sent > sn->top ? sn->sent - sn->top : 0) :
 			       TDM_NA_U64;
 		r->duplicates = sn->dups;
@@ -1023,7 +1215,7 @@ const struct tdm_run_result *tdm_stats_run(struct tdm_stats *s)
 	r->senders = 0;
 	r->sent = 0;
 	r->received = r->lost = r->duplicates = r->reordered = 0;
-	r->tx_outside = r->rx_outside = 0;
+	r->tx_outside = r->rx_outside = r->lost_unknown = 0;
 	for (i = 0; i < s->nsres; i++) {
 		const struct tdm_sender_result *x = &s->sres[i];
 
@@ -1034,14 +1226,17 @@ const struct tdm_run_result *tdm_stats_run(struct tdm_stats *s)
 			any_sent = true;
 		}
 		r->received += x->received;
-		r->lost += x->lost;
+		if (x->lost != TDM_NA_U64)
+			r->lost += x->lost;
+		else if (x->received)
+			r->lost_unknown++;
 		r->duplicates += x->duplicates;
 		r->reordered += x->reordered;
 		r->tx_outside += x->tx_outside;
 		r->rx_outside += x->rx_outside;
 	}
 	if (!any_sent)
-		r->sent = TDM_NA_U64;
+		r->sent = r->lost = TDM_NA_U64;
 	r->ts_source = ts_name((r->hw_stamps ? TDMRX_F_HW_TS : 0) |
 			       (r->sw_stamps ? TDMRX_F_SW_TS : 0) |
 			       (r->now_stamps ? TDMRX_F_NOW_TS : 0));

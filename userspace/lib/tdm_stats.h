@@ -20,8 +20,19 @@
  *
  * Windows are closed, and handed to on_window in order of start, once the
  * TX times of the traffic (or tdm_stats_advance) have moved grace_ns past
- * their end, so memory stays bounded on runs of any length; a record for a
- * window that is already closed counts as "late" in the run totals only.
+ * their end, so memory stays bounded on runs of any length.  Records should
+ * come in receive order (tdm_merge.h puts tdmrx's rings back into it).
+ *
+ * Late is not lost.  A packet of a window whose row has been written is
+ * received all the same and counted "late" (per sender and per run).  Its
+ * window gets a correction row: the same window fields, `late` and
+ * `packets` both the number of such packets, bytes, duplicates, reordered,
+ * tx_outside and rx_outside, every other metric missing; regular rows have
+ * late 0.  Correction rows are written at tdm_stats_finish (and early, in
+ * batches, if very many windows need one), in order of window start, so the
+ * packets of all rows add up to the run's received.  "lost" is sent -
+ * received against the sender's end marker and nothing else: missing
+ * without one.
  *
  * Every metric is named once, in the tables below (an X-macro: name, kind,
  * unit, description).  The names are the CSV header columns, the JSON keys,
@@ -57,6 +68,7 @@
 	X(win_end_ns, S, "ns", "planned window end") \
 	X(packets, U, "", "data packets received, duplicates not counted") \
 	X(bytes, U, "B", "UDP payload bytes of those packets") \
+	X(late, U, "", "packets that arrived after the window's row was written: 0 in a regular row; a correction row (written at the end) carries them, packets = late") \
 	X(missing, U, "", "sequence numbers lost between the window's first and last packet (fixed: a gap of g counts g, reordering counts nothing)") \
 	X(missing_before, U, "", "sequence numbers lost between the sender's previous window's last packet and this window's first") \
 	X(duplicates, U, "", "packets received again") \
@@ -101,6 +113,7 @@
 	X(reordered, U, "", "1 if a higher sequence number arrived before it") \
 	X(tx_outside, U, "", "1 if the TX time is in none of the sender's windows") \
 	X(rx_outside, U, "", "1 if the RX time is in none of the sender's windows") \
+	X(late, U, "", "1 if its window's row was written before it arrived (its window's correction row counts it)") \
 	X(ts_source, T, "", "RX timestamp source")
 
 #define TDM_SENDER_METRICS(X) \
@@ -108,13 +121,13 @@
 	X(name, T, "", "sender name in the plan") \
 	X(sent, U, "", "data packets sent, from the sender's end marker (empty without one)") \
 	X(received, U, "", "data packets received, duplicates not counted") \
-	X(lost, U, "", "sent - received with an end marker, else the holes in the sequence") \
+	X(lost, U, "", "sent - received, late packets received too; empty without an end marker (unknown)") \
 	X(lost_tail, U, "", "sent - (highest sequence number + 1): lost after the last packet received") \
 	X(duplicates, U, "", "packets received again") \
 	X(reordered, U, "", "packets that arrived after a higher sequence number") \
 	X(tx_outside, U, "", "packets sent outside the sender's windows") \
 	X(rx_outside, U, "", "packets received outside the sender's windows") \
-	X(late, U, "", "packets of windows already closed (not in any window row)") \
+	X(late, U, "", "packets received after their window's row was written (received, in a correction row)") \
 	X(windows, U, "", "windows with at least one packet") \
 	X(transit_min_ns, S, "ns", "smallest RX - TX") \
 	X(transit_avg_ns, S, "ns", "mean RX - TX") \
@@ -131,14 +144,17 @@
 	X(bad_records, U, "", "records without a valid header (truncated, wrong magic or version), or with RX - TX beyond 69 s") \
 	X(unknown_sender, U, "", "data records whose sender is not in their plan") \
 	X(unknown_plan, U, "", "records naming a plan version we do not have (the latest plan was used)") \
-	X(late, U, "", "data records of windows already closed") \
+	X(late, U, "", "packets received after their window's row was written: received, never lost") \
+	X(behind, U, "", "records that reached the reader behind the merge frontier (stamped more than the reorder bound before their hook): out of receive order") \
 	X(gso_records, U, "", "records of GRO/GSO skbs: one stamp for several datagrams") \
 	X(ring_drops, U, "", "records dropped by the kernel rings: counted apart from network loss") \
-	X(windows, U, "", "window rows written") \
+	X(windows, U, "", "window rows written, correction rows not counted") \
+	X(correction_rows, U, "", "correction rows written (late packets of windows already written)") \
 	X(senders, U, "", "senders that sent data") \
 	X(sent, U, "", "data packets sent, over the senders with an end marker (empty if none has one)") \
 	X(received, U, "", "data packets received, duplicates not counted") \
-	X(lost, U, "", "sum of the senders' lost") \
+	X(lost, U, "", "sum of the senders' lost, over the senders with an end marker (empty if none has one)") \
+	X(lost_unknown, U, "", "senders with data but no end marker: their loss is unknown") \
 	X(duplicates, U, "", "duplicates") \
 	X(reordered, U, "", "reordered packets") \
 	X(tx_outside, U, "", "packets sent outside their sender's windows") \
@@ -223,6 +239,13 @@ unsigned int tdm_stats_nplans(const struct tdm_stats *s);
 void tdm_stats_push(struct tdm_stats *s, const struct tdmrx_record *r);
 /* The kernel's ring drop counter (a running total). */
 void tdm_stats_ring_drops(struct tdm_stats *s, uint64_t total);
+/* The merge's count of records behind its frontier (a running total). */
+void tdm_stats_behind(struct tdm_stats *s, uint64_t total);
+/* A record's receive time on the plan's clock: rx_ns plus hw_offset_ns for
+ * a hardware stamp, rt_offset_ns for a software or hook stamp (saturated).
+ */
+int64_t tdm_stats_rx_time(const struct tdm_stats_cfg *cfg,
+			  const struct tdmrx_record *r);
 /* Close the windows that ended grace_ns before now (plan clock): for quiet
  * periods, when no records move time on.
  */

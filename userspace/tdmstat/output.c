@@ -104,18 +104,23 @@ void tdmstat_progress(struct tdmstat *t, bool force)
 {
 	int64_t now = tdm_mono_ns();
 	const struct tdm_run_result *r;
+	char lost[24];
 	double dt;
 
 	if (!t->progress || (!force && now - t->t_last_progress < 1000000000LL))
 		return;
 	dt = (double)(now - t->t_last_progress) / 1e9;
 	r = tdm_stats_run(t->st);
-	fprintf(stderr, "\r%s: %llu records, %.2f M/s, ring drops %llu, windows %llu (%u open), lost %llu   ",
+	if (r->lost == TDM_NA_U64)
+		snprintf(lost, sizeof(lost), "unknown");
+	else
+		snprintf(lost, sizeof(lost), "%llu", (unsigned long long)r->lost);
+	fprintf(stderr, "\r%s: %llu records, %.2f M/s, ring drops %llu, windows %llu (%u open), late %llu, lost %s   ",
 		t->cmd, (unsigned long long)r->records,
 		dt > 0 ? (double)(r->records - t->last_records) / dt / 1e6 : 0.0,
 		(unsigned long long)r->ring_drops,
 		(unsigned long long)r->windows, tdm_stats_open_windows(t->st),
-		(unsigned long long)r->lost);
+		(unsigned long long)r->late, lost);
 	t->last_records = r->records;
 	t->t_last_progress = now;
 }
@@ -178,37 +183,46 @@ static void summary_table(struct tdmstat *t, FILE *f)
 	const struct tdm_run_result *r = tdm_stats_run(t->st);
 	unsigned int i;
 
-	fprintf(f, "%-12s %10s %10s %8s %6s %6s %8s %8s %7s %10s %10s %10s %9s\n",
-		"SENDER", "SENT", "RECEIVED", "LOST", "DUP", "REORD", "TX_OUT",
-		"RX_OUT", "WINDOWS", "TRANSIT_MIN", "AVG", "MAX(us)", "JITTER");
+	fprintf(f, "%-12s %10s %10s %8s %8s %6s %6s %8s %8s %7s %10s %10s %10s %9s\n",
+		"SENDER", "SENT", "RECEIVED", "LOST", "LATE", "DUP", "REORD",
+		"TX_OUT", "RX_OUT", "WINDOWS", "TRANSIT_MIN", "AVG", "MAX(us)",
+		"JITTER");
 	for (i = 0; i < tdm_stats_nsenders(t->st); i++) {
 		const struct tdm_sender_result *s = tdm_stats_sender(t->st, i);
-		char sent[24], a[24], b[24], c[24], d[24];
+		char sent[24], lost[24], a[24], b[24], c[24], d[24];
 
 		fmt_u(s->sent, sent, sizeof(sent));
+		fmt_u(s->lost, lost, sizeof(lost));
 		fmt_ns(s->transit_min_ns, a, sizeof(a));
 		fmt_ns(s->transit_avg_ns, b, sizeof(b));
 		fmt_ns(s->transit_max_ns, c, sizeof(c));
 		fmt_ns(s->jitter_ns, d, sizeof(d));
-		fprintf(f, "%-12.12s %10s %10llu %8llu %6llu %6llu %8llu %8llu %7llu %10s %10s %10s %9s\n",
+		fprintf(f, "%-12.12s %10s %10llu %8s %8llu %6llu %6llu %8llu %8llu %7llu %10s %10s %10s %9s\n",
 			s->name ? s->name : "?", sent,
-			(unsigned long long)s->received,
-			(unsigned long long)s->lost,
+			(unsigned long long)s->received, lost,
+			(unsigned long long)s->late,
 			(unsigned long long)s->duplicates,
 			(unsigned long long)s->reordered,
 			(unsigned long long)s->tx_outside,
 			(unsigned long long)s->rx_outside,
 			(unsigned long long)s->windows, a, b, c, d);
 	}
-	fprintf(f, "records %llu (data %llu, end markers %llu, bad %llu, late %llu, unknown sender %llu), windows %llu, overlapping %llu\n",
+	fprintf(f, "records %llu (data %llu, end markers %llu, bad %llu, unknown sender %llu), windows %llu (+%llu correction rows), overlapping %llu\n",
 		(unsigned long long)r->records,
 		(unsigned long long)r->data_packets,
 		(unsigned long long)r->end_markers,
 		(unsigned long long)r->bad_records,
-		(unsigned long long)r->late,
 		(unsigned long long)r->unknown_sender,
 		(unsigned long long)r->windows,
+		(unsigned long long)r->correction_rows,
 		(unsigned long long)r->overlap_windows);
+	fprintf(f, "received %llu, of them late %llu (after their window's row: received, not lost); behind the merge %llu\n",
+		(unsigned long long)r->received,
+		(unsigned long long)r->late,
+		(unsigned long long)r->behind);
+	if (r->lost_unknown)
+		fprintf(f, "lost: unknown for %llu sender(s) without an end marker\n",
+			(unsigned long long)r->lost_unknown);
 	fprintf(f, "ring drops %llu (not network loss), timestamps %s, %.0f records/s over %.3f s\n",
 		(unsigned long long)r->ring_drops, r->ts_source,
 		t->elapsed_s > 0 ? (double)r->records / t->elapsed_s : 0.0,

@@ -325,8 +325,10 @@ static void test_reorder_dup(void **state)
 	sr = (tdm_stats_run(s), tdm_stats_sender(s, 0));
 	assert_int_equal(sr->duplicates, 2);
 	assert_int_equal(sr->reordered, 2);
-	assert_int_equal(sr->lost, 0);
+	assert_int_equal(sr->lost, TDM_NA_U64);	/* no end marker: unknown */
 	assert_int_equal(sr->sent, TDM_NA_U64);
+	assert_int_equal(tdm_stats_run(s)->lost, TDM_NA_U64);
+	assert_int_equal(tdm_stats_run(s)->lost_unknown, 1);
 	tdm_stats_free(s);
 	tdm_plan_free(&p);
 }
@@ -481,6 +483,104 @@ static void test_plan_change(void **state)
 
 /* ---- bounded memory: windows close as time moves on -------------------- */
 
+/*
+ * Late is not lost: the same twelve packets, once with seq 1 in time and
+ * once with it arriving after its window's row was written.  Received and
+ * lost are the same; the late run counts it late, in a correction row, and
+ * the rows' packets add up to received.
+ */
+static void late_run(struct sink *k, struct tdm_stats **sp, bool late)
+{
+	struct tdm_plan p;
+	struct tdm_stats *s;
+	int64_t c;
+
+	auto_plan(&p, 1, 1, 1 * MS, 1 * MS);	/* cycle 2 ms, grace 10 ms */
+	s = new_stats(k, &p);
+	push(s, 0, 0, BASE + 10 * US, BASE + 20 * US);
+	if (!late)
+		push(s, 0, 1, BASE + 30 * US, BASE + 40 * US);
+	for (c = 1; c <= 10; c++)
+		push(s, 0, (uint64_t)c + 1, BASE + c * 2 * MS + 10 * US,
+		     BASE + c * 2 * MS + 20 * US);
+	if (late)	/* window 0 closed at 11 ms + grace */
+		push(s, 0, 1, BASE + 30 * US, BASE + 21 * MS);
+	push_end(s, 0, 12, BASE + 22 * MS);
+	*sp = s;
+	tdm_plan_free(&p);
+}
+
+static void test_late_not_lost(void **state)
+{
+	const struct tdm_sender_result *a, *b;
+	const struct tdm_run_result *ra, *rb;
+	struct tdm_stats *sa, *sb;
+	static struct sink ka, kb;
+	uint64_t sum = 0;
+	unsigned int i;
+
+	(void)state;
+	late_run(&ka, &sa, false);
+	late_run(&kb, &sb, true);
+	/* Before the end: the late packet is received, and late. */
+	rb = tdm_stats_run(sb);
+	assert_int_equal(rb->received, 12);
+	assert_int_equal(rb->late, 1);
+	assert_int_equal(rb->lost, 0);
+	/* Again, late: a duplicate, not a second reception. */
+	push(sb, 0, 1, BASE + 30 * US, BASE + 21 * MS + 1);
+	tdm_stats_finish(sa);
+	tdm_stats_finish(sb);
+	ra = tdm_stats_run(sa);
+	rb = tdm_stats_run(sb);
+	a = tdm_stats_sender(sa, 0);
+	b = tdm_stats_sender(sb, 0);
+	assert_int_equal(a->received, 12);
+	assert_int_equal(b->received, 12);
+	assert_int_equal(a->lost, 0);
+	assert_int_equal(b->lost, 0);
+	assert_int_equal(a->late, 0);
+	assert_int_equal(b->late, 1);
+	assert_int_equal(ra->late, 0);
+	assert_int_equal(rb->late, 1);
+	assert_int_equal(rb->lost, 0);
+	assert_int_equal(rb->duplicates, 1);
+	assert_int_equal(b->duplicates, 1);
+	/* The rows: eleven regular ones, then window 0's correction. */
+	assert_int_equal(ka.nw, 11);
+	assert_int_equal(kb.nw, 12);
+	assert_int_equal(rb->windows, 11);
+	assert_int_equal(rb->correction_rows, 1);
+	assert_int_equal(ka.w[0].packets, 2);
+	assert_int_equal(ka.w[0].late, 0);
+	assert_int_equal(kb.w[0].packets, 1);
+	assert_int_equal(kb.w[0].late, 0);
+	assert_int_equal(kb.w[11].window, 0);
+	assert_int_equal(kb.w[11].win_start_ns, BASE);
+	assert_int_equal(kb.w[11].win_end_ns, BASE + 1 * MS);
+	assert_int_equal(kb.w[11].packets, 1);
+	assert_int_equal(kb.w[11].late, 1);
+	assert_int_equal(kb.w[11].bytes, 1000);
+	assert_int_equal(kb.w[11].duplicates, 1);
+	assert_int_equal(kb.w[11].rx_outside, 1);
+	assert_int_equal(kb.w[11].tx_outside, 0);
+	assert_int_equal(kb.w[11].missing, TDM_NA_U64);
+	assert_int_equal(kb.w[11].jitter_ns, TDM_NA_S64);
+	for (i = 0; i < kb.nw; i++)
+		sum += kb.w[i].packets;
+	assert_int_equal(sum, rb->received);
+	/* The late packet itself, then its duplicate. */
+	assert_int_equal(kb.p[11].seq, 1);
+	assert_int_equal(kb.p[11].late, 1);
+	assert_int_equal(kb.p[11].window, 0);
+	assert_int_equal(kb.p[11].duplicate, 0);
+	assert_int_equal(kb.p[12].late, 1);
+	assert_int_equal(kb.p[12].duplicate, 1);
+	assert_int_equal(kb.p[0].late, 0);
+	tdm_stats_free(sa);
+	tdm_stats_free(sb);
+}
+
 static void test_close_and_late(void **state)
 {
 	struct tdm_plan p;
@@ -601,6 +701,7 @@ int main(void)
 		cmocka_unit_test(test_jitter),
 		cmocka_unit_test(test_plan_change),
 		cmocka_unit_test(test_close_and_late),
+		cmocka_unit_test(test_late_not_lost),
 		cmocka_unit_test(test_ring_drops_and_bad),
 		cmocka_unit_test(test_tables),
 	};
