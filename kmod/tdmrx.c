@@ -74,7 +74,10 @@ struct tdmrx_area {
 	u32			size;	/* records per ring */
 };
 
-/* Kernel-private state of one CPU's ring; only that CPU's softirq writes it. */
+/* Kernel-private state of one CPU's ring; only that CPU writes it, with BH
+ * disabled: its receive path, or its mark timer (a pinned timer, run in
+ * that CPU's softirq, so the two never interleave).
+ */
 struct tdmrx_ring {
 	struct tdmrx_ring_prod	*hdr;	/* shared: we write, user reads */
 	struct tdmrx_ring_cons	*ucons;	/* shared: user writes */
@@ -82,6 +85,9 @@ struct tdmrx_ring {
 	u64			prod;	/* our copy of hdr->prod */
 	u64			cons;	/* cached, clamped consumer position */
 	u32			mask;
+	int			cpu;
+	unsigned long		period;	/* of mark_timer, jiffies */
+	struct timer_list	mark_timer;
 	struct tdmrx_stats	st;	/* this CPU's counters */
 };
 
@@ -220,6 +226,13 @@ static bool tdmrx_area_pending(struct tdmrx_area *area)
  * clamped to [prod - size, prod].  On detach, hdr->detached is set with a
  * store-release after the last prod, so a reader that load-acquires
  * detached == 1 sees the final prod and dropped.
+ *
+ * The receive watermark (hdr->mark_ns, see the uapi header) is the
+ * CLOCK_MONOTONIC time taken when the hook started on a matching packet,
+ * store-released after that packet's (B), whether it was published or
+ * dropped; between packets the ring's pinned timer stores the time it ran.
+ * Both run on this CPU with BH disabled, so successive marks never go back
+ * and a record hooked before a mark is published before that mark.
  *
  * Wakeups: after publishing, if the fill (against the cached cons) reaches
  * the watermark, cons is re-read (A) and, if the fill is still at the
@@ -378,11 +391,13 @@ static void tdmrx_record_skb(struct tdmrx_session *s, struct tdmrx_ring *rg,
 {
 	struct tdmrx_record r = { .gso_segs = 1 };
 	unsigned int off;
+	s64 hook;
 
 	rg->st.seen++;
 	off = tdmrx_match(s, skb, &r);
 	if (!off)
 		return;
+	hook = ktime_get_ns();
 	rg->st.matched++;
 	tdmrx_stamp(skb, &r, rg);
 	if (skb_is_gso(skb)) {
@@ -392,6 +407,7 @@ static void tdmrx_record_skb(struct tdmrx_session *s, struct tdmrx_ring *rg,
 	r.cpu = smp_processor_id();
 	tdmrx_parse_payload(skb, off, &r, rg);
 	tdmrx_push(s, rg, &r);
+	smp_store_release(&rg->hdr->mark_ns, hook);	/* after (B) */
 }
 
 /* The skb is shared with the rest of the stack: read it, never change it. */
@@ -418,6 +434,36 @@ static void tdmrx_flush_timer(struct timer_list *t)
 		wake_up_interruptible(&s->area->wq);
 	}
 	mod_timer(&s->timer, jiffies + s->flush_jiffies);
+}
+
+/*
+ * The watermark of a quiet ring.  Pinned to the ring's CPU, it runs in
+ * that CPU's softirq and so never between the hook's clock read and its
+ * mark.  While the CPU is offline the timer runs elsewhere: the clock is
+ * read before the CPU is seen offline, so whatever the CPU hooks once it
+ * is back comes later.  That store may land after one of the CPU's own
+ * and so go back; the reader keeps the largest mark it has seen.  The
+ * timer goes home when the CPU is back.
+ */
+static void tdmrx_mark_timer(struct timer_list *t)
+{
+	struct tdmrx_ring *rg = from_timer(rg, t, mark_timer);
+	s64 now = ktime_get_ns();
+
+	if (smp_processor_id() == rg->cpu) {
+		/* after every (B) of this CPU, as the hook's mark */
+		smp_store_release(&rg->hdr->mark_ns, now);
+		mod_timer(t, jiffies + rg->period);
+		return;
+	}
+	smp_rmb();	/* the clock, then the CPU's state */
+	if (cpu_online(rg->cpu)) {
+		add_timer_on(t, rg->cpu);
+		return;
+	}
+	/* after the CPU's last (B), which it did before going offline */
+	smp_store_release(&rg->hdr->mark_ns, now);
+	mod_timer(t, jiffies + rg->period);
 }
 
 /* ---- sessions -------------------------------------------------------------------- */
@@ -464,6 +510,8 @@ static void tdmrx_detach_locked(struct tdmrx_session *s)
 	__dev_remove_pack(&s->pt6);
 	synchronize_net();
 	timer_shutdown_sync(&s->timer);	/* it re-arms: none after this */
+	for_each_possible_cpu(cpu)
+		timer_shutdown_sync(&per_cpu_ptr(s->rings, cpu)->mark_timer);
 
 	tdmrx_sum_stats(s, &tdmrx_last_stats);
 	for_each_possible_cpu(cpu) {
@@ -505,10 +553,15 @@ static void tdmrx_init_rings(struct tdmrx_session *s)
 		rg->ucons = tdmrx_area_cons(area, cpu);
 		rg->rec = (void *)rg->hdr + TDMRX_RING_DATA_OFF;
 		rg->mask = area->size - 1;
+		rg->cpu = cpu;
+		rg->period = s->flush_jiffies;
+		timer_setup(&rg->mark_timer, tdmrx_mark_timer, TIMER_PINNED);
 		rg->hdr->size = area->size;
 		rg->hdr->rec_size = sizeof(struct tdmrx_record);
 		rg->hdr->cpu = cpu;
 		rg->hdr->session = s->session;
+		/* before the hook is added: nothing is hooked earlier */
+		rg->hdr->mark_ns = ktime_get_ns();
 	}
 }
 
@@ -692,6 +745,25 @@ static void tdmrx_note_busy(struct tdmrx_session *s)
 #endif
 }
 
+/* Each ring's mark timer on its CPU; the timer of a CPU that is offline
+ * waits here and goes home when the CPU comes up.  Only the timer itself
+ * re-arms it after this.
+ */
+static void tdmrx_start_marks(struct tdmrx_session *s)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct tdmrx_ring *rg = per_cpu_ptr(s->rings, cpu);
+
+		rg->mark_timer.expires = jiffies + rg->period;
+		if (cpu_online(cpu))
+			add_timer_on(&rg->mark_timer, cpu);
+		else
+			add_timer(&rg->mark_timer);
+	}
+}
+
 /* Under RTNL and tdmrx_lock: hook s up to the device. */
 static int tdmrx_start(struct tdmrx_session *s, struct genl_info *info,
 		       const struct tdmrx_params *p)
@@ -724,6 +796,7 @@ static int tdmrx_start(struct tdmrx_session *s, struct genl_info *info,
 	net_enable_timestamp();
 	timer_setup(&s->timer, tdmrx_flush_timer, 0);
 	mod_timer(&s->timer, jiffies + s->flush_jiffies);
+	tdmrx_start_marks(s);
 	rcu_assign_pointer(tdmrx_cur, s);
 	dev_add_pack(&s->pt4);
 	dev_add_pack(&s->pt6);

@@ -161,7 +161,22 @@ struct tdmrx_ring_prod {
 	__u32	session;	/* TDMRX_A_SESSION of the attach */
 	__u32	detached;	/* 1 once detached: nothing more will come */
 	__u32	reserved;
+	__s64	mark_ns;	/* receive watermark, CLOCK_MONOTONIC (below) */
 };
+
+/*
+ * The receive watermark.  mark_ns is the CLOCK_MONOTONIC time at which the
+ * hook last handled a matching packet on this CPU, or at which the ring's
+ * timer (every flush_us) found it between packets or its CPU offline; at
+ * attach, the time of the attach.  The kernel store-releases it after
+ * publishing prod.  A reader that load-acquires mark_ns and then prod knows
+ * that every record this ring publishes beyond that prod was hooked at
+ * mark_ns or later, so with a bound L on (hook time - receive stamp) no
+ * record still to come has a receive stamp before mark_ns - L.  A mark can
+ * be smaller than one read before (see tdmrx_mark_timer()): keep the
+ * largest.  Receive stamps themselves are not monotonic, even within one
+ * ring.
+ */
 
 struct tdmrx_ring_cons {
 	__u64	cons;		/* records consumed (barrier D/A) */
