@@ -46,6 +46,7 @@ void tdm_rx_ring_init(struct tdm_rx_ring *r, void *base)
 	r->rec = (const struct tdmrx_record *)((char *)base +
 					       TDMRX_RING_DATA_OFF);
 	r->mask = r->prod->size ? r->prod->size - 1 : 0;
+	r->mark_ns = INT64_MIN;
 	/* (C) */
 	r->cached_prod = __atomic_load_n(&r->prod->prod, __ATOMIC_ACQUIRE);
 	r->cached_cons = __atomic_load_n(&r->cons->cons, __ATOMIC_RELAXED);
@@ -57,10 +58,18 @@ static size_t ring_drain(struct tdm_rx_ring *r, tdm_rx_cb cb, void *ctx,
 {
 	uint64_t size = (uint64_t)r->mask + 1;
 	uint64_t cons = r->cached_cons, prod, used;
+	int64_t mark;
 	size_t n = 0;
 
 	if (!r->prod || !r->prod->size)
 		return 0;
+	/* The watermark before prod: it is store-released after the prod of
+	 * the packet it was taken for, so what follows this prod was hooked
+	 * no earlier.  0 means none yet; it never goes back.
+	 */
+	mark = __atomic_load_n(&r->prod->mark_ns, __ATOMIC_ACQUIRE);
+	if (mark > 0 && mark > r->mark_ns)
+		r->mark_ns = mark;
 	prod = __atomic_load_n(&r->prod->prod, __ATOMIC_ACQUIRE);	/* (C) */
 	r->cached_prod = prod;
 	used = prod - cons;

@@ -56,6 +56,11 @@ struct tdm_rx_ring {
 	const struct tdmrx_record *rec;
 	uint64_t cached_prod, cached_cons;
 	uint32_t mask;
+	/* The ring's receive watermark (CLOCK_MONOTONIC ns, see the uapi
+	 * header) as read before cached_prod: every record after
+	 * cached_prod was hooked at mark_ns or later.  INT64_MIN: none yet.
+	 */
+	int64_t mark_ns;
 };
 
 struct tdm_rx {
@@ -96,6 +101,7 @@ int tdm_rx_wait(struct tdm_rx *rx, int timeout_ms, char *err, size_t errlen);
  */
 typedef int (*tdm_rx_cb)(void *ctx, const struct tdmrx_record *r);
 size_t tdm_rx_drain(struct tdm_rx *rx, tdm_rx_cb cb, void *ctx, size_t max);
+
 
 /* Records dropped so far by the kernel because a ring was full (sum over
  * the rings, from the mapped headers).

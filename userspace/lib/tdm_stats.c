@@ -310,6 +310,11 @@ static void plan_ent_free(struct plan_ent *e)
 	free(e);
 }
 
+const struct tdm_stats_cfg *tdm_stats_cfg(const struct tdm_stats *s)
+{
+	return &s->cfg;
+}
+
 void tdm_stats_free(struct tdm_stats *s)
 {
 	struct win *w, *n;

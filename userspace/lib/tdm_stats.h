@@ -222,6 +222,7 @@ struct tdm_stats;
 
 struct tdm_stats *tdm_stats_new(const struct tdm_stats_cfg *cfg);
 void tdm_stats_free(struct tdm_stats *s);
+const struct tdm_stats_cfg *tdm_stats_cfg(const struct tdm_stats *s);
 
 /*
  * Add a plan (copied).  The plan added last is the one in force for

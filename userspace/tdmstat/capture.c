@@ -1,19 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * tdmstat capture: attach tdmrx.ko to a device through libtdm's tdm_rx,
- * drain every per-CPU ring, put each round's records back into arrival
- * order and feed them to the engine.  Ring drops are read from the mapped
- * ring headers and counted apart from network loss.
- *
- * Each ring is in arrival order on its own; a round holds one run per ring,
- * merged here by rx_ns.  Records of one CPU that arrive while another ring
- * is being read land in the next round, so arrival-order metrics (overlap,
- * jitter) can see a small disorder across CPUs at round edges; steer the
- * test traffic to one RX queue for exact overlap counts.
+ * drain every per-CPU ring and put the records back into receive order
+ * with libtdm's merge (tdm_merge.h) before the engine sees them.  Each
+ * ring's watermark says how far its CPU's hook has got; the merge releases
+ * what every ring has passed, less the reorder bound, and windows close by
+ * that frontier, not by the wall clock, so a receive path that runs late
+ * delays the results instead of making packets late.  Ring drops are read
+ * from the mapped ring headers and counted apart from network loss.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <net/if.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -22,73 +21,55 @@
 #include <linux/net_tstamp.h>
 #include <linux/sockios.h>
 
+#include "tdm_merge.h"
 #include "tdm_pkt.h"
 #include "tdm_rx.h"
 #include "tdm_util.h"
 #include "tdmstat.h"
 
-#define BATCH		(1u << 16)
-#define MAX_RUNS	1024
-
-struct batch {
-	struct tdmrx_record *rec, *tmp;
-	size_t n;
-	size_t run_start[MAX_RUNS + 1];
-	unsigned int nruns;
-	uint16_t last_cpu;
-	FILE *out;		/* -w */
+struct tap {
+	FILE *out;			/* -w: records as the rings gave them */
+	bool err;
 };
 
-static int collect(void *ctx, const struct tdmrx_record *r)
+static int write_record(void *ctx, const struct tdmrx_record *r)
 {
-	struct batch *b = ctx;
+	struct tap *w = ctx;
 
-	if (!b->n || r->cpu != b->last_cpu) {
-		if (b->nruns == MAX_RUNS)
-			return 1;
-		b->run_start[b->nruns++] = b->n;
-		b->last_cpu = r->cpu;
-	}
-	b->rec[b->n++] = *r;
-	return b->n == BATCH;
+	if (fwrite(r, sizeof(*r), 1, w->out) != 1)
+		w->err = true;
+	return 0;
 }
 
-static void merge(const struct tdmrx_record *a, size_t na,
-		  const struct tdmrx_record *b, size_t nb,
-		  struct tdmrx_record *out)
+static void to_engine(void *ctx, const struct tdmrx_record *r)
 {
-	size_t i = 0, j = 0, k = 0;
+	struct tdmstat *t = ctx;
 
-	while (i < na && j < nb)
-		out[k++] = b[j].rx_ns < a[i].rx_ns ? b[j++] : a[i++];
-	while (i < na)
-		out[k++] = a[i++];
-	while (j < nb)
-		out[k++] = b[j++];
+	tdm_stats_push(t->st, r);
+	t->records_in++;
 }
 
-/* Merge the rings' runs pairwise until one is left (in b->rec). */
-static void order(struct batch *b)
+/*
+ * One round: every ring into the merge, the clock offset that puts the
+ * rings' CLOCK_MONOTONIC watermarks on the plan's clock (through REALTIME:
+ * software stamps are REALTIME, hardware ones are put on the plan clock by
+ * --hw-offset), out with what every ring has passed, and the windows close
+ * up to that frontier.
+ */
+static void feed_round(struct tdmstat *t, struct tdm_rx *rx,
+		       struct tdm_merge *m, struct tap *w)
 {
-	struct tdmrx_record *swap;
+	int64_t mono, frontier;
 
-	while (b->nruns > 1) {
-		unsigned int r, nr = 0;
-
-		b->run_start[b->nruns] = b->n;
-		for (r = 0; r < b->nruns; r += 2) {
-			size_t st = b->run_start[r];
-			size_t m = r + 1 < b->nruns ? b->run_start[r + 1] : b->n;
-			size_t e = r + 2 < b->nruns ? b->run_start[r + 2] : b->n;
-
-			merge(b->rec + st, m - st, b->rec + m, e - m, b->tmp + st);
-			b->run_start[nr++] = st;
-		}
-		b->nruns = nr;
-		swap = b->rec;
-		b->rec = b->tmp;
-		b->tmp = swap;
-	}
+	tdm_merge_feed_rings(rx->rings, rx->nr_rings, m,
+			     w->out ? write_record : NULL, w);
+	mono = tdm_mono_ns();
+	tdm_merge_clock(m, mono, tdm_clock_ns(CLOCK_REALTIME) - mono +
+			tdm_stats_cfg(t->st)->rt_offset_ns);
+	frontier = tdm_merge_release(m);
+	tdm_stats_behind(t->st, tdm_merge_behind(m));
+	if (frontier != INT64_MIN)
+		tdm_stats_advance(t->st, frontier);
 }
 
 /*
@@ -165,11 +146,12 @@ static unsigned int senders_done(struct tdmstat *t)
 int tdmstat_capture(struct tdmstat *t)
 {
 	struct tdm_rx_cfg cfg = { 0 };
-	struct batch b = { 0 };
+	struct tap w = { 0 };
+	struct tdm_merge *m = NULL;
 	struct tdm_rx rx;
 	struct hwtstamp_config hwts_old;
 	char err[512];
-	int64_t end = INT64_MAX, next_plan = 0, now;
+	int64_t end = INT64_MAX, next_plan = 0;
 	int rc = 1, hwts_changed = 0;
 	bool attached = false;
 
@@ -194,24 +176,19 @@ int tdmstat_capture(struct tdmstat *t)
 		fprintf(stderr, "tdmstat: %s\n", err);
 		return 1;
 	}
-	b.rec = malloc(BATCH * sizeof(*b.rec));
-	b.tmp = malloc(BATCH * sizeof(*b.tmp));
-	if (!b.rec || !b.tmp) {
-		fprintf(stderr, "tdmstat: out of memory\n");
-		goto out_free;
-	}
 	if (t->record_file) {
 		uint8_t h[TDM_REC_FILE_HDR_LEN];
 
-		b.out = fopen(t->record_file, "wb");
-		if (!b.out) {
+		w.out = fopen(t->record_file, "wb");
+		if (!w.out) {
 			fprintf(stderr, "tdmstat: %s: %s\n", t->record_file,
 				strerror(errno));
 			goto out_free;
 		}
-		setvbuf(b.out, NULL, _IOFBF, 1 << 20);
+		setvbuf(w.out, NULL, _IOFBF, 1 << 20);
 		tdm_rec_file_header(h);
-		fwrite(h, 1, sizeof(h), b.out);
+		if (fwrite(h, 1, sizeof(h), w.out) != sizeof(h))
+			w.err = true;
 	}
 	if (tdm_rx_open(&rx, err, sizeof(err))) {
 		fprintf(stderr, "tdmstat: %s\n", err);
@@ -223,6 +200,23 @@ int tdmstat_capture(struct tdmstat *t)
 		goto out_close;
 	}
 	attached = true;
+	{
+		const struct tdm_stats_cfg *sc = tdm_stats_cfg(t->st);
+		struct tdm_merge_cfg mc = {
+			.nsrc = rx.nr_rings,
+			.bound_ns = (int64_t)t->reorder_bound_ns,
+			.hold_ns = sc->grace_ns + (int64_t)t->reorder_bound_ns,
+			.clock = sc,
+			.emit = to_engine,
+			.ctx = t,
+		};
+
+		m = tdm_merge_new(&mc);
+		if (!m) {
+			fprintf(stderr, "tdmstat: out of memory\n");
+			goto out_detach;
+		}
+	}
 	if (t->duration_ns)
 		end = tdm_mono_ns() + (int64_t)t->duration_ns;
 	if (!t->quiet)
@@ -231,27 +225,12 @@ int tdmstat_capture(struct tdmstat *t)
 			" (stop with ^C, -d or -e)");
 
 	while (!tdm_stop) {
-		size_t i;
-
 		if (tdm_rx_wait(&rx, 100, err, sizeof(err)) < 0) {
 			fprintf(stderr, "tdmstat: %s\n", err);
 			goto out_detach;
 		}
-		do {
-			b.n = 0;
-			b.nruns = 0;
-			tdm_rx_drain(&rx, collect, &b, BATCH);
-			if (b.out && b.n)
-				fwrite(b.rec, sizeof(b.rec[0]), b.n, b.out);
-			order(&b);
-			for (i = 0; i < b.n; i++)
-				tdm_stats_push(t->st, &b.rec[i]);
-			t->records_in += b.n;
-		} while (b.n == BATCH && !tdm_stop);
+		feed_round(t, &rx, m, &w);
 		tdm_stats_ring_drops(t->st, tdm_rx_dropped(&rx));
-		now = tdm_clock_ns(CLOCK_TAI);
-		if (now > 0)
-			tdm_stats_advance(t->st, now);
 		tdmstat_progress(t, false);
 		if (tdm_rx_finished(&rx)) {
 			fprintf(stderr, "tdmstat: the recorder was detached\n");
@@ -269,30 +248,27 @@ int tdmstat_capture(struct tdmstat *t)
 	}
 	rc = 0;
 out_detach:
-	/* The last records, then let go. */
-	b.n = 0;
-	b.nruns = 0;
-	tdm_rx_drain(&rx, collect, &b, BATCH);
-	if (b.out && b.n)
-		fwrite(b.rec, sizeof(b.rec[0]), b.n, b.out);
-	order(&b);
-	for (size_t i = 0; i < b.n; i++)
-		tdm_stats_push(t->st, &b.rec[i]);
-	tdm_stats_ring_drops(t->st, tdm_rx_dropped(&rx));
+	/* Let go first: the rings stay mapped, their prod is then final. */
 	if (attached && tdm_rx_detach(&rx, false, err, sizeof(err)))
 		fprintf(stderr, "tdmstat: detach: %s\n", err);
+	if (m) {
+		feed_round(t, &rx, m, &w);
+		tdm_merge_flush(m);
+		tdm_stats_behind(t->st, tdm_merge_behind(m));
+	}
+	tdm_stats_ring_drops(t->st, tdm_rx_dropped(&rx));
 out_close:
 	tdm_rx_close(&rx);
 	if (hwts_changed)
 		hwts_restore(t->ifname, &hwts_old);
 out_free:
-	if (b.out && fclose(b.out)) {
-		fprintf(stderr, "tdmstat: %s: %s\n", t->record_file, strerror(errno));
+	if (w.out && (fclose(w.out) || w.err)) {
+		fprintf(stderr, "tdmstat: %s: %s\n", t->record_file,
+			w.err ? "short write" : strerror(errno));
 		rc = 1;
 	}
 	if (tdmstat_finish(t))
 		rc = 1;
-	free(b.rec);
-	free(b.tmp);
+	tdm_merge_free(m);
 	return rc;
 }

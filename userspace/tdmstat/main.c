@@ -54,6 +54,8 @@ static void usage(FILE *f)
 		"  -d, --duration TIME    capture: stop after TIME\n"
 		"  -e, --senders N        capture: stop once N senders sent their end markers\n"
 		"  -r, --ring RECORDS     capture: records per CPU ring\n"
+		"      --reorder-bound TIME  capture: longest delay from a packet's\n"
+		"                         receive stamp to the recorder (default 10ms)\n"
 		"  -w, --write FILE       capture: also write the records to FILE\n"
 		"  -n, --records N        bench/synth: records (default 50000000 / 1000000)\n"
 		"  -S, --nsenders N       bench/synth: senders (default 3)\n"
@@ -85,6 +87,7 @@ int main(int argc, char **argv)
 		{ "rt-offset", required_argument, NULL, 1 },
 		{ "hw-offset", required_argument, NULL, 2 },
 		{ "pcap-ts", required_argument, NULL, 3 },
+		{ "reorder-bound", required_argument, NULL, 4 },
 		{ "assign", required_argument, NULL, 'A' },
 		{ "interface", required_argument, NULL, 'i' },
 		{ "duration", required_argument, NULL, 'd' },
@@ -99,7 +102,8 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	struct tdmstat t = { .prefix = "tdmstat", .pcap_ts = "sw",
-			     .bench_senders = 3 };
+			     .bench_senders = 3,
+			     .reorder_bound_ns = 10000000 };
 	bool prefix_set = false;
 	char err[256];
 	uint64_t v;
@@ -163,6 +167,11 @@ int main(int argc, char **argv)
 			if (strcmp(optarg, "sw") && strcmp(optarg, "hw"))
 				goto bad;
 			t.pcap_ts = optarg;
+			break;
+		case 4:
+			if (tdm_parse_time(optarg, &t.reorder_bound_ns, err,
+					   sizeof(err)))
+				goto bad;
 			break;
 		case 'A':
 			if (!strcmp(optarg, "rx")) {

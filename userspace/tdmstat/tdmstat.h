@@ -49,6 +49,7 @@ struct tdmstat {
 	uint64_t duration_ns;		/* capture: 0 = until the end markers */
 	unsigned int expect_senders;	/* capture: stop after their markers */
 	uint32_t ring_records;
+	uint64_t reorder_bound_ns;	/* capture: merge bound (10 ms) */
 	const char *record_file;	/* capture -w */
 	const char *input;		/* analyze */
 	const char *pcap_ts;		/* analyze: sw (default) or hw */
