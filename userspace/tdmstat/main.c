@@ -328,7 +328,13 @@ int main(int argc, char **argv)
 	tdmstat_free_plans(&t);
 	return rc;
 bad:
-	fprintf(stderr, "tdmstat: option -%c: %s\n", c < 32 ? '-' : c,
-		err[0] ? err : "bad value");
+	for (rc = 0; c < 32 && lo[rc].name && lo[rc].val != c; rc++)
+		;
+	if (c < 32 && lo[rc].name)
+		fprintf(stderr, "tdmstat: option --%s: %s\n", lo[rc].name,
+			err[0] ? err : "bad value");
+	else
+		fprintf(stderr, "tdmstat: option -%c: %s\n", c,
+			err[0] ? err : "bad value");
 	return 2;
 }
