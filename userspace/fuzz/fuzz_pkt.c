@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer harness for the captured-frame decoder (tdm_frame_decode) and
- * the engine behind it: the first byte picks the link type, the rest is a
- * frame; a decoded record goes through tdm_stats with a small plan.  Any
+ * libFuzzer harness for the captured-frame decoder (tdm_frame_decode_as,
+ * tdmgen's and the original tool's payloads) and the engine behind it: the
+ * first byte picks the link type, the payload format and the ports, the
+ * rest is a frame; a decoded record goes through tdm_stats with a small plan.  Any
  * out-of-bounds read, overflow or a record with a length beyond the UDP
  * limit aborts.
  */
@@ -46,9 +47,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!copy)
 		return 0;
 	memcpy(copy, data + 1, size - 1);
-	res = tdm_frame_decode(types[data[0] % 6], copy, size - 1, 12345,
-			       TDMRX_F_SW_TS, data[0] & 0x80 ? &port : NULL,
-			       data[0] & 0x80 ? 1 : 0, &r);
+	res = tdm_frame_decode_as(data[0] & 0x40 ? TDM_PAYLOAD_ORIG :
+				  TDM_PAYLOAD_TDMG, types[data[0] % 6], copy,
+				  size - 1, 12345, TDMRX_F_SW_TS,
+				  data[0] & 0x80 ? &port : NULL,
+				  data[0] & 0x80 ? 1 : 0, &r);
 	if (res == TDM_FRAME_OK || res == TDM_FRAME_BAD) {
 		if (r.len > 65535)
 			abort();

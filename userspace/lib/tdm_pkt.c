@@ -5,6 +5,7 @@
  * byte loads: a capture may put the payload at any alignment.
  */
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <arpa/inet.h>
@@ -93,6 +94,86 @@ int tdm_pkt_decode(const void *payload, size_t len, struct tdmrx_record *rec)
 	return 0;
 }
 
+/* ---- the original tool's packet ---------------------------------------- */
+
+/* Native (x86-64, little-endian) loads and stores of the original's struct. */
+static uint64_t le64(const uint8_t *p)
+{
+	uint64_t v = 0;
+	int i;
+
+	for (i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static void put_le64(uint8_t *p, uint64_t v)
+{
+	int i;
+
+	for (i = 0; i < 8; i++, v >>= 8)
+		p[i] = (uint8_t)v;
+}
+
+int tdm_orig_decode(const void *payload, size_t len, size_t udp_len,
+		    struct tdmrx_record *rec)
+{
+	const uint8_t *b = payload;
+	int64_t sec, usec;
+	uint64_t client;
+
+	if (udp_len != TDM_ORIG_PAYLOAD_LEN) {
+		rec->flags |= TDMRX_F_BAD_MAGIC;
+		return -1;
+	}
+	if (len < TDM_ORIG_HDR_LEN) {
+		rec->flags |= TDMRX_F_TRUNC;
+		return -1;
+	}
+	client = le64(b + 48);
+	if (client > UINT32_MAX) {
+		rec->flags |= TDMRX_F_BAD_MAGIC;
+		return -1;
+	}
+	rec->sender = (uint32_t)client;
+	rec->plan_version = 0;
+	if (le64(b + 32) & 0xffffffffu) {
+		/* Trailing packet: only the count and the client are set;
+		 * its time and index are whatever the sender's stack held.
+		 */
+		rec->flags |= TDMRX_F_END;
+		rec->sent = le64(b + 24);
+		rec->seq = 0;
+		rec->tx_ns = rec->rx_ns;
+		return 0;
+	}
+	sec = (int64_t)le64(b);
+	usec = (int64_t)le64(b + 8);
+	if (usec < 0 || usec >= 1000000 || sec < 0 ||
+	    sec > INT64_MAX / 1000000000 - 1) {
+		rec->flags |= TDMRX_F_BAD_MAGIC;
+		return -1;
+	}
+	rec->tx_ns = sec * 1000000000 + usec * 1000;
+	rec->seq = le64(b + 16);
+	rec->sent = 0;
+	return 0;
+}
+
+void tdm_orig_encode(void *buf, const struct tdm_orig_pkt *p)
+{
+	uint8_t *b = buf;
+
+	memset(b, 0, TDM_ORIG_HDR_LEN);
+	put_le64(b, (uint64_t)p->tx_sec);
+	put_le64(b + 8, (uint64_t)p->tx_usec);
+	put_le64(b + 16, p->index);
+	put_le64(b + 24, p->sent);
+	put_le64(b + 32, p->trailing);	/* u32 + 4 bytes of padding */
+	put_le64(b + 40, p->window);
+	put_le64(b + 48, p->client);
+}
+
 /* ---- frames -------------------------------------------------------------- */
 
 #define ETH_P_IPV4	0x0800
@@ -123,13 +204,31 @@ static uint32_t hash_v6(const uint8_t *a)
 	return h;
 }
 
+/* What the frame decoder looks for. */
+struct want {
+	enum tdm_payload fmt;
+	const uint16_t *ports;
+	unsigned int nports;
+};
+
+static int payload_decode(const struct want *wt, const uint8_t *p,
+			  size_t len, size_t ulen, struct tdmrx_record *rec)
+{
+	if (wt->fmt == TDM_PAYLOAD_ORIG)
+		return tdm_orig_decode(p, len, ulen, rec);
+	return tdm_pkt_decode(p, len, rec);
+}
+
 static enum tdm_frame_res udp(const uint8_t *p, size_t avail, bool first_frag,
-			      const uint16_t *ports, unsigned int nports,
+			      bool more_frags, const struct want *wt,
 			      struct tdmrx_record *rec)
 {
 	size_t ulen, plen;
 
-	if (!first_frag)
+	/* The original's datagrams are only counted whole (we do not
+	 * reassemble); tdmgen's header is all in the first fragment.
+	 */
+	if (!first_frag || (more_frags && wt->fmt == TDM_PAYLOAD_ORIG))
 		return TDM_FRAME_FRAGMENT;
 	if (avail < 8)
 		return TDM_FRAME_NOT_UDP;
@@ -138,18 +237,17 @@ static enum tdm_frame_res udp(const uint8_t *p, size_t avail, bool first_frag,
 	ulen = get16(p + 4);
 	if (ulen < 8)
 		return TDM_FRAME_NOT_UDP;
-	if (!port_ok(rec->dport, ports, nports))
+	if (!port_ok(rec->dport, wt->ports, wt->nports))
 		return TDM_FRAME_PORT;
 	rec->len = ulen - 8;
 	plen = avail - 8 < ulen - 8 ? avail - 8 : ulen - 8;
-	if (tdm_pkt_decode(p + 8, plen, rec))
-		return nports ? TDM_FRAME_BAD : TDM_FRAME_PORT;
+	if (payload_decode(wt, p + 8, plen, ulen - 8, rec))
+		return wt->nports ? TDM_FRAME_BAD : TDM_FRAME_PORT;
 	return TDM_FRAME_OK;
 }
 
 static enum tdm_frame_res ipv4(const uint8_t *p, size_t avail,
-			       const uint16_t *ports, unsigned int nports,
-			       struct tdmrx_record *rec)
+			       const struct want *wt, struct tdmrx_record *rec)
 {
 	size_t ihl, tot;
 	uint16_t frag;
@@ -164,17 +262,16 @@ static enum tdm_frame_res ipv4(const uint8_t *p, size_t avail,
 		avail = tot;
 	frag = get16(p + 6);
 	rec->saddr = get32(p + 12);
-	return udp(p + ihl, avail - ihl, (frag & 0x1fff) == 0, ports, nports,
-		   rec);
+	return udp(p + ihl, avail - ihl, (frag & 0x1fff) == 0, frag & 0x2000,
+		   wt, rec);
 }
 
 static enum tdm_frame_res ipv6(const uint8_t *p, size_t avail,
-			       const uint16_t *ports, unsigned int nports,
-			       struct tdmrx_record *rec)
+			       const struct want *wt, struct tdmrx_record *rec)
 {
 	size_t off = 40, plen;
 	uint8_t nh;
-	bool first = true;
+	bool first = true, more = false;
 	int hops;
 
 	if (avail < 40 || (p[0] >> 4) != 6)
@@ -192,6 +289,8 @@ static enum tdm_frame_res ipv6(const uint8_t *p, size_t avail,
 		if (nh == 44) {
 			if (get16(p + off + 2) & 0xfff8)
 				first = false;
+			if (get16(p + off + 2) & 1)
+				more = true;
 			nh = p[off];
 			off += 8;
 		} else if (nh == 0 || nh == 43 || nh == 60) {
@@ -203,17 +302,16 @@ static enum tdm_frame_res ipv6(const uint8_t *p, size_t avail,
 	}
 	if (nh != IPPROTO_UDP || avail < off)
 		return TDM_FRAME_NOT_UDP;
-	return udp(p + off, avail - off, first, ports, nports, rec);
+	return udp(p + off, avail - off, first, more, wt, rec);
 }
 
 static enum tdm_frame_res l3(uint16_t proto, const uint8_t *p, size_t avail,
-			     const uint16_t *ports, unsigned int nports,
-			     struct tdmrx_record *rec)
+			     const struct want *wt, struct tdmrx_record *rec)
 {
 	if (proto == ETH_P_IPV4)
-		return ipv4(p, avail, ports, nports, rec);
+		return ipv4(p, avail, wt, rec);
 	if (proto == ETH_P_IPV6_)
-		return ipv6(p, avail, ports, nports, rec);
+		return ipv6(p, avail, wt, rec);
 	return TDM_FRAME_NOT_UDP;
 }
 
@@ -223,6 +321,18 @@ enum tdm_frame_res tdm_frame_decode(int linktype, const uint8_t *data,
 				    unsigned int nports,
 				    struct tdmrx_record *rec)
 {
+	return tdm_frame_decode_as(TDM_PAYLOAD_TDMG, linktype, data, caplen,
+				   rx_ns, rx_flags, ports, nports, rec);
+}
+
+enum tdm_frame_res tdm_frame_decode_as(enum tdm_payload fmt, int linktype,
+				       const uint8_t *data, size_t caplen,
+				       int64_t rx_ns, uint16_t rx_flags,
+				       const uint16_t *ports,
+				       unsigned int nports,
+				       struct tdmrx_record *rec)
+{
+	const struct want wt = { fmt, ports, nports };
 	uint16_t proto;
 	size_t off;
 
@@ -280,7 +390,7 @@ enum tdm_frame_res tdm_frame_decode(int linktype, const uint8_t *data,
 	}
 	if (off > caplen)
 		return TDM_FRAME_NOT_UDP;
-	return l3(proto, data + off, caplen - off, ports, nports, rec);
+	return l3(proto, data + off, caplen - off, &wt, rec);
 }
 
 /* ---- synthesized frames -------------------------------------------------- */

@@ -39,6 +39,49 @@ void tdm_pkt_stamp(void *buf, int64_t tx_ns);
  */
 int tdm_pkt_decode(const void *payload, size_t len, struct tdmrx_record *rec);
 
+/*
+ * The original tool's data packet (ska-sa/dc_sand udp_send.c, struct
+ * UdpTestingPacket): a 4096-byte UDP payload starting with a 56-byte
+ * header of native x86-64 (little-endian) fields:
+ *
+ *   0  i64 tv_sec, 8 i64 tv_usec   gettimeofday() just before sendto
+ *  16  u64 packet index            per client, from 0, across windows
+ *  24  u64 packets sent            trailing packets only: the total
+ *  32  u32 trailing (+4 pad)       non-zero: an end-of-test packet
+ *  40  u64 window index            the client's window, 0..n-1
+ *  48  u64 client index            0..T-1
+ */
+#define TDM_ORIG_PAYLOAD_LEN	4096
+#define TDM_ORIG_HDR_LEN	56
+
+struct tdm_orig_pkt {
+	int64_t tx_sec, tx_usec;
+	uint64_t index, sent;
+	uint32_t trailing;
+	uint64_t window, client;
+};
+
+/*
+ * Fill rec from an original-tool payload (len bytes of it captured, the
+ * datagram udp_len bytes long) as tdm_pkt_decode does for ours: sender =
+ * client, seq = index, tx_ns from the timeval (CLOCK_REALTIME, us),
+ * plan_version 0 (the latest plan).  A trailing packet becomes an end
+ * marker with sent, tx_ns = rec->rx_ns and seq 0 (the original leaves its
+ * time and index unset).  A payload that is not 4096 bytes, a client
+ * beyond 32 bits or a time that is no timeval is TDMRX_F_BAD_MAGIC, one
+ * captured shorter than the header TDMRX_F_TRUNC; then -1.
+ */
+int tdm_orig_decode(const void *payload, size_t len, size_t udp_len,
+		    struct tdmrx_record *rec);
+/* Write the 56-byte header at buf (for tests and synthetic captures). */
+void tdm_orig_encode(void *buf, const struct tdm_orig_pkt *p);
+
+/* What a UDP payload is expected to be. */
+enum tdm_payload {
+	TDM_PAYLOAD_TDMG,	/* tdmgen's stamped header (TDM_PKT_MAGIC) */
+	TDM_PAYLOAD_ORIG,	/* the original tool's packet */
+};
+
 /* Link types understood by tdm_frame_decode (pcap DLT values). */
 #define TDM_DLT_NULL		0	/* BSD loopback: 4-byte family */
 #define TDM_DLT_EN10MB		1	/* Ethernet, 802.1Q/ad tags allowed */
@@ -51,7 +94,7 @@ enum tdm_frame_res {
 	TDM_FRAME_OK = 0,
 	TDM_FRAME_NOT_UDP,	/* not IPv4/IPv6 UDP, or truncated L2-L4 */
 	TDM_FRAME_PORT,		/* UDP, but not to one of the ports */
-	TDM_FRAME_FRAGMENT,	/* a non-first IP fragment */
+	TDM_FRAME_FRAGMENT,	/* a non-first IP fragment (any, for the original) */
 	TDM_FRAME_BAD,		/* UDP to the port without a valid header */
 	TDM_FRAME_LINKTYPE,	/* a link type we do not know */
 };
@@ -70,6 +113,18 @@ enum tdm_frame_res tdm_frame_decode(int linktype, const uint8_t *data,
 				    uint16_t rx_flags, const uint16_t *ports,
 				    unsigned int nports,
 				    struct tdmrx_record *rec);
+
+/*
+ * The same for payloads of format fmt.  With TDM_PAYLOAD_ORIG every IP
+ * fragment, the first one too, is TDM_FRAME_FRAGMENT: the original's
+ * datagrams count only whole (fragments are not reassembled).
+ */
+enum tdm_frame_res tdm_frame_decode_as(enum tdm_payload fmt, int linktype,
+				       const uint8_t *data, size_t caplen,
+				       int64_t rx_ns, uint16_t rx_flags,
+				       const uint16_t *ports,
+				       unsigned int nports,
+				       struct tdmrx_record *rec);
 
 /*
  * The internet checksum (RFC 1071) of len bytes: the ones' complement of

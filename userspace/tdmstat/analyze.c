@@ -2,6 +2,9 @@
 /*
  * tdmstat analyze FILE: a record file (tdmstat capture -w, synth) or a
  * pcap/pcapng file with ns stamps, turned into records for the engine.
+ * The payloads are tdmgen's, or with --input-format original the original
+ * udp_send's (lib/tdm_pkt.h: tdm_orig_decode), counted as whole datagrams:
+ * IP fragments are counted and make the run fail (no reassembly).
  */
 #include <errno.h>
 #include <pcap/pcap.h>
@@ -47,9 +50,20 @@ static int analyze_pcap(struct tdmstat *t)
 	while (!tdm_stop && (rc = pcap_next_ex(pc, &h, &data)) == 1) {
 		int64_t rx = (int64_t)h->ts.tv_sec * (int64_t)TDM_NSEC_PER_SEC +
 			     h->ts.tv_usec;	/* ns with PRECISION_NANO */
-		enum tdm_frame_res fr = tdm_frame_decode(lt, data, h->caplen, rx,
-							 flags, t->ports,
-							 t->nports, &r);
+		enum tdm_frame_res fr = tdm_frame_decode_as(t->input_fmt, lt,
+							    data, h->caplen,
+							    rx, flags,
+							    t->ports,
+							    t->nports, &r);
+
+		t->frames++;
+		if (fr == TDM_FRAME_FRAGMENT)
+			t->fragments++;
+		/* For the message of a run without data: the original's size. */
+		if ((fr == TDM_FRAME_PORT || fr == TDM_FRAME_BAD) &&
+		    (r.flags & TDMRX_F_BAD_MAGIC) &&
+		    r.len == TDM_ORIG_PAYLOAD_LEN)
+			t->bad_4096++;
 
 		if (fr == TDM_FRAME_LINKTYPE) {
 			fprintf(stderr, "tdmstat: %s: link type %s is not supported\n",
@@ -66,6 +80,11 @@ static int analyze_pcap(struct tdmstat *t)
 	if (rc == -1)
 		fprintf(stderr, "tdmstat: %s: %s\n", t->input, pcap_geterr(pc));
 	pcap_close(pc);
+	if (t->fragments && t->input_fmt == TDM_PAYLOAD_ORIG) {
+		fprintf(stderr, "tdmstat: %s: %llu IP fragments: the original's 4096-byte datagrams were fragmented (path MTU below 4124 for IPv4); tdmstat counts only whole datagrams and does not reassemble: capture with an MTU of at least 4124 on the path\n",
+			t->input, (unsigned long long)t->fragments);
+		return -1;
+	}
 	return rc == -1 ? -1 : 0;
 }
 
@@ -84,6 +103,15 @@ int tdmstat_analyze(struct tdmstat *t)
 	}
 	recfile = fread(hdr, 1, sizeof(hdr), f) == sizeof(hdr) &&
 		  !memcmp(hdr, TDM_REC_FILE_MAGIC, 8);
+	/* The original sender paces by its TX clock: windows by TX time. */
+	if (t->input_fmt == TDM_PAYLOAD_ORIG && !t->assign_set)
+		t->assign_tx = true;
+	if (recfile && t->input_fmt == TDM_PAYLOAD_ORIG) {
+		fprintf(stderr, "tdmstat: %s: a record file holds records, not the original's packets: drop --input-format original\n",
+			t->input);
+		fclose(f);
+		return 1;
+	}
 	if (recfile && tdm_rec_file_check(hdr, sizeof(hdr), err, sizeof(err))) {
 		fprintf(stderr, "tdmstat: %s: %s\n", t->input, err);
 		fclose(f);

@@ -42,12 +42,25 @@ static void usage(FILE *f)
 		"  -o, --output PREFIX    PREFIX-windows.csv, -senders.csv, -packets.csv, .json\n"
 		"                         (default tdmstat)\n"
 		"  -P, --packets          write the per-packet CSV too\n"
+		"  -F, --format tdmstat|original\n"
+		"                         original: the original udp_receive's files instead of\n"
+		"                         PREFIX-windows.csv and -packets.csv: per window\n"
+		"                         PREFIX_N<n>_W<us>_D<us>_T<t>.csv and .txt, with -P per\n"
+		"                         packet PREFIX.csv and .txt (plan: the original's shape)\n"
+		"      --input-format tdmstat|original\n"
+		"                         analyze: payloads are tdmgen's (default) or the\n"
+		"                         original udp_send's 4096-byte packets (whole\n"
+		"                         datagrams only: fragments are refused)\n"
+		"      --original T,n,W,D,T0\n"
+		"                         the plan of the original's udp_receive -t T -n n\n"
+		"                         -w W -d D (us), started at T0 (epoch s, CLOCK_REALTIME)\n"
 		"  -u, --port PORT        UDP destination port (repeat; capture default 8081,\n"
 		"                         analyze default any port)\n"
 		"  -g, --grace TIME       close a window this long after its end (default 100ms)\n"
 		"  -A, --assign rx|tx     a packet's window is the one its RX time (default:\n"
 		"                         gated senders) or its TX time (app-paced senders) is in\n"
-		"      --rt-offset NS     add to software RX stamps (default: the kernel's TAI-UTC)\n"
+		"      --rt-offset NS     add to software RX stamps (default: the kernel's TAI-UTC;\n"
+		"                         0 if every plan is on CLOCK_REALTIME)\n"
 		"      --hw-offset NS     add to hardware RX stamps (default 0)\n"
 		"      --pcap-ts sw|hw    what the pcap stamps are (default sw)\n"
 		"  -i, --interface IF     capture: the device\n"
@@ -74,6 +87,38 @@ static int parse_s64(const char *s, int64_t *v)
 	return errno || end == s || *end ? -1 : 0;
 }
 
+/* --original T,n,W,D,T0: udp_receive's -t -n -w -d and its start time. */
+static int parse_original(const char *arg, struct tdmstat *t, char *err,
+			  size_t errlen)
+{
+	unsigned long long v[4];
+	long long t0;
+	int used = 0;
+
+	if (sscanf(arg, "%llu,%llu,%llu,%llu,%lld%n", &v[0], &v[1], &v[2],
+		   &v[3], &t0, &used) != 5 || arg[used] ||
+	    strchr(arg, '-')) {
+		snprintf(err, errlen,
+			 "'%s': give T,n,W,D,T0: clients, windows per client, window and dead time in us, start in epoch seconds",
+			 arg);
+		return -1;
+	}
+	if (!v[0] || v[0] > TDM_MAX_SENDERS || !v[1] || !v[2] ||
+	    v[2] > INT32_MAX || v[3] > INT32_MAX || t0 > INT64_MAX / 1000000000) {
+		snprintf(err, errlen,
+			 "'%s': T 1..%d, n and W at least 1, W and D below 2^31 us",
+			 arg, TDM_MAX_SENDERS);
+		return -1;
+	}
+	t->orig_params = true;
+	t->orig_t = (unsigned int)v[0];
+	t->orig_n = v[1];
+	t->orig_w_us = v[2];
+	t->orig_d_us = v[3];
+	t->orig_t0 = t0;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -82,6 +127,9 @@ int main(int argc, char **argv)
 		{ "base-time", required_argument, NULL, 'b' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "packets", no_argument, NULL, 'P' },
+		{ "format", required_argument, NULL, 'F' },
+		{ "input-format", required_argument, NULL, 4 },
+		{ "original", required_argument, NULL, 5 },
 		{ "port", required_argument, NULL, 'u' },
 		{ "grace", required_argument, NULL, 'g' },
 		{ "rt-offset", required_argument, NULL, 1 },
@@ -119,7 +167,7 @@ int main(int argc, char **argv)
 	}
 	t.cmd = argv[1];
 	optind = 2;
-	while ((c = getopt_long(argc, argv, "p:T::b:o:Pu:g:A:i:d:e:r:w:n:S:jqh",
+	while ((c = getopt_long(argc, argv, "p:T::b:o:PF:u:g:A:i:d:e:r:w:n:S:jqh",
 				lo, NULL)) != -1) {
 		err[0] = '\0';
 		switch (c) {
@@ -143,6 +191,30 @@ int main(int argc, char **argv)
 			break;
 		case 'P':
 			t.packets = true;
+			break;
+		case 'F':
+			if (!strcmp(optarg, "original")) {
+				t.fmt_original = true;
+			} else if (!strcmp(optarg, "tdmstat")) {
+				t.fmt_original = false;
+			} else {
+				snprintf(err, sizeof(err), "use tdmstat or original");
+				goto bad;
+			}
+			break;
+		case 4:
+			if (!strcmp(optarg, "original")) {
+				t.input_fmt = TDM_PAYLOAD_ORIG;
+			} else if (!strcmp(optarg, "tdmstat")) {
+				t.input_fmt = TDM_PAYLOAD_TDMG;
+			} else {
+				snprintf(err, sizeof(err), "use tdmstat or original");
+				goto bad;
+			}
+			break;
+		case 5:
+			if (parse_original(optarg, &t, err, sizeof(err)))
+				goto bad;
 			break;
 		case 'u':
 			if (tdm_parse_u64(optarg, 65535, &v, err, sizeof(err)) || !v ||
@@ -174,6 +246,7 @@ int main(int argc, char **argv)
 				goto bad;
 			break;
 		case 'A':
+			t.assign_set = true;
 			if (!strcmp(optarg, "rx")) {
 				t.assign_tx = false;
 			} else if (!strcmp(optarg, "tx")) {
@@ -265,7 +338,13 @@ int main(int argc, char **argv)
 	tdmstat_free_plans(&t);
 	return rc;
 bad:
-	fprintf(stderr, "tdmstat: option -%c: %s\n", c < 32 ? '-' : c,
-		err[0] ? err : "bad value");
+	for (rc = 0; c < 32 && lo[rc].name && lo[rc].val != c; rc++)
+		;
+	if (c < 32 && lo[rc].name)
+		fprintf(stderr, "tdmstat: option --%s: %s\n", lo[rc].name,
+			err[0] ? err : "bad value");
+	else
+		fprintf(stderr, "tdmstat: option -%c: %s\n", c,
+			err[0] ? err : "bad value");
 	return 2;
 }

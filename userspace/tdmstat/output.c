@@ -2,8 +2,9 @@
 /*
  * tdmstat's outputs: the engine and its files (PREFIX-windows.csv as
  * windows close, PREFIX-packets.csv, PREFIX-senders.csv and PREFIX.json at
- * the end), the progress line, the summary table or JSON on stdout, and
- * the list of metrics.
+ * the end), or with --format original the original tool's files instead of
+ * the window and packet CSVs (lib/tdm_orig.h), the progress line, the
+ * summary table or JSON on stdout, and the list of metrics.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -19,7 +20,9 @@ static void on_window(void *ctx, const struct tdm_win_result *w)
 {
 	struct tdmstat *t = ctx;
 
-	if (t->win_csv)
+	if (t->fmt_original)
+		tdm_orig_window(&t->orig, w);
+	else if (t->win_csv)
 		tdm_metrics_csv_row(t->win_csv, &tdm_win_table, w);
 }
 
@@ -27,7 +30,98 @@ static void on_packet(void *ctx, const struct tdm_pkt_result *p)
 {
 	struct tdmstat *t = ctx;
 
-	tdm_metrics_csv_row(t->pkt_csv, &tdm_pkt_table, p);
+	if (t->fmt_original)
+		tdm_orig_packet(&t->orig, p);
+	else
+		tdm_metrics_csv_row(t->pkt_csv, &tdm_pkt_table, p);
+}
+
+/* PREFIX + suffix, opened for writing, buffered. */
+static FILE *open_out(const char *prefix, const char *suffix, char *err,
+		      size_t errlen)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s%s", prefix, suffix);
+	f = fopen(path, "w");
+	if (!f) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	setvbuf(f, NULL, _IOFBF, 1 << 20);
+	return f;
+}
+
+/*
+ * The original's files.  The per-window name holds n, known at the end
+ * unless --original gave it: the rows go to PREFIX.windows.tmp.csv/.txt,
+ * renamed by finish_original.
+ */
+static int open_original(struct tdmstat *t, char *err, size_t errlen)
+{
+	struct tdm_orig *o = &t->orig;
+
+	o->win_csv = open_out(t->prefix, ".windows.tmp.csv", err, errlen);
+	if (o->win_csv)
+		o->win_txt = open_out(t->prefix, ".windows.tmp.txt", err,
+				      errlen);
+	if (!o->win_txt)
+		return -1;
+	if (t->packets) {
+		o->pkt_csv = open_out(t->prefix, ".csv", err, errlen);
+		if (o->pkt_csv)
+			o->pkt_txt = open_out(t->prefix, ".txt", err, errlen);
+		if (!o->pkt_txt)
+			return -1;
+	}
+	return 0;
+}
+
+static int close_file(FILE **f)
+{
+	int rc = *f && fclose(*f) ? -1 : 0;
+
+	*f = NULL;
+	return rc;
+}
+
+static int finish_original(struct tdmstat *t)
+{
+	const struct tdm_run_result *r = tdm_stats_run(t->st);
+	struct tdm_orig *o = &t->orig;
+	char base[4000], from[4096], to[4096];
+	const char *ext[] = { "csv", "txt" };
+	unsigned int i;
+	int rc = 0;
+
+	tdm_orig_windows_done(o);
+	tdm_orig_packet_summary(o, r->received, r->sent);
+	rc |= close_file(&o->win_csv) | close_file(&o->win_txt) |
+	      close_file(&o->pkt_csv) | close_file(&o->pkt_txt);
+	if (!t->prefix)
+		return rc;
+	if (tdm_orig_window_base(o, t->prefix, base, sizeof(base))) {
+		fprintf(stderr, "tdmstat: output name too long\n");
+		return -1;
+	}
+	for (i = 0; i < TDM_ARRAY_SIZE(ext); i++) {
+		snprintf(from, sizeof(from), "%s.windows.tmp.%s", t->prefix,
+			 ext[i]);
+		snprintf(to, sizeof(to), "%s.%s", base, ext[i]);
+		if (rename(from, to)) {
+			fprintf(stderr, "tdmstat: %s -> %s: %s\n", from, to,
+				strerror(errno));
+			rc = -1;
+		}
+	}
+	if (!t->quiet)
+		fprintf(stderr, "tdmstat: wrote %s.csv and .txt: %llu window rows (%llu empty, %llu correction)%s\n",
+			base, (unsigned long long)o->rows,
+			(unsigned long long)o->empty_rows,
+			(unsigned long long)o->correction_rows,
+			t->packets ? ", and the per-packet files" : "");
+	return rc;
 }
 
 static FILE *open_csv(const struct tdmstat *t, const char *what,
@@ -58,13 +152,27 @@ static int64_t tai_offset(void)
 	return (int64_t)tx.tai * (int64_t)TDM_NSEC_PER_SEC;
 }
 
+/* Software stamps need no TAI - UTC when every plan is on REALTIME (the
+ * original's plans).
+ */
+static bool realtime_plans(const struct tdmstat *t)
+{
+	unsigned int i;
+
+	for (i = 0; i < t->nplans; i++)
+		if (t->plans[i].clockid != CLOCK_REALTIME)
+			return false;
+	return t->nplans > 0;
+}
+
 /* Create the engine and the files; the plans are added to the engine. */
 int tdmstat_open_outputs(struct tdmstat *t, char *err, size_t errlen)
 {
 	struct tdm_stats_cfg cfg = {
 		.grace_ns = (int64_t)t->grace_ns,
 		.assign_rx = !t->assign_tx,
-		.rt_offset_ns = t->rt_offset_set ? t->rt_offset : tai_offset(),
+		.rt_offset_ns = t->rt_offset_set ? t->rt_offset :
+				realtime_plans(t) ? 0 : tai_offset(),
 		.hw_offset_ns = t->hw_offset,
 		.on_window = on_window,
 		.ctx = t,
@@ -81,7 +189,18 @@ int tdmstat_open_outputs(struct tdmstat *t, char *err, size_t errlen)
 	for (i = 0; i < t->nplans; i++)
 		if (tdm_stats_add_plan(t->st, &t->plans[i], err, errlen))
 			return -1;
-	if (t->prefix) {
+	if (t->fmt_original) {
+		/* Plan-clock times as the original's epoch (REALTIME) seconds. */
+		t->orig.epoch_off_ns = t->nplans &&
+			t->plans[t->nplans - 1].clockid == CLOCK_TAI ?
+			-cfg.rt_offset_ns : 0;
+		if (!t->prefix) {
+			snprintf(err, errlen, "--format original needs an output prefix");
+			return -1;
+		}
+		if (open_original(t, err, errlen))
+			return -1;
+	} else if (t->prefix) {
 		t->win_csv = open_csv(t, "windows", &tdm_win_table, err, errlen);
 		if (!t->win_csv)
 			return -1;
@@ -242,15 +361,58 @@ static void summary_table(struct tdmstat *t, FILE *f)
 					     r->lost - r->ring_drops : 0));
 }
 
+/*
+ * A run without one usable data packet is an error: say what came instead
+ * (0 if there were data packets).
+ */
+static int unusable(const struct tdmstat *t, const struct tdm_run_result *r)
+{
+	const char *ours = t->input_fmt == TDM_PAYLOAD_ORIG ?
+			   "an original-tool data packet" :
+			   "a tdmgen data packet";
+
+	if (r->received)
+		return 0;
+	if (!r->records) {
+		if (!strcmp(t->cmd, "analyze"))
+			fprintf(stderr, "tdmstat: %s: no records: %llu frames, none a UDP datagram %s%s%s\n",
+				t->input, (unsigned long long)t->frames,
+				t->nports ? "to the given ports" : "with a test packet",
+				t->fragments ? " (IP fragments did not count)" : "",
+				t->bad_4096 && t->input_fmt == TDM_PAYLOAD_TDMG ?
+				"; some of 4096-byte UDP payload without the TDMG magic: the original tool's packets? use --input-format original" : "");
+		else
+			fprintf(stderr, "tdmstat: no records: nothing arrived for the ports\n");
+		return -1;
+	}
+	fprintf(stderr, "tdmstat: %llu records, none %s: %llu bad (truncated, no header, or times beyond 69 s apart), %llu end markers, %llu data packets of senders or plans not in the plan",
+		(unsigned long long)r->records, ours,
+		(unsigned long long)r->bad_records,
+		(unsigned long long)r->end_markers,
+		(unsigned long long)r->unknown_sender);
+	if (t->bad_4096 && t->input_fmt == TDM_PAYLOAD_TDMG)
+		fprintf(stderr, "; %llu of 4096-byte UDP payload without the TDMG magic: the original tool's packets? use --input-format original",
+			(unsigned long long)t->bad_4096);
+	else if (r->bad_records && t->input_fmt == TDM_PAYLOAD_ORIG)
+		fprintf(stderr, "; the original's packets are 4096-byte payloads with a timeval, its client below 2^32");
+	if (r->unknown_sender)
+		fprintf(stderr, "; the plan has %u senders",
+			t->nplans ? t->plans[t->nplans - 1].nsenders : 0);
+	fputc('\n', stderr);
+	return -1;
+}
+
 /* Close everything, write the sender CSV and the JSON, print the table. */
 int tdmstat_finish(struct tdmstat *t)
 {
 	char path[4096], *js;
-	int rc = 0;
+	int rc = 0, bad_run;
 	unsigned int i;
 	FILE *f;
 
 	tdm_stats_finish(t->st);
+	if (t->fmt_original && finish_original(t))
+		rc = -1;
 	t->elapsed_s = (double)(tdm_mono_ns() - t->t0_ns) / 1e9;
 	if (t->progress) {
 		tdmstat_progress(t, true);
@@ -295,7 +457,9 @@ int tdmstat_finish(struct tdmstat *t)
 	else if (!t->quiet)
 		summary_table(t, stdout);
 	free(js);
-	return rc;
+	bad_run = unusable(t, tdm_stats_run(t->st));
+	tdm_orig_free(&t->orig);
+	return rc || bad_run ? -1 : 0;
 }
 
 /* ---- metrics ------------------------------------------------------------ */

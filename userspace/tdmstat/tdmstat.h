@@ -23,6 +23,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "tdm_orig.h"
+#include "tdm_pkt.h"
 #include "tdm_plan.h"
 #include "tdm_stats.h"
 
@@ -40,6 +42,14 @@ struct tdmstat {
 	bool rt_offset_set;
 	uint64_t grace_ns;
 	bool assign_tx;		/* windows by TX time (-A tx) */
+	bool assign_set;		/* -A given */
+	bool fmt_original;		/* --format original */
+	enum tdm_payload input_fmt;	/* --input-format */
+	/* --original T,n,W,D,T0: the original receiver's parameters */
+	bool orig_params;
+	unsigned int orig_t;
+	uint64_t orig_n, orig_w_us, orig_d_us;
+	int64_t orig_t0;		/* seconds, CLOCK_REALTIME */
 	uint16_t ports[TDMSTAT_MAX_PORTS];
 	unsigned int nports;
 	bool packets;			/* per-packet CSV */
@@ -59,6 +69,11 @@ struct tdmstat {
 	/* run state */
 	struct tdm_stats *st;
 	FILE *win_csv, *pkt_csv;
+	struct tdm_orig orig;		/* --format original */
+	bool orig_shape_set;
+	uint64_t frames;		/* analyze: frames read */
+	uint64_t fragments;		/* analyze: IP fragments (original) */
+	uint64_t bad_4096;		/* 4096-byte payloads without TDMG */
 	uint64_t records_in;		/* handed to the engine */
 	int64_t t0_ns, t_last_progress;	/* CLOCK_MONOTONIC */
 	uint64_t last_records;		/* at the last progress line */
