@@ -135,7 +135,7 @@ int main(int argc, char **argv)
 		{ "rt-offset", required_argument, NULL, 1 },
 		{ "hw-offset", required_argument, NULL, 2 },
 		{ "pcap-ts", required_argument, NULL, 3 },
-		{ "reorder-bound", required_argument, NULL, 4 },
+		{ "reorder-bound", required_argument, NULL, 6 },
 		{ "assign", required_argument, NULL, 'A' },
 		{ "interface", required_argument, NULL, 'i' },
 		{ "duration", required_argument, NULL, 'd' },
@@ -240,7 +240,7 @@ int main(int argc, char **argv)
 				goto bad;
 			t.pcap_ts = optarg;
 			break;
-		case 4:
+		case 6:
 			if (tdm_parse_time(optarg, &t.reorder_bound_ns, err,
 					   sizeof(err)))
 				goto bad;
