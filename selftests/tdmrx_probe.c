@@ -6,14 +6,16 @@
  *                [--flush-us N] [--stall SECS [--stall-file FILE]]
  *                [--duration SECS]
  *                [--until-end N] [--ready FILE] [--linger SECS]
- *                [--linger-file FILE]
+ *                [--linger-file FILE] [--idle SECS]
  *   tdmrx_probe get
  *   tdmrx_probe detach [--force]
  *
  * attach: attach (error=... and exit 2 if refused), touch the ready file,
  * optionally stall without reading, then drain until the duration ends,
  * END markers from N senders came, or the session ends from outside
- * (finished=1).  On SIGINT/SIGTERM it closes its netlink socket (the
+ * (finished=1).  With --idle, it then waits that long without traffic
+ * and reads every ring's watermark (mark_*: from this session, not in the
+ * future, the oldest's age).  On SIGINT/SIGTERM it closes its netlink socket (the
  * owner goes away: the kernel must detach) and drains until finished.
  * Prints key=value results, then may linger with the rings still mapped.
  */
@@ -158,6 +160,29 @@ static void print_tally(const struct tally *t)
 		       (long long)(t->min_delay / 1000));
 }
 
+/* After idle seconds without traffic, every ring's mark: the kernel sets
+ * it at the attach and its timer moves it on while the ring is idle.
+ */
+static void print_marks(struct tdm_rx *rx, int64_t t_attach, double idle)
+{
+	int64_t now, age_max = 0;
+	unsigned int r, before = 0, future = 0;
+
+	usleep((useconds_t)(idle * 1e6));
+	now = tdm_mono_ns();
+	for (r = 0; r < rx->nr_rings; r++) {
+		int64_t m = __atomic_load_n(&rx->rings[r].prod->mark_ns,
+					    __ATOMIC_ACQUIRE);
+
+		before += m < t_attach;
+		future += m > now;
+		if (now - m > age_max)
+			age_max = now - m;
+	}
+	printf("mark_rings=%u\nmark_before_attach=%u\nmark_future=%u\nmark_age_max_ms=%lld\n",
+	       rx->nr_rings, before, future, (long long)(age_max / 1000000));
+}
+
 static int parse_ports(const char *s, struct tdm_rx_cfg *cfg)
 {
 	char *end;
@@ -189,15 +214,15 @@ static void usage(void)
 		"usage: tdmrx_probe attach DEV PORTS [--ring N] [--watermark N] [--flush-us N]\n"
 		"                  [--stall S [--stall-file F]] [--duration S] [--until-end N]\n"
 		"                  [--ready FILE]\n"
-		"                  [--linger S] [--linger-file FILE]\n"
+		"                  [--linger S] [--linger-file FILE] [--idle S]\n"
 		"       tdmrx_probe get | detach [--force]\n");
 	exit(64);
 }
 
 static int cmd_attach(int argc, char **argv)
 {
-	double stall = 0, duration = 10, linger = 0;
-	int64_t t_end;
+	double stall = 0, duration = 10, linger = 0, idle = 0;
+	int64_t t_end, t_attach;
 	const char *ready = NULL, *linger_file = NULL, *stall_file = NULL;
 	struct tdm_rx_cfg cfg = { .nports = 0 };
 	struct tdm_rx_info info;
@@ -239,11 +264,14 @@ static int cmd_attach(int argc, char **argv)
 			linger = atof(v);
 		else if (!strcmp(o, "--linger-file"))
 			linger_file = v;
+		else if (!strcmp(o, "--idle"))
+			idle = atof(v);
 		else
 			usage();
 	}
 	tdm_stop_on_signals();
 	t.tai_off = tdm_clock_ns(CLOCK_TAI) - tdm_clock_ns(CLOCK_REALTIME);
+	t_attach = tdm_mono_ns();
 
 	if (tdm_rx_open(&rx, err, sizeof(err))) {
 		printf("error=%s\n", err);
@@ -279,6 +307,8 @@ static int cmd_attach(int argc, char **argv)
 			break;
 		}
 	}
+	if (idle > 0 && !finished)
+		print_marks(&rx, t_attach, idle);
 	if (tdm_stop && !finished) {
 		/* The owner goes away: the kernel detaches on its own. */
 		tdm_nl_close(&rx.nl);

@@ -5,7 +5,8 @@
 # and one IPv6 sender at a moderate rate give exactly one record per sent
 # packet, with the sender's id, sequence and TX time, a timestamp flag, in
 # order and without duplicates; other ports are not recorded, payloads
-# without the stamped header are recorded as bad.  Then a burst at full
+# without the stamped header are recorded as bad; every ring's receive
+# watermark keeps moving while the device is idle.  Then a burst at full
 # speed: still no loss (the rate is printed).
 
 # shellcheck source=lib.sh
@@ -21,7 +22,7 @@ declare -A P
 
 send() { nsx "$A" "${TDM_PYU[@]}" send "$@"; }
 
-tdmrx_start rec "$B" tdmB 5001,5002 --duration 60 --until-end 3 ||
+tdmrx_start rec "$B" tdmB 5001,5002 --duration 60 --until-end 3 --idle 3 ||
 	tdm_skip_all "cannot attach"
 send --dst "$TDM_IP_B" --port 5001 --count 5 --size 100 --rate 1000 >/dev/null
 send --dst "$TDM_IP_B" --port 5003 --count 50 --size 100 --rate 1000 --tdm-hdr 9 >/dev/null
@@ -55,6 +56,12 @@ check_eq "kernel counted what we read, nothing dropped" \
 check_eq "kernel: matched = records, bad headers" \
 	"${P[k_matched]:-}:${P[k_bad_header]:-}" "${P[records]:-x}:5"
 check_eq "stopped at the END markers, not detached from outside" "${P[finished]:-}" 0
+# The receive watermark (tdmrx.h): set at the attach, moved on by each
+# ring's timer (every 10 ms) through 3 s without traffic, never ahead of
+# the clock.  A timer that did not run would leave the marks 3 s old.
+check_eq "every ring's mark is of this session and not in the future" \
+	"${P[mark_before_attach]:-x}:${P[mark_future]:-x}" 0:0
+check_num "every ring's mark moved on while idle (oldest, ms)" "${P[mark_age_max_ms]:-99999}" -lt 1500
 
 # Full speed: the sender is the bottleneck; nothing may be lost.
 tdmrx_start fast "$B" tdmB 5001 --duration 60 --until-end 1 || tdm_skip_all "cannot attach"
