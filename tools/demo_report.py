@@ -167,8 +167,9 @@ def accounting(run):
     a = {k: sum(r[k] for r in s) for k in ("inside", "outside_tol",
                                             "no_window", "received")}
     a["other"] = run["other"]
-    a["bad"] = [r["name"] for r in s if
-                r["inside"] + r["outside_tol"] + r["no_window"] != r["received"]]
+    a["bad"] = [r["name"] for r in s
+                if r["inside"] + r["outside_tol"] + r["no_window"]
+                != r["received"]]
     if run["other"]:
         a["bad"].append("%d packets of senders not in the summary"
                         % run["other"])
