@@ -176,8 +176,10 @@ tdm_require() {
 		tdm_skip_all "module sch_tdmwin not loaded (use run.sh)"
 }
 
+# tc with the tree's plugin; TDM_TC_BIN names another tc (tdmwin_config.sh
+# runs stock tc 6.15 through it).
 tdm_tc() {
-	TC_LIB_DIR=$TDM_TC_LIB tc "$@"
+	TC_LIB_DIR=$TDM_TC_LIB "${TDM_TC_BIN:-tc}" "$@"
 }
 
 # tdm_use_build DIR RELEASE VAR=NAME...: set each VAR to DIR/san/bin/NAME,
