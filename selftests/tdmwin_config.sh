@@ -243,4 +243,75 @@ snap
 check_eq "instances are independent" "${Q[options.cycle_time]}:${Q2[options.cycle_time]:-}" \
 	2000000:3000000
 
+# ---- stock tc 6.15 against the module -------------------------------------
+
+# The newest supported tc (iproute2 6.15 from bookworm-backports, fetched by
+# tools/testbed/setup: kinfo tc-new) with the plugin against the real
+# module, not only through tc-plugin's netlink shim: add, change, show in
+# text and JSON (with -s), delete.  Its text must be tc 6.1's, word for
+# word, and its JSON the values given.
+tcnew=${TDM_TC_NEW:-$("$TDM_ROOT/tools/testbed/kinfo" tc-new 2>/dev/null)}
+if [ -z "$tcnew" ] || [ ! -x "$tcnew" ]; then
+	tdm_skip "stock tc 6.15 with the plugin" \
+		"no stock tc 6.15 here (tools/testbed/setup fetches it; TDM_TC_NEW=PATH)"
+else
+	tn() { TDM_TC_BIN=$tcnew tdm_tc -n "$A" "$@"; }
+	ver=$("$tcnew" -V 2>&1)
+	check_match "tc-new is iproute2 6.15 ($ver)" "$ver" "iproute2-6\.15"
+	tc_a qdisc del dev $D root 2>/dev/null
+	tc_a qdisc del dev $D root 2>/dev/null
+	check "tc 6.15: add with every option" tn qdisc add dev $D root handle 1: \
+		tdmwin cycle-time 1ms base-time 1000000000 window 500us 100us \
+		window 0 200us guard 2us link-speed 1000 clockid CLOCK_TAI \
+		bypass-prio 3,7 bypass-ptp off plan-version 42 limit 500 hold
+	txt=$(tn qdisc show dev $D)
+	tdm_log "tc 6.15: $txt"
+	check_eq "tc 6.15: text as tc 6.1 prints it" "$txt" "$(tc_a qdisc show dev $D)"
+	check_match "tc 6.15: text names the plan" "$(head -n 1 <<<"$txt")" \
+		"^qdisc tdmwin 1: root refcnt [0-9]+ clockid TAI cycle-time 1ms base-time 1000000000 plan-version 42 link-speed 1000Mbit guard 2us bypass-prio 3,7 bypass-ptp off wire-clock on txtime off limit 500 hold[[:space:]]*\$"
+	check_match "tc 6.15: text lists the windows, sorted" "$txt" \
+		"^[[:space:]]+windows 0ns\+200us 500us\+100us[[:space:]]*\$"
+	txt=$(tn -s qdisc show dev $D)
+	check_match "tc 6.15: -s text gives the counters" "$txt" \
+		"^ windows 0 sent 0 pkts 0 bytes bypass 0 pkts 0 bytes\$"
+	check_match "tc 6.15: -s text gives the plan and hold" "$txt" \
+		"open-latency .*plan-version 42 .*hold\$"
+	TDM_TC_BIN=$tcnew tdm_snap Q "$A" $D
+	check_eq "tc 6.15 JSON: one tdmwin qdisc, handle 1:" "${Q[count]}:${Q[handle]:-}" "1:1:"
+	check_eq "tc 6.15 JSON: cycle, base, plan version" \
+		"${Q[options.cycle_time]:-}:${Q[options.base_time]:-}:${Q[options.plan_version]:-}" \
+		1000000:1000000000:42
+	check_eq "tc 6.15 JSON: windows sorted" \
+		"${Q[options.windows.len]:-}:${Q[options.windows.0.offset]:-}+${Q[options.windows.0.length]:-}:${Q[options.windows.1.offset]:-}+${Q[options.windows.1.length]:-}" \
+		"2:0+200000:500000+100000"
+	check_eq "tc 6.15 JSON: guard, link speed, clock" \
+		"${Q[options.guard]:-}:${Q[options.link_speed]:-}:$(tdm_clk "${Q[options.clockid]:-}")" \
+		2000:1000:TAI
+	check_eq "tc 6.15 JSON: bypass, limit, hold" \
+		"$(tdm_prios Q):$(tdm_bool "${Q[options.bypass_ptp]:-}"):${Q[options.limit]:-}:$(tdm_bool "${Q[options.hold]:-}")" \
+		"3,7:0:500:1"
+	check_eq "tc 6.15 JSON: xstats" \
+		"${Q[x.plan_version]:-}:${Q[x.hold]:-}:${Q[x.window_packets]:-}:${Q[x.pending]:-}" 42:1:0:0
+	check_eq "tc 6.15 JSON: the options tc 6.1 gives" \
+		"$(TDM_TC_BIN=$tcnew tdm_opts_sig "$A" $D)" "$(tdm_opts_sig "$A" $D)"
+	check "tc 6.15: change cycle-time 3ms, a window, release" tn qdisc change \
+		dev $D root tdmwin cycle-time 3ms window 1ms 1ms release
+	TDM_TC_BIN=$tcnew tdm_snap Q "$A" $D
+	check_eq "tc 6.15 JSON after change: cycle, windows, version, hold" \
+		"${Q[options.cycle_time]:-}:${Q[options.windows.len]:-}:${Q[options.windows.0.offset]:-}:${Q[options.plan_version]:-}:$(tdm_bool "${Q[options.hold]:-}")" \
+		3000000:1:1000000:43:0
+	txt=$(tn qdisc show dev $D)
+	check_match "tc 6.15: text after change: the plan, released" "$(head -n 1 <<<"$txt")" \
+		" cycle-time 3ms base-time 1000000000 plan-version 43 .* limit 500[[:space:]]*\$"
+	check_match "tc 6.15: text after change: the window" "$txt" \
+		"^[[:space:]]+windows 1ms\+1ms[[:space:]]*\$"
+	check_fails "tc 6.15: a bad option is refused" tn qdisc change dev $D root \
+		tdmwin cycle-time 3xs
+	check_match "tc 6.15: with the plugin's message naming it" \
+		"$(tn qdisc change dev $D root tdmwin cycle-time 3xs 2>&1)" "invalid TIME \"3xs\" for \"cycle-time\""
+	check "tc 6.15: delete" tn qdisc del dev $D root
+	TDM_TC_BIN=$tcnew tdm_snap Q "$A" $D
+	check_eq "tc 6.15 JSON: no tdmwin after delete" "${Q[count]}" 0
+fi
+
 tdm_exit

@@ -13,6 +13,12 @@ qdisc counters (tc -s -j), and prints
     the sender's windows, and the gate-open latency of its qdisc,
   * a verdict per run.
 
+Every packet is counted: each received packet (duplicates aside) is
+inside its window, outside it, or of "no window" (its window has no row in
+the window table, so it cannot be judged), each its own number, and the
+three add up to the packets received, which the report checks.  The same
+for the departures of every sender's tap.
+
 Two views of "outside its window":
 
   * departures: a tap on every sender's device (tcpdump -Q out) stamps each
@@ -31,8 +37,9 @@ or milliseconds when a vCPU is descheduled in between; on hardware the
 same check can run with zero tolerances.
 
 With --check the exit status is 1 when the gated run lost packets, lacks a
-sender's sent count, or let more than --outlier-permille of its packets
-leave outside their sender's windows.
+sender's sent count, let more than --outlier-permille of its packets
+leave outside their sender's windows, has departures of no window (they
+cannot be judged), or when a run's counts do not add up.
 """
 import argparse
 import csv
@@ -71,8 +78,8 @@ def load_run(folder, name, senders, early_ns, late_ns):
             "rx_outside": s.get("rx_outside") or 0,
             "windows": s.get("windows") or 0,
             "start": s.get("start_rx_ns"), "end": s.get("end_rx_ns"),
-            "bytes": 0, "outside_tol": 0, "dead_min": None,
-            "lat_mean": None, "lat_max": None}
+            "bytes": 0, "outside_tol": 0, "inside": 0, "no_window": 0,
+            "dead_min": None, "lat_mean": None, "lat_max": None}
     for w in wins:
         r = res.get(int(w["sender"]))
         if r is None:
@@ -81,18 +88,26 @@ def load_run(folder, name, senders, early_ns, late_ns):
         d = num(w["dead_rx_ns"])
         if d is not None and (r["dead_min"] is None or d < r["dead_min"]):
             r["dead_min"] = d
-    if os.path.exists(pre + "-packets.csv"):
+    have_packets = os.path.exists(pre + "-packets.csv")
+    other = 0   # packets of a sender the summary does not list
+    if have_packets:
         with open(pre + "-packets.csv", newline="") as f:
             for p in csv.DictReader(f):
                 if p["duplicate"] == "1":
                     continue
-                sp = span.get((p["plan_version"], p["window"]))
                 r = res.get(int(p["sender"]))
-                if sp is None or r is None:
+                if r is None:
+                    other += 1
+                    continue
+                sp = span.get((p["plan_version"], p["window"]))
+                if sp is None:
+                    r["no_window"] += 1
                     continue
                 rx = int(p["rx_ns"])
                 if rx < sp[0] - early_ns or rx >= sp[1] + late_ns:
                     r["outside_tol"] += 1
+                else:
+                    r["inside"] += 1
     for i in range(1, senders + 1):
         r = res.get(i - 1)
         try:
@@ -110,34 +125,55 @@ def load_run(folder, name, senders, early_ns, late_ns):
         r = res.get(i - 1)
         if r is None:
             continue
-        r["departures"], r["dep_out"] = departures(
+        r["departures"], r["dep_out"], r["dep_nowin"] = departures(
             "%s-tap-tx%d" % (pre, i), i - 1, early_ns, late_ns)
-    return {"senders": res, "run": summary.get("run", {})}
+    return {"senders": res, "run": summary.get("run", {}),
+            "have_packets": have_packets, "other": other}
 
 
 def departures(pre, sender, early_ns, late_ns):
-    """(judged, outside) departures of one sender's tap, or (None, None)."""
+    """(judged, outside, no window) departures of one sender's tap, or
+    (None, None, None) without its analysis."""
     try:
         wins = load_csv(pre + "-windows.csv")
         f = open(pre + "-packets.csv", newline="")
     except OSError:
-        return None, None
+        return None, None, None
     span = {(w["plan_version"], w["window"]): (int(w["win_start_ns"]),
                                               int(w["win_end_ns"]))
             for w in wins}
-    n = out = 0
+    n = out = nowin = 0
     with f:
         for p in csv.DictReader(f):
             if int(p["sender"]) != sender or p["duplicate"] == "1":
                 continue
             sp = span.get((p["plan_version"], p["window"]))
             if sp is None:
+                nowin += 1
                 continue
             n += 1
             t = int(p["rx_ns"])
             if t < sp[0] - early_ns or t >= sp[1] + late_ns:
                 out += 1
-    return n, out
+    return n, out, nowin
+
+
+def accounting(run):
+    """Arrivals inside, outside and of no window, and whether they add up
+    to the packets received; None without the per-packet file."""
+    if not run["have_packets"]:
+        return None
+    s = run["senders"].values()
+    a = {k: sum(r[k] for r in s) for k in ("inside", "outside_tol",
+                                            "no_window", "received")}
+    a["other"] = run["other"]
+    a["bad"] = [r["name"] for r in s
+                if r["inside"] + r["outside_tol"] + r["no_window"]
+                != r["received"]]
+    if run["other"]:
+        a["bad"].append("%d packets of senders not in the summary"
+                        % run["other"])
+    return a
 
 
 def us(v):
@@ -173,7 +209,7 @@ def rate(r):
 
 def summary_table(runs, senders):
     heads = ["windows", "packets", "Mbit/s", "lost", "left_outside",
-             "arrived_outside", "min_dead(us)", "open_lat(us)"]
+             "arrived_outside", "no_window", "min_dead(us)", "open_lat(us)"]
     print("\nper sender: gated by tdmwin | free-running (pfifo)")
     print("  %-6s" % "sender" + "".join(" %27s" % h for h in heads))
     for i in range(senders):
@@ -194,6 +230,7 @@ def summary_table(runs, senders):
                     "left_outside": "-" if r["departures"] is None else
                     "%d/%d" % (r["dep_out"], r["departures"]),
                     "arrived_outside": str(r["outside_tol"]),
+                    "no_window": str(r["no_window"]),
                     "min_dead(us)": us(r["dead_min"]),
                     "open_lat(us)": "-" if r["lat_mean"] is None else
                     "%s/%s" % (us(r["lat_mean"]), us(r["lat_max"])),
@@ -204,7 +241,8 @@ def summary_table(runs, senders):
         print("  %-6s" % name + "".join(" %27s" % c for c in cells))
     print("  (left_outside: departures outside the sender's windows / all, "
           "from a tap on the sender;\n   arrived_outside: at the receiver, "
-          "beyond the timing tolerances; open_lat: the qdisc's gate-open\n"
+          "beyond the timing tolerances; no_window: arrivals whose window\n"
+          "   has no row, not judged; open_lat: the qdisc's gate-open\n"
           "   latency, mean/max; min_dead: smallest gap observed at the "
           "receiver before the sender's windows, negative = overlap)")
 
@@ -219,6 +257,7 @@ def verdict(name, run, a):
     dep = [r for r in s if r["departures"] is not None]
     dep_n = sum(r["departures"] for r in dep)
     dep_out = sum(r["dep_out"] for r in dep)
+    dep_nowin = sum(r["dep_nowin"] for r in dep)
     print("%s: %d packets, %d lost%s; outside their window (%d us early, "
           "%d us late allowed): %s left, %d arrived; %s windows "
           "overlapping another sender's at the receiver; ring drops %s; "
@@ -228,8 +267,23 @@ def verdict(name, run, a):
              a.early_us, a.late_us,
              "%d of %d" % (dep_out, dep_n) if dep else "not measured", out, ovl,
              run["run"].get("ring_drops", "?"), run["run"].get("ts_source", "?")))
+    acc = accounting(run)
+    if acc is None:
+        print("   arrivals: no per-packet file, not counted one by one")
+    else:
+        print("   arrivals: %d inside + %d outside + %d of no window = %d of "
+              "%d received%s"
+              % (acc["inside"], acc["outside_tol"], acc["no_window"],
+                 acc["inside"] + acc["outside_tol"] + acc["no_window"],
+                 acc["received"],
+                 "" if not acc["bad"] else
+                 "; DO NOT ADD UP for " + ", ".join(acc["bad"])))
+    if dep:
+        print("   departures: %d inside + %d outside + %d of no window"
+              % (dep_n - dep_out, dep_out, dep_nowin))
+    bad = [] if acc is None else acc["bad"]
     return lost, unknown, (dep_n, dep_out) if len(dep) == len(s) and dep_n \
-        else (n, None)
+        else (n, None), dep_nowin, bad
 
 
 def main():
@@ -250,11 +304,19 @@ def main():
     window_table(a.folder, a.windows)
     summary_table(runs, a.senders)
     print()
-    lost, unknown, (n, dep_out) = verdict("gated", runs["gated"], a)
+    lost, unknown, (n, dep_out), dep_nowin, gbad = verdict(
+        "gated", runs["gated"], a)
+    fbad = []
     if runs["free"]:
-        verdict("free ", runs["free"], a)
+        fbad = verdict("free ", runs["free"], a)[4]
     if a.check:
         bad = []
+        if gbad or fbad:
+            bad.append("the counts do not add up to the packets received "
+                       "(%s)" % ", ".join(gbad + fbad))
+        if dep_nowin:
+            bad.append("%d departures of the gated run have no window "
+                       "(not judged)" % dep_nowin)
         if lost or unknown:
             bad.append("the gated run lost packets or lacks a sent count")
         if dep_out is None:

@@ -1,0 +1,126 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""tools/demo_report.py on crafted input: every packet counted once, as
+inside its window, outside it, or of no window, and the three add up to
+the packets received; a run whose counts do not add up fails --check.
+
+Prints TAP and "N passed, N failed".  No guest, no root; make check runs it.
+"""
+import csv
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPORT = os.path.join(HERE, "demo_report.py")
+MS = 1000000
+n = failed = 0
+
+
+def tap(ok, desc, detail=""):
+    global n, failed
+    n += 1
+    if not ok:
+        failed += 1
+    print("%s %d - %s" % ("ok" if ok else "not ok", n, desc))
+    if not ok and detail:
+        for line in detail.splitlines()[-25:]:
+            print("#   " + line)
+
+
+def write_csv(path, head, rows):
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(head)
+        w.writerows(rows)
+
+
+WIN_HEAD = ["window", "sender", "name", "plan_version", "win_start_ns",
+            "win_end_ns", "packets", "missing", "bytes", "first_rx_offset_ns",
+            "last_rx_offset_ns", "dead_rx_ns", "transit_avg_ns",
+            "overlap_front", "overlap_back"]
+PKT_HEAD = ["sender", "window", "plan_version", "rx_ns", "duplicate"]
+
+# Two senders, windows [0, 2) ms (sender 0) and [4, 6) ms (sender 1) of a
+# 10 ms cycle, two cycles: windows 0..3.  Window 3 (sender 1, cycle 1) has
+# no row, as a window whose row was never written.
+WINDOWS = [(0, 0, 0), (1, 1, 4), (2, 0, 10), (3, 1, 14)]
+ROWS = [w for w in WINDOWS if w[0] != 3]
+# (sender, window, rx in ms, duplicate)
+PACKETS = [
+    (0, 0, 0.5, 0), (0, 0, 1.5, 0), (0, 0, 1.5, 1),  # inside; a duplicate
+    (0, 2, 14.0, 0),                                # 2 ms late: outside
+    (1, 1, 4.2, 0), (1, 1, 5.0, 0),                 # inside
+    (1, 3, 14.5, 0), (1, 3, 15.5, 0),               # no window row
+]
+
+
+def craft(folder, received):
+    """A gated run as tools/demo-guest leaves it; received: per sender."""
+    write_csv(os.path.join(folder, "gated-windows.csv"), WIN_HEAD,
+              [[w, s, "tx%d" % (s + 1), 1, t * MS, (t + 2) * MS, 1, 0, 1400,
+                0, 0, 0, 0, 0, 0] for w, s, t in ROWS])
+    write_csv(os.path.join(folder, "gated-packets.csv"), PKT_HEAD,
+              [[s, w, 1, int(t * MS), d] for s, w, t, d in PACKETS])
+    summary = {"run": {"ring_drops": 0, "ts_source": "sw",
+                       "overlap_windows": 0},
+               "senders": [{"sender": s, "name": "tx%d" % (s + 1),
+                            "sent": received[s], "received": received[s],
+                            "lost": 0, "windows": 2,
+                            "start_rx_ns": 0, "end_rx_ns": 16 * MS}
+                           for s in (0, 1)]}
+    with open(os.path.join(folder, "gated.json"), "w") as f:
+        json.dump(summary, f)
+    # The senders' taps: sender 0 all judged, sender 1 one of no window.
+    for i, pk in ((1, [(0, 0, 0.4, 0), (0, 2, 10.5, 0)]),
+                  (2, [(1, 1, 4.1, 0), (1, 3, 14.1, 0)])):
+        pre = os.path.join(folder, "gated-tap-tx%d" % i)
+        write_csv(pre + "-windows.csv", WIN_HEAD,
+                  [[w, s, "tx", 1, t * MS, (t + 2) * MS, 1, 0, 1, 0, 0, 0, 0,
+                    0, 0] for w, s, t in ROWS])
+        write_csv(pre + "-packets.csv", PKT_HEAD,
+                  [[s, w, 1, int(t * MS), d] for s, w, t, d in pk])
+
+
+def report(folder, *extra):
+    p = subprocess.run([sys.executable, REPORT, folder, "--senders", "2",
+                        "--early-us", "1000", "--late-us", "1500",
+                        "--outlier-permille", "5"] + list(extra),
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       universal_newlines=True)
+    return p.returncode, p.stdout
+
+
+def main():
+    with tempfile.TemporaryDirectory() as d:
+        craft(d, {0: 3, 1: 4})
+        rc, out = report(d)
+        tap(rc == 0, "the report runs", out)
+        tap("arrivals: 4 inside + 1 outside + 2 of no window = 7 of 7 "
+            "received" in out,
+            "arrivals: inside, outside and no window, adding up to received",
+            out)
+        tap("DO NOT ADD UP" not in out, "no mismatch reported", out)
+        tap("departures: 3 inside + 0 outside + 1 of no window" in out,
+            "departures of no window counted", out)
+        rc, out = report(d, "--check")
+        tap(rc == 1 and "1 departures of the gated run have no window" in out,
+            "--check fails on departures of no window", out)
+
+        # Sender 1 received one packet more than the file holds.
+        craft(d, {0: 3, 1: 5})
+        rc, out = report(d)
+        tap("= 7 of 8 received; DO NOT ADD UP for tx2" in out,
+            "a mismatch with the packets received is reported", out)
+        rc, out = report(d, "--check")
+        tap(rc == 1 and "do not add up" in out,
+            "--check fails when the counts do not add up", out)
+    print("1..%d" % n)
+    print("%d passed, %d failed" % (n - failed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
