@@ -57,7 +57,15 @@ PACKETS = [
 ]
 
 
-def craft(folder, received):
+# The senders' taps: sender 0 all judged, sender 1 one of no window.
+TAPS = ((1, [(0, 0, 0.4, 0), (0, 2, 10.5, 0)]),
+        (2, [(1, 1, 4.1, 0), (1, 3, 14.1, 0)]))
+# Every departure has a window; sender 1's second left 3 ms late.
+TAPS_LATE = ((1, [(0, 0, 0.4, 0), (0, 2, 10.5, 0)]),
+             (2, [(1, 1, 4.1, 0), (1, 1, 9.0, 0)]))
+
+
+def craft(folder, received, taps=TAPS):
     """A gated run as tools/demo-guest leaves it; received: per sender."""
     write_csv(os.path.join(folder, "gated-windows.csv"), WIN_HEAD,
               [[w, s, "tx%d" % (s + 1), 1, t * MS, (t + 2) * MS, 1, 0, 1400,
@@ -73,9 +81,7 @@ def craft(folder, received):
                            for s in (0, 1)]}
     with open(os.path.join(folder, "gated.json"), "w") as f:
         json.dump(summary, f)
-    # The senders' taps: sender 0 all judged, sender 1 one of no window.
-    for i, pk in ((1, [(0, 0, 0.4, 0), (0, 2, 10.5, 0)]),
-                  (2, [(1, 1, 4.1, 0), (1, 3, 14.1, 0)])):
+    for i, pk in taps:
         pre = os.path.join(folder, "gated-tap-tx%d" % i)
         write_csv(pre + "-windows.csv", WIN_HEAD,
                   [[w, s, "tx", 1, t * MS, (t + 2) * MS, 1, 0, 1, 0, 0, 0, 0,
@@ -117,6 +123,16 @@ def main():
         rc, out = report(d, "--check")
         tap(rc == 1 and "do not add up" in out,
             "--check fails when the counts do not add up", out)
+
+        # A departure outside its window: judged on a quiet host only.
+        craft(d, {0: 3, 1: 4}, TAPS_LATE)
+        rc, out = report(d, "--check")
+        tap(rc == 1 and "1 of 4 packets of the gated run left outside" in out,
+            "--check fails on a departure outside its window", out)
+        rc, out = report(d, "--check", "--host-loaded", "host loaded: 1.2")
+        tap(rc == 0 and "not judged, reported: 1 of 4" in out and
+            "host loaded: 1.2" in out,
+            "a loaded host: the departures are reported, not judged", out)
     print("1..%d" % n)
     print("%d passed, %d failed" % (n - failed, failed))
     return 1 if failed else 0
