@@ -10,22 +10,57 @@
 #include <pcap/pcap.h>
 #include <string.h>
 
+#include "tdm_merge.h"
 #include "tdm_pkt.h"
 #include "tdm_util.h"
 #include "tdmstat.h"
 
+static void to_engine(void *ctx, const struct tdmrx_record *r)
+{
+	struct tdmstat *t = ctx;
+
+	tdm_stats_push(t->st, r);
+}
+
+/*
+ * A record file holds the records as capture drained the rings, ring after
+ * ring, and no watermarks: they go back into stamp order through the merge
+ * with its hold limit alone (--grace + --reorder-bound behind the newest
+ * stamp), which is what capture's frontier gives under ordinary delays.
+ */
 static int analyze_records(struct tdmstat *t, FILE *f)
 {
+	const struct tdm_stats_cfg *sc = tdm_stats_cfg(t->st);
+	struct tdm_merge_cfg mc = {
+		.nsrc = 1,
+		.bound_ns = (int64_t)t->reorder_bound_ns,
+		.hold_ns = sc->grace_ns + (int64_t)t->reorder_bound_ns,
+		.clock = sc,
+		.emit = to_engine,
+		.ctx = t,
+	};
 	struct tdmrx_record buf[4096];
+	struct tdm_merge *m = tdm_merge_new(&mc);
 	size_t n, i;
+	int64_t fr;
 
+	if (!m) {
+		errno = ENOMEM;
+		return -1;
+	}
 	while (!tdm_stop &&
 	       (n = fread(buf, sizeof(buf[0]), TDM_ARRAY_SIZE(buf), f))) {
 		for (i = 0; i < n; i++)
-			tdm_stats_push(t->st, &buf[i]);
+			tdm_merge_add(m, 0, &buf[i]);
+		fr = tdm_merge_release(m);
+		if (fr != INT64_MIN)
+			tdm_stats_advance(t->st, fr);
 		t->records_in += n;
 		tdmstat_progress(t, false);
 	}
+	tdm_merge_flush(m);
+	tdm_stats_behind(t->st, tdm_merge_behind(m));
+	tdm_merge_free(m);
 	return ferror(f) ? -1 : 0;
 }
 
