@@ -110,7 +110,8 @@ tdm_snap Q "$A" $D
 TX="${P[outside]:-?} / ${N[outside]:-?} of ${N[judged]:-0} (farthest ${P[max_out_ns]:-?} / ${N[max_out_ns]:-?} ns)"
 allowed=$(( ${P[judged]:-0} * WIRE_STRAY_PERMILLE / 1000 ))
 nic=$(( ${N[judged]:-0} * WIRE_NIC_PERMILLE / 1000 ))
-check_num "txtime: frames reached the wire" "${N[judged]:-0}" -ge 2000
+check_num "txtime: frames reached the wire" "${N[judged]:-0}" -gt 0
+tdm_timing check_num "txtime: enough frames to judge" "${N[judged]:-0}" -ge "$WIRE_MIN_FRAMES"
 tdm_timing check_num "txtime: etf dropped at most $nic: stamps in the future and in order" \
 	"${Q[x.txtime_drops]:-99999}" -le "$nic"
 tdm_timing check_num "txtime: frames released too late for their window, $DELTA ns early allowed (allowed $allowed)" \
