@@ -2,7 +2,8 @@
 /*
  * The receive-order merge (tdm_merge.h): a binary min-heap of the held
  * records, keyed by (receive time on the plan clock, arrival number), and
- * one watermark per source.
+ * one watermark per source.  The heap moves small entries; the records
+ * stay in slots, reused through a stack of free ones.
  */
 #include <stdbool.h>
 #include <stdlib.h>
@@ -15,7 +16,7 @@
 struct held {
 	int64_t key;
 	uint64_t n;			/* arrival number: ties keep order */
-	struct tdmrx_record r;
+	uint32_t slot;			/* in rec[] */
 };
 
 struct tdm_merge {
@@ -23,6 +24,8 @@ struct tdm_merge {
 	int64_t *mark;			/* per source; INT64_MIN: none yet */
 	bool *seen;			/* per source: a record came */
 	struct held *heap;
+	struct tdmrx_record *rec;	/* cap slots */
+	uint32_t *free_slot;		/* cap - n free slots, a stack */
 	size_t n, cap, held_max;
 	uint64_t arrivals, behind;
 	int64_t frontier;		/* released up to here */
@@ -61,6 +64,8 @@ void tdm_merge_free(struct tdm_merge *m)
 	if (!m)
 		return;
 	free(m->heap);
+	free(m->rec);
+	free(m->free_slot);
 	free(m->mark);
 	free(m->seen);
 	free(m);
@@ -107,18 +112,50 @@ static void sift_down(struct held *h, size_t n, size_t i)
 
 static void pop_emit(struct tdm_merge *m)
 {
-	struct tdmrx_record r = m->heap[0].r;
+	uint32_t slot = m->heap[0].slot;
+	struct tdmrx_record r = m->rec[slot];
 
+	m->free_slot[m->cap - m->n] = slot;
 	m->heap[0] = m->heap[--m->n];
 	if (m->n)
 		sift_down(m->heap, m->n, 0);
 	m->cfg.emit(m->cfg.ctx, &r);
 }
 
+/* Twice the slots (the heap is full: every slot is in use). */
+static int grow(struct tdm_merge *m)
+{
+	size_t cap = m->cap ? 2 * m->cap : 4096, i;
+	struct held *h;
+	struct tdmrx_record *rec;
+	uint32_t *fs;
+
+	if (cap > UINT32_MAX)
+		return -1;
+	h = realloc(m->heap, cap * sizeof(*h));
+	if (!h)
+		return -1;
+	m->heap = h;
+	rec = realloc(m->rec, cap * sizeof(*rec));
+	if (!rec)
+		return -1;
+	m->rec = rec;
+	fs = realloc(m->free_slot, cap * sizeof(*fs));
+	if (!fs)
+		return -1;
+	m->free_slot = fs;
+	/* The new slots, cap_old .. cap - 1, are the free ones now. */
+	for (i = m->cap; i < cap; i++)
+		fs[i - m->cap] = (uint32_t)i;
+	m->cap = cap;
+	return 0;
+}
+
 int tdm_merge_add(struct tdm_merge *m, unsigned int src,
 		  const struct tdmrx_record *r)
 {
 	int64_t key = tdm_stats_rx_time(m->cfg.clock, r);
+	uint32_t slot;
 
 	if (src < m->cfg.nsrc)
 		m->seen[src] = true;
@@ -129,19 +166,16 @@ int tdm_merge_add(struct tdm_merge *m, unsigned int src,
 		m->cfg.emit(m->cfg.ctx, r);
 		return 0;
 	}
-	if (m->n == m->cap) {
-		size_t cap = m->cap ? 2 * m->cap : 4096;
-		struct held *h = realloc(m->heap, cap * sizeof(*h));
-
-		if (!h) {
-			m->behind++;
-			m->cfg.emit(m->cfg.ctx, r);
-			return -1;
-		}
-		m->heap = h;
-		m->cap = cap;
+	if (m->n == m->cap && grow(m)) {
+		m->behind++;
+		m->cfg.emit(m->cfg.ctx, r);
+		return -1;
 	}
-	m->heap[m->n] = (struct held){ .key = key, .n = m->arrivals++, .r = *r };
+	/* The free slots are free_slot[0 .. cap - n - 1]. */
+	slot = m->free_slot[m->cap - m->n - 1];
+	m->rec[slot] = *r;
+	m->heap[m->n] = (struct held){ .key = key, .n = m->arrivals++,
+				       .slot = slot };
 	sift_up(m->heap, m->n++);
 	if (m->n > m->held_max)
 		m->held_max = m->n;
