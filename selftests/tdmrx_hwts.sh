@@ -10,7 +10,8 @@
 # stack takes no software stamp), NOW.  The kernel's hw_stamps/sw_stamps
 # counters and its "hardware stamps seen" reply agree.  Then the PHC as
 # a later test steps and slews it: ethtool -T names it, phc_ctl reads,
-# steps and changes its frequency.
+# steps and changes its frequency.  Last, tdmstat capture switches the
+# device's hardware stamping on itself and back off when it ends.
 
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -142,6 +143,47 @@ if [ -c "${ptp:-/nonexistent}" ] && [ "$ptp" != "$ptp0" ]; then
 	fi
 	check "PHC of tdmt0 untouched (PHC - TAI = phc_offset_s, +-1 s)" \
 		test "$(( $(tdmt_phc_minus_tai "$ptp0") / 1000000000 ))" -ge $((OFF_S - 1))
+fi
+
+# ---- tdmstat capture switches hardware stamping on, and back --------------
+# tdmgen -> tdmt0 -> tdmt1 -> tdmrx -> tdmstat capture, the filter NONE
+# before: capture turns it to ALL itself (SIOCSHWTSTAMP), reports hardware
+# stamps, and puts NONE back when it ends.
+tdm_use_build "$TDM_ROOT/build/us" "${TDMSTAT_RELEASE:-}" TDMSTAT=tdmstat TDMGEN=tdmgen
+if [ ! -x "$TDMSTAT" ] || [ ! -x "$TDMGEN" ]; then
+	tdm_skip "tdmstat capture enables hardware stamps" "tdmstat/tdmgen not built (make tools)"
+else
+	tdmt_hwts "$B" tdmt1 0
+	printf '[global]\ncycle_time 10ms\n\n[sender s1]\nwindow 0 10ms\n' >"$TDM_TMP/plan.conf"
+	nsx "$B" "$TDMSTAT" capture -i tdmt1 -p "$TDM_TMP/plan.conf" -o "$TDM_TMP/cap" -e 1 -d 60s -j \
+		>"$TDM_TMP/cap.json" 2>"$TDM_TMP/cap.err" &
+	cap=$!
+	TDM_BG_PIDS+=("$cap")
+	if tdm_wait_for 20 grep -q recording "$TDM_TMP/cap.err"; then
+		nsx "$A" "$TDMGEN" -j -i 0 -r 500pps -d 1s -s 200 -E 3 -w 300ms "$TDM_IP_B" \
+			>"$TDM_TMP/gen.json" 2>"$TDM_TMP/gen.err"
+		check_eq "tdmgen exit status" $? 0
+		wait "$cap"
+		check_eq "tdmstat capture exit status" $? 0
+	else
+		tdm_fail "tdmstat capture starts recording"
+		kill "$cap" 2>/dev/null
+	fi
+	sed 's/^/#   /' "$TDM_TMP/cap.err" | tail -n 6
+	declare -A J
+	while IFS= read -r line; do J["${line%%=*}"]=${line#*=}; done \
+		< <(py json <"$TDM_TMP/cap.json" 2>/dev/null)
+	sent=$(sed -n 's/.*"sent":\([0-9]*\).*/\1/p' "$TDM_TMP/gen.json")
+	tdm_log "capture: sent ${sent:-?}, received ${J[run.received]:-?}, ts ${J[run.ts_source]:-?}, hw_stamps ${J[run.hw_stamps]:-?} of ${J[run.records]:-?}"
+	check_match "capture said it switched hardware stamps on" \
+		"$(cat "$TDM_TMP/cap.err")" 'hardware RX timestamps of every packet on tdmt1'
+	check_eq "capture: received = sent" "${J[run.received]:-}" "${sent:-x}"
+	check_eq "capture: timestamp source hw, every record" \
+		"${J[run.ts_source]:-}:${J[run.hw_stamps]:-}" "hw:${J[run.records]:-x}"
+	check_match "capture put rx_filter NONE back" \
+		"$(nsx "$B" hwstamp_ctl -i tdmt1 2>&1)" 'rx_filter 0'
+	tdm_san_reports "$TDM_TMP/cap.err" "$TDM_TMP/gen.err"
+	check_eq "no sanitizer reports from tdmstat and tdmgen" $? 0
 fi
 
 tdm_exit
