@@ -61,11 +61,15 @@ import os, sys, time
 fd = os.open(sys.argv[1], os.O_RDONLY)
 clk = ((~fd) << 3) | 3          # FD_TO_CLOCKID
 tai = getattr(time, "CLOCK_TAI", 11)
-def off():
-    a = time.clock_gettime_ns(tai)
-    p = time.clock_gettime_ns(clk)
-    b = time.clock_gettime_ns(tai)
-    return p - (a + b) // 2, (a + b) // 2
+def off():  # the narrowest of 9 brackets: a preempted read is not used
+    best = None
+    for _ in range(9):
+        a = time.clock_gettime_ns(tai)
+        p = time.clock_gettime_ns(clk)
+        b = time.clock_gettime_ns(tai)
+        if best is None or b - a < best[0]:
+            best = (b - a, p - (a + b) // 2, (a + b) // 2)
+    return best[1], best[2]
 d0, t0 = off()
 if len(sys.argv) < 3:
     print(d0)
