@@ -40,7 +40,7 @@ CC	?= cc
 UCFLAGS	:= -std=c11 -O1 -g -Wall -Wextra -Werror -fno-omit-frame-pointer \
 	   -fsanitize=address,undefined -fno-sanitize-recover=all
 
-.PHONY: all modules modules-testbed plugin tools install uninstall unit \
+.PHONY: all modules modules-testbed testdev-build plugin tools install uninstall unit \
 	fuzz lint check check-debug setup demo bench clean help dkms-install \
 	dkms-uninstall
 
@@ -76,13 +76,24 @@ kmod-build:
 	@cp -a $(TOP)/kmod/. $(KOUT)/
 	$(MAKE) -C $(KDIR) M=$(KOUT) W=$(W) C=$(C) modules
 
+# The selftests' test-double NIC (selftests/kmod/tdm_testdev.c), beside the
+# modules in $(KOUT)/testdev: for the testbed kernels only, never installed
+# by make install or DKMS.
+testdev-build:
+	@mkdir -p $(KOUT)/testdev
+	@cp -a $(TOP)/selftests/kmod/. $(KOUT)/testdev/
+	$(MAKE) -C $(KDIR) M=$(KOUT)/testdev W=$(W) C=$(C) modules
+
 modules-testbed: setup
 	@for k in $(KERNELS); do \
 		kdir=$$($(TESTBED)/kinfo $$k KDIR) || exit 1; \
 		kver=$$($(TESTBED)/kinfo $$k KVER) || exit 1; \
 		$(MAKE) -f $(TOP)/Makefile kmod-build KDIR=$$kdir \
 			KOUT=$(KMODOUT)/$$kver || exit 1; \
-		$(TESTBED)/install-module $$k $(KMODOUT)/$$kver/*.ko || exit 1; \
+		$(MAKE) -f $(TOP)/Makefile testdev-build KDIR=$$kdir \
+			KOUT=$(KMODOUT)/$$kver || exit 1; \
+		$(TESTBED)/install-module $$k $(KMODOUT)/$$kver/*.ko \
+			$(KMODOUT)/$$kver/testdev/tdm_testdev.ko || exit 1; \
 	done
 
 setup:

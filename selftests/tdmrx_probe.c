@@ -81,7 +81,10 @@ static int record_cb(void *ctx, const struct tdmrx_record *r)
 	}
 	if (!r->tx_ns)
 		t->tx_zero++;
-	d = r->rx_ns + t->tai_off - r->tx_ns;
+	/* TX times are TAI; software stamps REALTIME; a PHC runs on TAI */
+	d = r->rx_ns - r->tx_ns;
+	if (!(r->flags & TDMRX_F_HW_TS))
+		d += t->tai_off;
 	if (d > t->max_delay)
 		t->max_delay = d;
 	if (d < t->min_delay)
@@ -116,6 +119,7 @@ static void print_info(const char *pre, const struct tdm_rx_info *in)
 	       (unsigned long long)st->sw_stamps, pre,
 	       (unsigned long long)st->hw_stamps, pre,
 	       (unsigned long long)st->wakeups);
+	printf("%shw_tstamp=%d\n", pre, in->hw_tstamp);
 }
 
 static void print_tally(const struct tally *t)
