@@ -789,6 +789,17 @@ static void overlap(struct tdm_stats *s, struct win *w)
 		x->overlap_front = x->packets;
 }
 
+/* A packet of sender sn received (not a duplicate), with its transit. */
+static void snd_received(struct snd *sn, int64_t tr)
+{
+	sn->received++;
+	if (tr < sn->tr_min)
+		sn->tr_min = tr;
+	if (tr > sn->tr_max)
+		sn->tr_max = tr;
+	sn->tr_sum += tr;
+}
+
 /* One packet to on_packet: window k of cycle c of its sender. */
 static void packet_out(struct tdm_stats *s, const struct plan_ent *e,
 		       const struct tdmrx_record *r, int64_t rx,
@@ -938,7 +949,7 @@ static void late_record(struct tdm_stats *s, struct plan_ent *e,
 		if (x)
 			x->dups++;
 	} else {
-		sn->received++;
+		snd_received(sn, tr);
 		sn->late++;
 		s->run.late++;
 		if (reord)
@@ -947,11 +958,6 @@ static void late_record(struct tdm_stats *s, struct plan_ent *e,
 			sn->txout++;
 		if (!rxin)
 			sn->rxout++;
-		if (tr < sn->tr_min)
-			sn->tr_min = tr;
-		if (tr > sn->tr_max)
-			sn->tr_max = tr;
-		sn->tr_sum += tr;
 		if (x) {
 			x->packets++;
 			x->bytes += r->len;
@@ -1066,12 +1072,7 @@ static void data_record(struct tdm_stats *s, const struct tdmrx_record *r,
 	sn->prev_tx = r->tx_ns;
 	w->jitter = (sn->jitter16 + 8) / 16;
 
-	sn->received++;
-	if (tr < sn->tr_min)
-		sn->tr_min = tr;
-	if (tr > sn->tr_max)
-		sn->tr_max = tr;
-	sn->tr_sum += tr;
+	snd_received(sn, tr);
 	overlap(s, w);
 
 packet:
