@@ -4,8 +4,8 @@
 # A dead-time sweep, the original experiment (packet_overlap_and_deadtime):
 # three senders, 4 ms windows, dead time 0, 1 ms and 2 ms, once
 # gated by tdmwin (each sender's windows from the run's plan file) and once
-# free-running (no qdisc: they send whenever they like, as the original
-# udp_send did).  tdmstat capture measures each run; the overlap-vs-dead-
+# free-running (no qdisc: they send whenever they like; no TDM at all, not
+# the original udp_send, which waited for its windows).  tdmstat capture measures each run; the overlap-vs-dead-
 # time table is built from its outputs and printed.  Gated, the overlaps
 # stay within lib.sh's outlier allowance at every dead time; free-running,
 # they appear at dead time 0.  tdmplot draws the sweep (PNG checked).
