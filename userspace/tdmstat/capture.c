@@ -53,8 +53,9 @@ static void to_engine(void *ctx, const struct tdmrx_record *r)
  * One round: every ring into the merge, the clock offset that puts the
  * rings' CLOCK_MONOTONIC watermarks on the plan's clock (through REALTIME:
  * software stamps are REALTIME, hardware ones are put on the plan clock by
- * --hw-offset), out with what every ring has passed, and the windows close
- * up to that frontier.
+ * --hw-offset), out with what every ring has passed, the rings' drops to
+ * the windows that are open then (those of the records just out among
+ * them), and the windows close up to that frontier.
  */
 static void feed_round(struct tdmstat *t, struct tdm_rx *rx,
 		       struct tdm_merge *m, struct tap *w)
@@ -68,6 +69,7 @@ static void feed_round(struct tdmstat *t, struct tdm_rx *rx,
 			tdm_stats_cfg(t->st)->rt_offset_ns);
 	frontier = tdm_merge_release(m);
 	tdm_stats_behind(t->st, tdm_merge_behind(m));
+	tdm_stats_ring_drops(t->st, tdm_rx_dropped(rx));
 	if (frontier != INT64_MIN)
 		tdm_stats_advance(t->st, frontier);
 }
@@ -230,7 +232,6 @@ int tdmstat_capture(struct tdmstat *t)
 			goto out_detach;
 		}
 		feed_round(t, &rx, m, &w);
-		tdm_stats_ring_drops(t->st, tdm_rx_dropped(&rx));
 		tdmstat_progress(t, false);
 		if (tdm_rx_finished(&rx)) {
 			fprintf(stderr, "tdmstat: the recorder was detached\n");
