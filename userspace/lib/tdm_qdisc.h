@@ -28,6 +28,7 @@ struct tdm_qdisc_target {
 	uint32_t limit;		/* 0 = kernel default (txqueuelen) */
 	uint32_t link_speed;	/* Mbit/s; 0 = the plan's, then the device's */
 	uint32_t extra_bypass;	/* priorities OR'ed into the plan's set */
+	uint64_t lease_ns;	/* set on every install; 0 = no lease */
 };
 
 /* What RTM_GETQDISC tells about the tdmwin qdisc at the target. */
@@ -60,6 +61,9 @@ struct tdm_qdisc_info {
 	unsigned int pending_nwin;
 	struct tdm_window pending_win[TDMWIN_MAX_WINDOWS];
 	uint64_t bytes, packets;	/* TCA_STATS_BASIC */
+	uint64_t lease_ns;		/* 0 = no lease */
+	int64_t lease_left_ns;		/* <= 0: ran out that long ago */
+	bool pending_unconfirmed;	/* the pending plan waits for confirm */
 };
 
 int tdm_rtnl_open(struct tdm_rtnl *r, char *err, size_t errlen);
@@ -89,6 +93,32 @@ int tdm_qdisc_get(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
 int tdm_qdisc_install(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
 		      const struct tdm_plan *p, const char *name, bool hold,
 		      char *err, size_t errlen);
+
+/*
+ * Two-phase plan change.  tdm_qdisc_prepare() installs p as the pending
+ * plan, unconfirmed: at its base time it does not take over, the gated
+ * class holds until tdm_qdisc_confirm() (the plan then takes over at once,
+ * or at its base if that is still ahead) or tdm_qdisc_abort() (removed;
+ * the plan in force goes on).  p's base time must be in the future.  On a
+ * device without a tdmwin qdisc, one is created whose only plan is the
+ * unconfirmed one (the gated class holds until it is confirmed).
+ * Confirm and abort name the version; the kernel refuses one that is not
+ * pending (err says so).
+ */
+int tdm_qdisc_prepare(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
+		      const struct tdm_plan *p, const char *name,
+		      char *err, size_t errlen);
+int tdm_qdisc_confirm(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
+		      uint32_t version, char *err, size_t errlen);
+int tdm_qdisc_abort(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
+		    uint32_t version, char *err, size_t errlen);
+
+/*
+ * Renew the device's lease (TCA_TDMWIN_RENEW).  The qdisc must have one
+ * (target->lease_ns set at install, or `tc ... lease`); else an error.
+ */
+int tdm_qdisc_renew(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
+		    char *err, size_t errlen);
 
 /* Change only the hold flag of the tdmwin qdisc at the target. */
 int tdm_qdisc_set_hold(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,

@@ -17,6 +17,11 @@
 #define TDMWIN_MAX_CYCLE_NS	10000000000ULL	/* 10 s */
 #define TDMWIN_MAX_GUARD_NS	1000000000U	/* 1 s */
 #define TDMWIN_MAX_LINK_SPEED	1600000U	/* Mbit/s (1.6 Tbit/s) */
+/* A lease (TCA_TDMWIN_LEASE) is renewed from user space through rtnetlink,
+ * so it cannot be much shorter than a scheduling delay of a loaded host.
+ */
+#define TDMWIN_MIN_LEASE_NS	100000000ULL	/* 100 ms */
+#define TDMWIN_MAX_LEASE_NS	3600000000000ULL /* 1 h */
 
 /* Bytes a frame occupies on the wire beyond skb->len:
  * preamble + SFD (8), FCS (4), inter-frame gap (12).
@@ -44,6 +49,17 @@ enum {
 	TCA_TDMWIN_EFF_LINK_SPEED,	/* u32, dump only: speed in use, Mbit/s */
 	TCA_TDMWIN_WIRE_CLOCK,		/* u8, 1 (default) = gate by the wire clock */
 	TCA_TDMWIN_TXTIME,		/* u8, 1 = launch times for an etf child */
+	TCA_TDMWIN_LEASE,		/* u64, ns on CLOCK_BOOTTIME; 0 = none */
+	TCA_TDMWIN_RENEW,		/* flag: renew the device's lease now */
+	TCA_TDMWIN_LEASE_LEFT,		/* s64, dump only: ns until the lease
+					 * runs out; <= 0: ran out that long ago
+					 */
+	TCA_TDMWIN_UNCONFIRMED,		/* u8 with a plan: 1 = it waits for
+					 * TCA_TDMWIN_CONFIRM; in TCA_TDMWIN_PENDING
+					 * on dump
+					 */
+	TCA_TDMWIN_CONFIRM,		/* u32: confirm the pending plan of this version */
+	TCA_TDMWIN_ABORT,		/* u32: remove the pending plan of this version */
 	__TCA_TDMWIN_MAX,
 };
 
@@ -99,6 +115,11 @@ struct tc_tdmwin_xstats {
 	__u64	wire_backlog_max;	/* ns, longest the wire was booked ahead */
 	__u64	wire_backlog;		/* ns the wire is booked ahead now */
 	__u64	txtime_drops;		/* dropped by the etf child (expired) */
+	__u64	lease_expiries;		/* the device's lease ran out */
+	__u64	unconfirmed_holds;	/* unconfirmed plans that reached their base */
+	__u64	pending_aborts;		/* pending plans removed by TCA_TDMWIN_ABORT */
+	__u32	lease_held;		/* 1 if the gate holds: lease ran out */
+	__u32	pending_unconfirmed;	/* 1 if the pending plan is unconfirmed */
 };
 
 #endif /* _UAPI_LINUX_TDMWIN_H */
