@@ -32,6 +32,17 @@
  * the pending plan and takes over at exactly that instant.  Plan pointers
  * change only under the qdisc tree lock; readers outside it (dump) hold
  * rcu_read_lock().
+ *
+ * Two-phase changes: a plan installed unconfirmed does not take over at
+ * its base time.  From then on the gated class holds until user space
+ * confirms the plan (it takes over) or aborts it (it is removed, the plan
+ * in force goes on), so that a node that missed the outcome of a change
+ * neither switches alone nor keeps the old plan while the others switch.
+ *
+ * The lease: when user space stops renewing it (its daemon died or lost
+ * its clock), the gated class holds.  It runs on CLOCK_BOOTTIME, not the
+ * plan's clock, whose drift it guards against, is checked at dequeue, and
+ * is one per device, shared by the instances under mq like the wire.
  */
 
 #include <linux/errno.h>
@@ -77,10 +88,10 @@
 #define TDMWIN_DROP_BUDGET	16
 
 /*
- * The wire of one device, shared by every tdmwin instance on it.  The list
- * and the fields other than .free change under RTNL; .free is read and
- * advanced locklessly from any instance's dequeue.  Freed after an RCU grace
- * period: dequeue runs with BH off, an RCU read-side section.
+ * The wire and the lease of one device, shared by every tdmwin instance on
+ * it.  The list and the plain fields change under RTNL; .free and the lease
+ * are read and advanced locklessly from any instance's dequeue.  Freed after
+ * an RCU grace period: dequeue runs with BH off, an RCU read-side section.
  */
 struct tdmwin_wire {
 	struct list_head	node;		/* on tdmwin_wires */
@@ -97,6 +108,16 @@ struct tdmwin_wire {
 	 * gate check and its booking succeed or retry together.
 	 */
 	atomic64_t		free;
+
+	/* The lease: 0 = none; written under RTNL, read with READ_ONCE(). */
+	u64			lease_ns;
+	atomic64_t		renewed;	/* CLOCK_BOOTTIME ns of last renewal */
+	/* The latest renewal whose lease ran out and was counted: it only
+	 * moves forward, so each expiry is counted once by whoever sees it
+	 * first, dequeue, dump or the next renewal.
+	 */
+	atomic64_t		expired;
+	atomic64_t		expiries;
 };
 
 static LIST_HEAD(tdmwin_wires);		/* under RTNL */
@@ -128,6 +149,8 @@ struct tdmwin_sched_data {
 	bool			hold;
 	bool			wire_clock;	/* gate by the wire clock */
 	bool			txtime;		/* launch times, etf child */
+	bool			unconfirmed;	/* latest plan awaits confirm */
+	bool			unconfirmed_seen; /* its hold was counted */
 
 	/* Gate bookkeeping, under the qdisc lock. */
 	s64			open_start;	/* window the last frame left in, */
@@ -157,6 +180,12 @@ static const struct nla_policy tdmwin_policy[TCA_TDMWIN_MAX + 1] = {
 	[TCA_TDMWIN_EFF_LINK_SPEED] = { .type = NLA_REJECT },
 	[TCA_TDMWIN_WIRE_CLOCK]	 = NLA_POLICY_MAX(NLA_U8, 1),
 	[TCA_TDMWIN_TXTIME]	 = NLA_POLICY_MAX(NLA_U8, 1),
+	[TCA_TDMWIN_LEASE]	 = { .type = NLA_U64 },
+	[TCA_TDMWIN_RENEW]	 = { .type = NLA_FLAG },
+	[TCA_TDMWIN_LEASE_LEFT]	 = { .type = NLA_REJECT },
+	[TCA_TDMWIN_UNCONFIRMED] = NLA_POLICY_MAX(NLA_U8, 1),
+	[TCA_TDMWIN_CONFIRM]	 = { .type = NLA_U32 },
+	[TCA_TDMWIN_ABORT]	 = { .type = NLA_U32 },
 };
 
 static const struct nla_policy tdmwin_win_policy[TCA_TDMWIN_WIN_MAX + 1] = {
@@ -301,6 +330,7 @@ static struct tdmwin_wire *tdmwin_wire_get(const struct net_device *dev)
 			return NULL;
 		w->dev = dev;
 		atomic64_set(&w->free, ktime_get());
+		atomic64_set(&w->expired, S64_MIN);
 		list_add(&w->node, &tdmwin_wires);
 	}
 	w->users++;
@@ -330,6 +360,53 @@ static u64 tdmwin_wire_book(struct tdmwin_wire *w, s64 mono, u64 wire_ns)
 	return next - mono;
 }
 
+/*
+ * Has the device's lease run out at @boot (CLOCK_BOOTTIME)?  The first to
+ * see an expiry counts it, by moving .expired up to the renewal it ended.
+ */
+static bool tdmwin_lease_out(struct tdmwin_wire *w, s64 boot)
+{
+	u64 lease = READ_ONCE(w->lease_ns);
+	s64 renewed, seen;
+
+	if (!lease)
+		return false;
+	renewed = atomic64_read(&w->renewed);
+	if (boot - renewed < (s64)lease)
+		return false;
+	seen = atomic64_read(&w->expired);
+	do {
+		if (seen >= renewed)
+			return true;
+	} while (!atomic64_try_cmpxchg(&w->expired, &seen, renewed));
+	atomic64_inc(&w->expiries);
+	return true;
+}
+
+/* Nanoseconds left on the lease at @boot; <= 0: ran out that long ago. */
+static s64 tdmwin_lease_left(struct tdmwin_wire *w, s64 boot)
+{
+	return atomic64_read(&w->renewed) + (s64)READ_ONCE(w->lease_ns) - boot;
+}
+
+/*
+ * Set (or renew, with the same @lease) the device's lease.  Under RTNL.
+ * An expiry that nobody saw yet is counted first; if the lease had run
+ * out, every TX queue of the device is kicked, since under mq the other
+ * instances hold too.
+ */
+static void tdmwin_lease_renew(struct tdmwin_wire *w, struct net_device *dev,
+			       u64 lease)
+{
+	s64 boot = ktime_get_boottime_ns();
+	bool out = tdmwin_lease_out(w, boot);
+
+	atomic64_set(&w->renewed, boot);
+	WRITE_ONCE(w->lease_ns, lease);
+	if (out)
+		netif_tx_schedule_all(dev);
+}
+
 static void tdmwin_note_backlog(struct tdmwin_sched_data *q, u64 backlog)
 {
 	if (backlog > q->st.wire_backlog_max)
@@ -355,33 +432,48 @@ static struct tdmwin_plan *tdmwin_promote(struct tdmwin_sched_data *q,
  * Book the wire for a gated frame at its launch time: the first instant at
  * which it fits a window of the plan in force then, behind everything
  * booked on the device.  The check and the booking are one
- * compare-and-exchange, as at dequeue without launch times.  Returns the
- * launch time on the plan's clock, or TDMWIN_TIME_MAX if no window can
- * take the frame.  A frame dropped later (by etf, expired) keeps its
- * booking: the wire stays booked for nothing, on the safe side.
+ * compare-and-exchange, as at dequeue without launch times.  Returns 0 with
+ * the launch time on the plan's clock in *launch, -ENOSPC if no window can
+ * take the frame, -EAGAIN if it could leave only after the base time of an
+ * unconfirmed plan (the gate holds from there).  A frame dropped later (by
+ * etf, expired) keeps its booking: the wire stays booked for nothing, on
+ * the safe side.
  */
-static s64 tdmwin_book_launch(struct tdmwin_sched_data *q,
-			      const struct sk_buff *skb)
+static int tdmwin_book_launch(struct tdmwin_sched_data *q,
+			      const struct sk_buff *skb, s64 *launch)
 {
 	const struct tdmwin_plan *plan, *next;
 	u64 wire = tdmwin_skb_wire_ns(q, skb);
-	s64 now, mono, free, launch, done;
+	s64 now, mono, free, done;
 
 	now = tdmwin_clock(q, &mono);
 	plan = tdmwin_promote(q, now);
 	next = rcu_dereference_bh(q->pending);
+	if (q->unconfirmed && !next)
+		return -EAGAIN;
 	free = atomic64_read(&q->wire->free);
 	do {
-		launch = tdmwin_launch(&plan->s, next ? &next->s : NULL, now,
-				       tdmwin_backlog(free, mono),
-				       wire + plan->guard,
-				       next ? wire + next->guard : 0);
-		if (launch == TDMWIN_TIME_MAX)
-			return launch;
-		done = mono + (launch - now) + (s64)wire;
+		if (q->unconfirmed) {
+			/* Only the plan in force, and only before the base. */
+			*launch = tdmwin_launch(&plan->s, NULL, now,
+						tdmwin_backlog(free, mono),
+						wire + plan->guard, 0);
+			if (*launch != TDMWIN_TIME_MAX &&
+			    *launch + (s64)(wire + plan->guard) > next->s.base)
+				return -EAGAIN;
+		} else {
+			*launch = tdmwin_launch(&plan->s,
+						next ? &next->s : NULL, now,
+						tdmwin_backlog(free, mono),
+						wire + plan->guard,
+						next ? wire + next->guard : 0);
+		}
+		if (*launch == TDMWIN_TIME_MAX)
+			return -ENOSPC;
+		done = mono + (*launch - now) + (s64)wire;
 	} while (!atomic64_try_cmpxchg(&q->wire->free, &free, done));
 	tdmwin_note_backlog(q, done - mono);
-	return launch;
+	return 0;
 }
 
 /*
@@ -394,16 +486,20 @@ static int tdmwin_stamp(struct Qdisc *sch, struct sk_buff *skb,
 {
 	struct tdmwin_sched_data *q = qdisc_priv(sch);
 	s64 launch;
+	int err;
 
-	if (q->hold) {
+	if (q->hold || tdmwin_lease_out(q->wire, ktime_get_boottime_ns())) {
 		q->st.hold_drops++;
 		return qdisc_drop(skb, sch, to_free);
 	}
 	if (q->gated->q.qlen >= q->limit)
 		return qdisc_drop(skb, sch, to_free);
-	launch = tdmwin_book_launch(q, skb);
-	if (launch == TDMWIN_TIME_MAX) {
-		q->st.oversize_drops++;
+	err = tdmwin_book_launch(q, skb, &launch);
+	if (err) {
+		if (err == -EAGAIN)
+			q->st.hold_drops++;
+		else
+			q->st.oversize_drops++;
 		return qdisc_drop(skb, sch, to_free);
 	}
 	tdmwin_set_txtime(skb, launch);
@@ -412,6 +508,15 @@ static int tdmwin_stamp(struct Qdisc *sch, struct sk_buff *skb,
 
 /* ---- enqueue ----------------------------------------------------------- */
 
+/* Does the gate hold at @now for an unconfirmed plan (its base came)? */
+static bool tdmwin_unconfirmed_holds(const struct tdmwin_sched_data *q,
+				     s64 now)
+{
+	const struct tdmwin_plan *next = rcu_dereference_bh(q->pending);
+
+	return q->unconfirmed && (!next || now >= next->s.base);
+}
+
 static void tdmwin_count_drop(struct Qdisc *sch, struct Qdisc *child, int ret)
 {
 	struct tdmwin_sched_data *q = qdisc_priv(sch);
@@ -419,7 +524,9 @@ static void tdmwin_count_drop(struct Qdisc *sch, struct Qdisc *child, int ret)
 	if (!net_xmit_drop_count(ret))
 		return;
 	qdisc_qstats_drop(sch);
-	if (child == q->gated && q->hold)
+	if (child == q->gated &&
+	    (q->hold || tdmwin_unconfirmed_holds(q, tdmwin_now(q)) ||
+	     tdmwin_lease_out(q->wire, ktime_get_boottime_ns())))
 		q->st.hold_drops++;
 }
 
@@ -527,7 +634,7 @@ static struct tdmwin_plan *tdmwin_promote(struct tdmwin_sched_data *q,
 	struct tdmwin_plan *plan = rcu_dereference_bh(q->plan);
 	struct tdmwin_plan *next = rcu_dereference_bh(q->pending);
 
-	if (!next || now < next->s.base)
+	if (!next || now < next->s.base || q->unconfirmed)
 		return plan;
 	rcu_assign_pointer(q->plan, next);
 	RCU_INIT_POINTER(q->pending, NULL);
@@ -647,8 +754,17 @@ static struct sk_buff *tdmwin_gated_head(struct Qdisc *sch, s64 *start,
 		return NULL;	/* release kicks the queue */
 
 	*now = tdmwin_clock(q, &mono);
+	if (tdmwin_lease_out(q->wire, ktime_mono_to_any(mono, TK_OFFS_BOOT)))
+		return NULL;	/* renewal kicks the queue */
 	plan = tdmwin_promote(q, *now);
 	next = rcu_dereference_bh(q->pending);
+	if (tdmwin_unconfirmed_holds(q, *now)) {
+		if (!q->unconfirmed_seen) {
+			q->unconfirmed_seen = true;
+			q->st.unconfirmed_holds++;
+		}
+		return NULL;	/* confirm or abort kicks the queue */
+	}
 	stop = next ? next->s.base : TDMWIN_TIME_MAX;
 
 	for (budget = 0; budget < TDMWIN_DROP_BUDGET; budget++) {
@@ -719,7 +835,8 @@ static struct sk_buff *tdmwin_dequeue(struct Qdisc *sch)
 		 * frames wait in etf, and those whose time has passed are
 		 * dropped by etf once released.
 		 */
-		if (q->hold)
+		if (q->hold ||
+		    tdmwin_lease_out(q->wire, ktime_get_boottime_ns()))
 			return NULL;
 		skb = qdisc_dequeue_peeked(q->gated);
 		if (!skb)
@@ -751,8 +868,13 @@ static struct sk_buff *tdmwin_peek(struct Qdisc *sch)
 	skb = q->bypass->ops->peek(q->bypass);
 	if (skb)
 		return skb;
-	if (q->txtime)	/* etf's head, due or not: dequeue may return NULL */
-		return q->hold ? NULL : q->gated->ops->peek(q->gated);
+	if (q->txtime) {
+		/* etf's head, due or not: dequeue may return NULL */
+		if (q->hold ||
+		    tdmwin_lease_out(q->wire, ktime_get_boottime_ns()))
+			return NULL;
+		return q->gated->ops->peek(q->gated);
+	}
 	return tdmwin_gated_head(sch, &start, &now, false);
 }
 
@@ -781,8 +903,10 @@ struct tdmwin_request {
 	u32			eff_speed;
 	u32			ps_per_byte;
 	u32			limit;
+	u64			lease;
 	bool			wire_clock;
 	bool			txtime;
+	bool			unconfirmed;
 };
 
 static int tdmwin_cmp_window(const void *a, const void *b)
@@ -1123,6 +1247,80 @@ static int tdmwin_check_txtime(struct Qdisc *sch,
 	return tdmwin_check_etf(q->gated, extack);
 }
 
+/*
+ * The lease: set, changed, or renewed.  There is one per device, so its
+ * current value is the device's (another instance may have set it).
+ */
+static int tdmwin_parse_lease(struct Qdisc *sch, struct tdmwin_request *req,
+			      struct netlink_ext_ack *extack)
+{
+	const struct tdmwin_wire *w = tdmwin_wire_find(qdisc_dev(sch));
+	struct nlattr **tb = req->tb;
+
+	req->lease = w ? w->lease_ns : 0;
+	if (tb[TCA_TDMWIN_LEASE]) {
+		req->lease = nla_get_u64(tb[TCA_TDMWIN_LEASE]);
+		if (req->lease && (req->lease < TDMWIN_MIN_LEASE_NS ||
+				   req->lease > TDMWIN_MAX_LEASE_NS)) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[TCA_TDMWIN_LEASE],
+					    "Lease must be 0 (none) or from 100 ms to 1 h");
+			return -EINVAL;
+		}
+	}
+	if (tb[TCA_TDMWIN_RENEW] && !req->lease) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_TDMWIN_RENEW],
+				    "Nothing to renew: the device has no lease (set one with lease TIME)");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * Two-phase changes.  A new plan may be unconfirmed if its base time is
+ * ahead; confirm and abort name the version of the unconfirmed plan and
+ * come alone.  Unconfirmed plans are never promoted, so what is checked
+ * here still holds at commit (both under RTNL).
+ */
+static int tdmwin_parse_confirm(struct Qdisc *sch, struct tdmwin_request *req,
+				const struct tdmwin_plan *latest, bool init,
+				struct netlink_ext_ack *extack)
+{
+	struct tdmwin_sched_data *q = qdisc_priv(sch);
+	struct nlattr **tb = req->tb;
+	struct nlattr *op = tb[TCA_TDMWIN_CONFIRM] ?: tb[TCA_TDMWIN_ABORT];
+
+	req->unconfirmed = false;
+	if (tb[TCA_TDMWIN_UNCONFIRMED])
+		req->unconfirmed = nla_get_u8(tb[TCA_TDMWIN_UNCONFIRMED]);
+	if (req->unconfirmed && !req->plan) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_TDMWIN_UNCONFIRMED],
+				    "Unconfirmed goes with a new plan");
+		return -EINVAL;
+	}
+	if (req->unconfirmed && req->plan->s.base <= tdmwin_now(q)) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_TDMWIN_UNCONFIRMED],
+				    "An unconfirmed plan needs a base time in the future");
+		return -EINVAL;
+	}
+	if (!op)
+		return 0;
+	if (tb[TCA_TDMWIN_CONFIRM] && tb[TCA_TDMWIN_ABORT]) {
+		NL_SET_ERR_MSG(extack, "Confirm and abort exclude each other");
+		return -EINVAL;
+	}
+	if (tdmwin_has_plan_attrs(tb) || tb[TCA_TDMWIN_UNCONFIRMED]) {
+		NL_SET_ERR_MSG_ATTR(extack, op,
+				    "Confirm or abort the pending plan alone, without plan parameters");
+		return -EINVAL;
+	}
+	if (init || !q->unconfirmed || latest->version != nla_get_u32(op)) {
+		NL_SET_ERR_MSG_ATTR(extack, op,
+				    "No unconfirmed plan of this version");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* Parse and validate everything; change nothing. */
 static int tdmwin_parse(struct Qdisc *sch, struct nlattr *opt,
 			struct tdmwin_request *req, bool init,
@@ -1203,6 +1401,11 @@ static int tdmwin_parse(struct Qdisc *sch, struct nlattr *opt,
 		if (err)
 			return err;
 	}
+	err = tdmwin_parse_confirm(sch, req, prev, init, extack);
+	if (!err)
+		err = tdmwin_parse_lease(sch, req, extack);
+	if (err)
+		return err;
 	if (!init && req->ps_per_byte != q->ps_per_byte)
 		err = tdmwin_check_kept_plans(q, req, extack);
 	if (!err)
@@ -1273,6 +1476,27 @@ static void tdmwin_commit(struct Qdisc *sch, struct tdmwin_request *req)
 			tdmwin_reset_gate(q);
 		}
 		req->plan = NULL;
+		q->unconfirmed = req->unconfirmed;
+		q->unconfirmed_seen = false;
+		kick = true;
+	}
+	if (tb[TCA_TDMWIN_CONFIRM]) {
+		q->unconfirmed = false;
+		kick = true;
+	}
+	if (tb[TCA_TDMWIN_ABORT]) {
+		/* Back to the plan in force; a qdisc created with the plan
+		 * has none to go back to, and holds.
+		 */
+		old_pending = rcu_dereference_protected(q->pending,
+							lockdep_rtnl_is_held());
+		if (old_pending)
+			RCU_INIT_POINTER(q->pending, NULL);
+		else
+			q->hold = true;
+		q->unconfirmed = false;
+		q->st.pending_aborts++;
+		tdmwin_forget_window(q);
 		kick = true;
 	}
 	sch_tree_unlock(sch);
@@ -1282,6 +1506,8 @@ static void tdmwin_commit(struct Qdisc *sch, struct tdmwin_request *req)
 	q->wire->eff_speed = req->eff_speed;
 	q->wire->clockid = q->clockid;
 	q->wire->guard = tdmwin_latest_guard(q, req);
+	if (tb[TCA_TDMWIN_LEASE] || tb[TCA_TDMWIN_RENEW])
+		tdmwin_lease_renew(q->wire, qdisc_dev(sch), req->lease);
 
 	if (old_plan)
 		kfree_rcu(old_plan, rcu);
@@ -1447,6 +1673,16 @@ static int tdmwin_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put_u8(skb, TCA_TDMWIN_TXTIME, q->txtime) ||
 	    nla_put_u32(skb, TCA_TDMWIN_LIMIT, q->limit))
 		goto nla_put_failure;
+	if (READ_ONCE(q->wire->lease_ns) &&
+	    (nla_put_u64_64bit(skb, TCA_TDMWIN_LEASE,
+			       READ_ONCE(q->wire->lease_ns), TCA_TDMWIN_PAD) ||
+	     nla_put_s64(skb, TCA_TDMWIN_LEASE_LEFT,
+			 tdmwin_lease_left(q->wire, ktime_get_boottime_ns()),
+			 TCA_TDMWIN_PAD)))
+		goto nla_put_failure;
+	if (q->unconfirmed && !rcu_access_pointer(q->pending) &&
+	    nla_put_u8(skb, TCA_TDMWIN_UNCONFIRMED, 1))
+		goto nla_put_failure;
 
 	rcu_read_lock();
 	plan = rcu_dereference(q->plan);
@@ -1455,7 +1691,9 @@ static int tdmwin_dump(struct Qdisc *sch, struct sk_buff *skb)
 		goto nla_put_failure_rcu;
 	if (pending) {
 		pnest = nla_nest_start(skb, TCA_TDMWIN_PENDING);
-		if (!pnest || tdmwin_dump_plan(skb, pending))
+		if (!pnest || tdmwin_dump_plan(skb, pending) ||
+		    (q->unconfirmed &&
+		     nla_put_u8(skb, TCA_TDMWIN_UNCONFIRMED, 1)))
 			goto nla_put_failure_rcu;
 		nla_nest_end(skb, pnest);
 	}
@@ -1486,6 +1724,9 @@ static int tdmwin_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 		st.pending_base_time = pending->s.base;
 	}
 	st.hold = q->hold;
+	st.pending_unconfirmed = q->unconfirmed;
+	st.lease_held = tdmwin_lease_out(q->wire, ktime_get_boottime_ns());
+	st.lease_expiries = atomic64_read(&q->wire->expiries);
 	if (q->wire_clock)
 		st.wire_backlog = tdmwin_backlog(atomic64_read(&q->wire->free),
 						 ktime_get());

@@ -29,7 +29,7 @@
 /* Exported functions whose prototypes name no type of iproute2's own. */
 #define PLAIN_FUNCS(X)							\
 	X(get_u64)							\
-	X(addattr8) X(addattr32) X(addattr64)				\
+	X(addattr8) X(addattr32) X(addattr64) X(addattr_l)		\
 	X(addattr_nest) X(addattr_nest_end) X(parse_rtattr_flags)	\
 	X(open_json_object) X(close_json_object) X(print_nl)
 
@@ -107,6 +107,7 @@ PRINT_FUNCS(TAKE_PRINT)
 #define addattr8		ours_addattr8
 #define addattr32		ours_addattr32
 #define addattr64		ours_addattr64
+#define addattr_l		ours_addattr_l
 #define addattr_nest		ours_addattr_nest
 #define addattr_nest_end	ours_addattr_nest_end
 #define parse_rtattr_flags	ours_parse_rtattr_flags

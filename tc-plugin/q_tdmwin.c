@@ -43,7 +43,9 @@ static void explain(void)
 		"		[window OFFSET LENGTH ...] [guard TIME] [link-speed MBIT]\n"
 		"		[clockid CLOCKID] [bypass-prio P[,P...]] [bypass-ptp on|off]\n"
 		"		[hold | release] [plan-version N] [limit PACKETS]\n"
-		"		[wire-clock on|off] [txtime on|off]\n"
+		"		[wire-clock on|off] [txtime on|off] [unconfirmed]\n"
+		"		[lease TIME|off] [renew]\n"
+		"   or: ... tdmwin { confirm | abort } VERSION\n"
 		"\n"
 		"cycle-time   length of the repeating cycle\n"
 		"base-time    start of cycle 0, on the qdisc's clock\n"
@@ -62,6 +64,13 @@ static void explain(void)
 		"             frames the wire is still sending (default on)\n"
 		"txtime       set each frame's launch time for an etf child at 1:1\n"
 		"             (etf clockid CLOCK_TAI ... skip_sock_check); off by default\n"
+		"unconfirmed  the new plan (base-time ahead) waits for confirm: at its\n"
+		"             base time the gate holds until confirm or abort\n"
+		"confirm      let the unconfirmed plan VERSION take over\n"
+		"abort        remove the unconfirmed plan VERSION\n"
+		"lease        hold the gate when no renewal came for TIME (100ms..1h,\n"
+		"             on CLOCK_BOOTTIME; one per device); off: no lease\n"
+		"renew        renew the device's lease now\n"
 		"\n"
 		"TIME    := NS | NUMBER{ns|us|ms|s}, a whole number of ns: 3300us, 1.5ms\n"
 		"BASE    := TIME (since the clock's epoch) | now | now+TIME; now is read\n"
@@ -269,6 +278,9 @@ struct tdmwin_args {
 	__u8	txtime;
 	__u32	plan_version;
 	__u32	limit;
+	__u64	lease;
+	__u32	confirm;
+	__u32	abort;
 	unsigned int nwin;
 	struct {
 		__u64	offset;
@@ -508,6 +520,35 @@ static int parse_args(struct tdmwin_args *a, int argc, char **argv)
 			if (err)
 				return invalid_arg("limit", "PACKETS", *argv,
 						   err);
+		} else if (strcmp(*argv, "lease") == 0) {
+			NEXT_ARG_FOR("lease", "TIME or off");
+			if (take_once(a, TCA_TDMWIN_LEASE, "lease"))
+				return -1;
+			if (strcmp(*argv, "off") != 0 &&
+			    parse_time_arg("lease", "TIME", *argv, &a->lease))
+				return -1;
+		} else if (strcmp(*argv, "renew") == 0) {
+			if (take_once(a, TCA_TDMWIN_RENEW, "renew"))
+				return -1;
+		} else if (strcmp(*argv, "unconfirmed") == 0) {
+			if (take_once(a, TCA_TDMWIN_UNCONFIRMED, "unconfirmed"))
+				return -1;
+		} else if (strcmp(*argv, "confirm") == 0) {
+			NEXT_ARG_FOR("confirm", "VERSION");
+			if (take_once(a, TCA_TDMWIN_CONFIRM, "confirm"))
+				return -1;
+			err = parse_u32(*argv, &a->confirm);
+			if (err)
+				return invalid_arg("confirm", "VERSION", *argv,
+						   err);
+		} else if (strcmp(*argv, "abort") == 0) {
+			NEXT_ARG_FOR("abort", "VERSION");
+			if (take_once(a, TCA_TDMWIN_ABORT, "abort"))
+				return -1;
+			err = parse_u32(*argv, &a->abort);
+			if (err)
+				return invalid_arg("abort", "VERSION", *argv,
+						   err);
 		} else if (strcmp(*argv, "help") == 0) {
 			explain();
 			return -1;
@@ -524,6 +565,18 @@ static int parse_args(struct tdmwin_args *a, int argc, char **argv)
 	if (a->bypass_none && a->bypass_prios) {
 		fprintf(stderr,
 			"tdmwin: \"bypass-prio none\" and priorities exclude each other\n");
+		return -1;
+	}
+	if ((a->given & GIVEN(TCA_TDMWIN_CONFIRM)) &&
+	    (a->given & GIVEN(TCA_TDMWIN_ABORT))) {
+		fprintf(stderr,
+			"tdmwin: \"confirm\" and \"abort\" exclude each other\n");
+		return -1;
+	}
+	if ((a->given & GIVEN(TCA_TDMWIN_UNCONFIRMED)) &&
+	    !(a->given & GIVEN(TCA_TDMWIN_BASE_TIME))) {
+		fprintf(stderr,
+			"tdmwin: \"unconfirmed\" needs the plan's base-time (in the future)\n");
 		return -1;
 	}
 	return 0;
@@ -614,6 +667,17 @@ static int add_options(struct nlmsghdr *n, const struct tdmwin_args *a)
 				 a->plan_version);
 	if (a->given & GIVEN(TCA_TDMWIN_LIMIT))
 		err |= addattr32(n, TDMWIN_MSG_MAX, TCA_TDMWIN_LIMIT, a->limit);
+	if (a->given & GIVEN(TCA_TDMWIN_LEASE))
+		err |= addattr64(n, TDMWIN_MSG_MAX, TCA_TDMWIN_LEASE, a->lease);
+	if (a->given & GIVEN(TCA_TDMWIN_RENEW))
+		err |= addattr_l(n, TDMWIN_MSG_MAX, TCA_TDMWIN_RENEW, NULL, 0);
+	if (a->given & GIVEN(TCA_TDMWIN_UNCONFIRMED))
+		err |= addattr8(n, TDMWIN_MSG_MAX, TCA_TDMWIN_UNCONFIRMED, 1);
+	if (a->given & GIVEN(TCA_TDMWIN_CONFIRM))
+		err |= addattr32(n, TDMWIN_MSG_MAX, TCA_TDMWIN_CONFIRM,
+				 a->confirm);
+	if (a->given & GIVEN(TCA_TDMWIN_ABORT))
+		err |= addattr32(n, TDMWIN_MSG_MAX, TCA_TDMWIN_ABORT, a->abort);
 	addattr_nest_end(n, opts);
 	return err;
 }
@@ -758,6 +822,38 @@ static void print_windows(struct rtattr *list)
 }
 
 /* The plan that waits for its base time. */
+static void print_unconfirmed(const struct rtattr *rta)
+{
+	bool on = has_attr(rta, sizeof(__u8)) && rta_getattr_u8(rta);
+
+	print_bool(PRINT_JSON, "unconfirmed", NULL, on);
+	if (on)
+		print_string(PRINT_FP, NULL, "%s", "unconfirmed ");
+}
+
+/* lease 500ms left 320ms | lease 500ms ran-out 1.2s ago */
+static void print_lease(struct rtattr *tb[])
+{
+	const struct rtattr *rta = tb[TCA_TDMWIN_LEASE];
+	char buf[64];
+	__s64 left;
+
+	if (!has_attr(rta, sizeof(__u64)))
+		return;
+	print_ns("lease", "lease %s ", rta_getattr_u64(rta));
+	rta = tb[TCA_TDMWIN_LEASE_LEFT];
+	if (!has_attr(rta, sizeof(__s64)))
+		return;
+	left = rta_getattr_s64(rta);
+	print_s64(PRINT_JSON, "lease_left", NULL, left);
+	if (left > 0)
+		print_string(PRINT_FP, NULL, "left %s ",
+			     sprint_ns((__u64)left, buf, sizeof(buf)));
+	else
+		print_string(PRINT_FP, NULL, "ran-out %s ago ",
+			     sprint_ns(-(__u64)left, buf, sizeof(buf)));
+}
+
 static void print_pending(struct rtattr *nest)
 {
 	struct rtattr *tb[TCA_TDMWIN_MAX + 1];
@@ -770,6 +866,7 @@ static void print_pending(struct rtattr *nest)
 	print_base_time(tb[TCA_TDMWIN_BASE_TIME]);
 	print_ns_attr(tb[TCA_TDMWIN_CYCLE_TIME], "cycle_time", "cycle-time %s ");
 	print_guard(tb[TCA_TDMWIN_GUARD]);
+	print_unconfirmed(tb[TCA_TDMWIN_UNCONFIRMED]);
 	print_windows(tb[TCA_TDMWIN_WINDOWS]);
 	close_json_object();
 }
@@ -814,6 +911,9 @@ static int tdmwin_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 		if (rta_getattr_u8(rta))
 			print_string(PRINT_FP, NULL, "%s", "hold ");
 	}
+	print_lease(tb);
+	if (tb[TCA_TDMWIN_UNCONFIRMED])
+		print_unconfirmed(tb[TCA_TDMWIN_UNCONFIRMED]);
 	if (tb[TCA_TDMWIN_WINDOWS]) {
 		print_nl();
 		print_string(PRINT_FP, NULL, "%s", "\t");
@@ -894,6 +994,11 @@ static int tdmwin_print_xstats(struct qdisc_util *qu, FILE *f,
 	print_xstat(st, len, wire_backlog, " wire-backlog %" PRIu64 "ns");
 	print_xstat(st, len, wire_backlog_max, " max %" PRIu64 "ns");
 	print_xstat(st, len, txtime_drops, " txtime-drops %" PRIu64);
+	if (XSTAT_SENT(len, lease_expiries))
+		print_nl();
+	print_xstat(st, len, lease_expiries, " lease-expiries %" PRIu64);
+	print_xstat(st, len, unconfirmed_holds, " unconfirmed-holds %" PRIu64);
+	print_xstat(st, len, pending_aborts, " pending-aborts %" PRIu64);
 	if (XSTAT_SENT(len, open_latency_count))
 		print_nl();
 	print_open_latency(st, len);
@@ -918,6 +1023,17 @@ static int tdmwin_print_xstats(struct qdisc_util *qu, FILE *f,
 		print_uint(PRINT_JSON, "hold", NULL, st->hold);
 		if (st->hold)
 			print_string(PRINT_FP, NULL, "%s", " hold");
+	}
+	if (XSTAT_SENT(len, lease_held)) {
+		print_uint(PRINT_JSON, "lease_held", NULL, st->lease_held);
+		if (st->lease_held)
+			print_string(PRINT_FP, NULL, "%s", " lease-held");
+	}
+	if (XSTAT_SENT(len, pending_unconfirmed)) {
+		print_uint(PRINT_JSON, "pending_unconfirmed", NULL,
+			   st->pending_unconfirmed);
+		if (st->pending_unconfirmed)
+			print_string(PRINT_FP, NULL, "%s", " unconfirmed");
 	}
 	close_json_object();
 	return 0;

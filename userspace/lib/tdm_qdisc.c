@@ -57,6 +57,9 @@ static const uint8_t tdmwin_attr_len[TCA_TDMWIN_MAX + 1] = {
 	[TCA_TDMWIN_PLAN_VERSION]	= 4,
 	[TCA_TDMWIN_LIMIT]		= 4,
 	[TCA_TDMWIN_EFF_LINK_SPEED]	= 4,
+	[TCA_TDMWIN_LEASE]		= 8,
+	[TCA_TDMWIN_LEASE_LEFT]		= 8,
+	[TCA_TDMWIN_UNCONFIRMED]	= 1,
 };
 
 struct opt_tb {
@@ -165,6 +168,9 @@ static int parse_pending(const struct nlattr *nest, struct tdm_qdisc_info *in)
 	if (mnl_attr_parse_nested(nest, opt_cb, &o) < 0 || o.bad)
 		return -1;
 	in->pending = true;
+	if (o.tb[TCA_TDMWIN_UNCONFIRMED])
+		in->pending_unconfirmed =
+			mnl_attr_get_u8(o.tb[TCA_TDMWIN_UNCONFIRMED]);
 	return parse_plan(&o, &v);
 }
 
@@ -196,6 +202,14 @@ static int parse_options(const struct nlattr *opts, struct tdm_qdisc_info *in)
 		in->hold = mnl_attr_get_u8(tb[TCA_TDMWIN_HOLD]);
 	if (tb[TCA_TDMWIN_LIMIT])
 		in->limit = mnl_attr_get_u32(tb[TCA_TDMWIN_LIMIT]);
+	if (tb[TCA_TDMWIN_LEASE])
+		in->lease_ns = get_u64(tb[TCA_TDMWIN_LEASE]);
+	if (tb[TCA_TDMWIN_LEASE_LEFT])
+		in->lease_left_ns = (int64_t)get_u64(tb[TCA_TDMWIN_LEASE_LEFT]);
+	/* At the top level: the plan in force is the unconfirmed one. */
+	if (tb[TCA_TDMWIN_UNCONFIRMED])
+		in->pending_unconfirmed =
+			mnl_attr_get_u8(tb[TCA_TDMWIN_UNCONFIRMED]);
 	if (parse_plan(&o, &v) < 0)
 		return -1;
 	if (tb[TCA_TDMWIN_PENDING] &&
@@ -399,6 +413,8 @@ struct install_req {
 	const struct tdm_sender *s;
 	int ifindex;
 	bool hold;
+	bool unconfirmed;
+	bool had_lease;		/* the qdisc there has a lease */
 	enum install_mode mode;
 	uint32_t handle;	/* of the existing qdisc when changing */
 };
@@ -459,6 +475,13 @@ static struct nlmsghdr *build_install(char *buf, const struct install_req *q)
 	mnl_attr_put_u8(nlh, TCA_TDMWIN_HOLD, q->hold ? 1 : 0);
 	if (q->t->limit)
 		mnl_attr_put_u32(nlh, TCA_TDMWIN_LIMIT, q->t->limit);
+	/* The member owns the lease: 0 clears one left from before (and
+	 * is not sent otherwise, for a module that predates leases).
+	 */
+	if (q->t->lease_ns || q->had_lease)
+		mnl_attr_put_u64(nlh, TCA_TDMWIN_LEASE, q->t->lease_ns);
+	if (q->unconfirmed)
+		mnl_attr_put_u8(nlh, TCA_TDMWIN_UNCONFIRMED, 1);
 	mnl_attr_nest_end(nlh, opts);
 	return nlh;
 }
@@ -510,6 +533,14 @@ static int verify_install(struct tdm_rtnl *r, const struct install_req *q,
 		ret = in->pending_cycle_ns == p->cycle_ns &&
 		      same_windows(in->pending_win, in->pending_nwin, q->s) ?
 		      0 : 1;
+	}
+	if (!ret && q->unconfirmed && !in->pending_unconfirmed) {
+		tdm_set_err(err, errlen,
+			"plan version %u is in the kernel, but not as unconfirmed",
+			p->version);
+		errno = EPROTO;
+		ret = -1;
+		goto out;
 	}
 	if (ret > 0)
 		tdm_set_err(err, errlen,
@@ -586,6 +617,7 @@ static int choose_mode(struct tdm_rtnl *r, struct install_req *q,
 	} else if (in->present) {
 		q->mode = MODE_CHANGE;
 		q->handle = in->handle;
+		q->had_lease = in->lease_ns != 0;
 	} else {
 		q->mode = in->other ? MODE_REPLACE : MODE_CREATE;
 	}
@@ -593,13 +625,12 @@ static int choose_mode(struct tdm_rtnl *r, struct install_req *q,
 	return ret;
 }
 
-int tdm_qdisc_install(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
-		      const struct tdm_plan *p, const char *name, bool hold,
-		      char *err, size_t errlen)
+static int install(struct tdm_rtnl *r, struct install_req *qr,
+		   const char *name, char *err, size_t errlen)
 {
-	struct install_req q = { .t = t, .p = p, .hold = hold };
+	struct install_req q = *qr;
 
-	q.s = tdm_plan_sender(p, name);
+	q.s = tdm_plan_sender(q.p, name);
 	if (!q.s) {
 		tdm_set_err(err, errlen, "the plan has no sender '%s'", name);
 		errno = ENOENT;
@@ -611,7 +642,7 @@ int tdm_qdisc_install(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
 		errno = EINVAL;
 		return -1;
 	}
-	q.ifindex = target_ifindex(t, err, errlen);
+	q.ifindex = target_ifindex(q.t, err, errlen);
 	if (q.ifindex <= 0) {
 		errno = ENODEV;
 		return -1;
@@ -622,13 +653,95 @@ int tdm_qdisc_install(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
 	return verify_install(r, &q, err, errlen);
 }
 
-int tdm_qdisc_set_hold(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
-		       bool hold, char *err, size_t errlen)
+int tdm_qdisc_install(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
+		      const struct tdm_plan *p, const char *name, bool hold,
+		      char *err, size_t errlen)
 {
+	struct install_req q = { .t = t, .p = p, .hold = hold };
+
+	return install(r, &q, name, err, errlen);
+}
+
+int tdm_qdisc_prepare(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
+		      const struct tdm_plan *p, const char *name,
+		      char *err, size_t errlen)
+{
+	struct install_req q = { .t = t, .p = p, .unconfirmed = true };
 	struct tdm_qdisc_info *in;
+	int ret;
+
+	/* A change keeps the qdisc's hold as it is; a new qdisc has none. */
+	in = malloc(sizeof(*in));
+	if (!in) {
+		tdm_set_err(err, errlen, "%s", strerror(ENOMEM));
+		return -1;
+	}
+	ret = tdm_qdisc_get(r, t, in, err, errlen);
+	q.hold = ret == 0 && in->present && in->hold;
+	free(in);
+	if (ret < 0)
+		return -1;
+	return install(r, &q, name, err, errlen);
+}
+
+/*
+ * Send an option-only change to the tdmwin qdisc at the target: the
+ * attributes put() adds.  *in is read before (for the handle) and after.
+ */
+static int change_opts(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
+		       struct tdm_qdisc_info *in,
+		       void (*put)(struct nlmsghdr *nlh, uint32_t arg),
+		       uint32_t arg, char *err, size_t errlen)
+{
 	struct nlmsghdr *nlh;
 	struct nlattr *opts;
 	char buf[256];
+
+	if (tdm_qdisc_get(r, t, in, err, errlen) < 0)
+		return -1;
+	if (!in->present) {
+		tdm_set_err(err, errlen, "no tdmwin qdisc on %s", t->ifname);
+		errno = ENOENT;
+		return -1;
+	}
+	memset(buf, 0, sizeof(buf));
+	nlh = put_tc_header(buf, RTM_NEWQDISC, 0, target_ifindex(t, NULL, 0),
+			    target_parent(t), in->handle);
+	mnl_attr_put_strz(nlh, TCA_KIND, TDMWIN_KIND);
+	opts = mnl_attr_nest_start(nlh, TCA_OPTIONS);
+	put(nlh, arg);
+	mnl_attr_nest_end(nlh, opts);
+	if (tdm_nl_talk(&r->nl, nlh, false, NULL, NULL, err, errlen) < 0)
+		return -1;
+	return tdm_qdisc_get(r, t, in, err, errlen);
+}
+
+static void put_confirm(struct nlmsghdr *nlh, uint32_t version)
+{
+	mnl_attr_put_u32(nlh, TCA_TDMWIN_CONFIRM, version);
+}
+
+static void put_abort(struct nlmsghdr *nlh, uint32_t version)
+{
+	mnl_attr_put_u32(nlh, TCA_TDMWIN_ABORT, version);
+}
+
+static void put_renew(struct nlmsghdr *nlh, uint32_t unused)
+{
+	(void)unused;
+	mnl_attr_put(nlh, TCA_TDMWIN_RENEW, 0, NULL);
+}
+
+static void put_hold(struct nlmsghdr *nlh, uint32_t hold)
+{
+	mnl_attr_put_u8(nlh, TCA_TDMWIN_HOLD, hold ? 1 : 0);
+}
+
+/* Confirm or abort, then check that no unconfirmed plan is left. */
+static int settle(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
+		  uint32_t version, bool confirm, char *err, size_t errlen)
+{
+	struct tdm_qdisc_info *in;
 	int ret = -1;
 
 	in = malloc(sizeof(*in));
@@ -636,22 +749,62 @@ int tdm_qdisc_set_hold(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
 		tdm_set_err(err, errlen, "%s", strerror(ENOMEM));
 		return -1;
 	}
-	if (tdm_qdisc_get(r, t, in, err, errlen) < 0)
+	if (change_opts(r, t, in, confirm ? put_confirm : put_abort, version,
+			err, errlen) < 0)
 		goto out;
-	if (!in->present) {
-		tdm_set_err(err, errlen, "no tdmwin qdisc on %s", t->ifname);
-		errno = ENOENT;
+	if (in->pending_unconfirmed) {
+		tdm_set_err(err, errlen,
+			"the qdisc on %s still has an unconfirmed plan after %s %u",
+			t->ifname, confirm ? "confirm" : "abort", version);
+		errno = EPROTO;
 		goto out;
 	}
-	memset(buf, 0, sizeof(buf));
-	nlh = put_tc_header(buf, RTM_NEWQDISC, 0, target_ifindex(t, NULL, 0),
-			    target_parent(t), in->handle);
-	mnl_attr_put_strz(nlh, TCA_KIND, TDMWIN_KIND);
-	opts = mnl_attr_nest_start(nlh, TCA_OPTIONS);
-	mnl_attr_put_u8(nlh, TCA_TDMWIN_HOLD, hold ? 1 : 0);
-	mnl_attr_nest_end(nlh, opts);
-	if (tdm_nl_talk(&r->nl, nlh, false, NULL, NULL, err, errlen) < 0 ||
-	    tdm_qdisc_get(r, t, in, err, errlen) < 0)
+	ret = 0;
+out:
+	free(in);
+	return ret;
+}
+
+int tdm_qdisc_confirm(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
+		      uint32_t version, char *err, size_t errlen)
+{
+	return settle(r, t, version, true, err, errlen);
+}
+
+int tdm_qdisc_abort(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
+		    uint32_t version, char *err, size_t errlen)
+{
+	return settle(r, t, version, false, err, errlen);
+}
+
+int tdm_qdisc_renew(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
+		    char *err, size_t errlen)
+{
+	struct tdm_qdisc_info *in;
+	int ret;
+
+	in = malloc(sizeof(*in));
+	if (!in) {
+		tdm_set_err(err, errlen, "%s", strerror(ENOMEM));
+		return -1;
+	}
+	ret = change_opts(r, t, in, put_renew, 0, err, errlen);
+	free(in);
+	return ret < 0 ? -1 : 0;
+}
+
+int tdm_qdisc_set_hold(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
+		       bool hold, char *err, size_t errlen)
+{
+	struct tdm_qdisc_info *in;
+	int ret = -1;
+
+	in = malloc(sizeof(*in));
+	if (!in) {
+		tdm_set_err(err, errlen, "%s", strerror(ENOMEM));
+		return -1;
+	}
+	if (change_opts(r, t, in, put_hold, hold, err, errlen) < 0)
 		goto out;
 	if (!in->present || in->hold != hold) {
 		tdm_set_err(err, errlen, "the qdisc on %s did not take hold %s",
