@@ -114,6 +114,22 @@ check_fails() {
 	return 1
 }
 
+# check_refused DESC ERE CMD...: CMD fails and what it prints matches ERE.
+check_refused() {
+	local desc=$1 re=$2 out
+	shift 2
+	if out=$("$@" 2>&1); then
+		tdm_fail "$desc: accepted"
+		return 1
+	fi
+	out=$(grep -v '^Usage\|^ \|^$' <<<"$out" | head -n 3 | tr '\n' ' ')
+	if grep -qiE -- "$re" <<<"$out"; then
+		tdm_ok "$desc: refused ($out)"
+	else
+		tdm_fail "$desc: refused, but the message '$out' does not match /$re/"
+	fi
+}
+
 # check_eq DESC GOT WANT
 check_eq() {
 	if [ "$2" = "$3" ]; then

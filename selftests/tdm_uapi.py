@@ -81,8 +81,12 @@ FORMATS = {
     "cycle_time": "Q", "base_time": "q", "guard": "I", "link_speed": "I",
     "clockid": "i", "bypass_prios": "I", "bypass_ptp": "B", "hold": "B",
     "plan_version": "I", "limit": "I", "eff_link_speed": "I",
-    "wire_clock": "B", "txtime": "B",
+    "wire_clock": "B", "txtime": "B", "lease": "Q", "lease_left": "q",
+    "unconfirmed": "B", "confirm": "I", "abort": "I",
 }
+
+# Attributes without payload (NLA_FLAG).
+FLAGS = ("renew",)
 
 TDMRX = defines(header("tdmrx"))
 

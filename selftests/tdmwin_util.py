@@ -626,6 +626,25 @@ def parse_handle(h):
     return (int(major or "0", 16) << 16) | int(minor or "0", 16)
 
 
+def cmd_span(a):
+    """Departures of a capture around an instant: how many lie in
+    [--from, --to), the last one before --to and the first one at or after
+    it (0 if none), in ns on the capture's clock.  Key=value lines."""
+    n, last, first = 0, 0, 0
+    for t, frame, lt in read_pcap(a.file):
+        if a.port and udp_info(frame, lt)[0] != a.port:
+            continue
+        if a.start <= t < a.to:
+            n += 1
+        if t < a.to:
+            last = max(last, t)
+        elif not first or t < first:
+            first = t
+    print("in_span=%d" % n)
+    print("last_before=%d" % last)
+    print("first_after=%d" % first)
+
+
 def cmd_nl(a):
     import json
     import socket
@@ -863,6 +882,12 @@ def main():
     c.add_argument("--serialize", action="store_true")
     c.add_argument("--far", type=int, default=500000)
 
+    sp = sub.add_parser("span")
+    sp.add_argument("file")
+    sp.add_argument("--port", type=int, default=0)
+    sp.add_argument("--from", dest="start", type=int, default=0)
+    sp.add_argument("--to", type=int, required=True)
+
     n = sub.add_parser("nl")
     n.add_argument("op", choices=("add", "change", "replace"))
     n.add_argument("dev")
@@ -879,7 +904,7 @@ def main():
 
     a = p.parse_args()
     fn = {"flat": cmd_flat, "classes": cmd_classes, "send": cmd_send, "recv": cmd_recv,
-          "pcap": cmd_pcap, "nl": cmd_nl, "clock": cmd_clock}[a.cmd]
+          "pcap": cmd_pcap, "span": cmd_span, "nl": cmd_nl, "clock": cmd_clock}[a.cmd]
     sys.exit(fn(a) or 0)
 
 

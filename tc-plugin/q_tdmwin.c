@@ -831,7 +831,7 @@ static void print_unconfirmed(const struct rtattr *rta)
 		print_string(PRINT_FP, NULL, "%s", "unconfirmed ");
 }
 
-/* lease 500ms left 320ms | lease 500ms ran-out 1.2s ago */
+/* lease 500ms left 320ms | lease 500ms ran-out 1200ms ago */
 static void print_lease(struct rtattr *tb[])
 {
 	const struct rtattr *rta = tb[TCA_TDMWIN_LEASE];
@@ -846,12 +846,15 @@ static void print_lease(struct rtattr *tb[])
 		return;
 	left = rta_getattr_s64(rta);
 	print_s64(PRINT_JSON, "lease_left", NULL, left);
+	/* In whole milliseconds: it changes while one reads it. */
 	if (left > 0)
 		print_string(PRINT_FP, NULL, "left %s ",
-			     sprint_ns((__u64)left, buf, sizeof(buf)));
+			     sprint_ns((__u64)left / 1000000 * 1000000, buf,
+				       sizeof(buf)));
 	else
 		print_string(PRINT_FP, NULL, "ran-out %s ago ",
-			     sprint_ns(-(__u64)left, buf, sizeof(buf)));
+			     sprint_ns(-(__u64)left / 1000000 * 1000000, buf,
+				       sizeof(buf)));
 }
 
 static void print_pending(struct rtattr *nest)

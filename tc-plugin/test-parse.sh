@@ -76,6 +76,7 @@ run_tc qdisc add dev lo root handle 1: tdmwin help
 missing=
 for word in cycle-time base-time window OFFSET LENGTH guard link-speed \
 	    clockid bypass-prio bypass-ptp hold release plan-version limit wire-clock txtime \
+	    unconfirmed confirm abort lease renew VERSION off \
 	    TIME BASE now now+TIME MBIT auto CLOCKID CLOCK_TAI \
 	    CLOCK_REALTIME CLOCK_MONOTONIC CLOCK_BOOTTIME none PACKETS; do
 	grep -qwF -- "$word" "$tmp/err" || missing="$missing $word"
@@ -144,6 +145,17 @@ bad "txtime off txtime on" 'duplicate "txtime"'
 bad "hold release" '"hold" and "release" exclude each other'
 bad "release hold" '"hold" and "release" exclude each other'
 bad "hold hold" 'duplicate "hold"'
+bad "lease" '"lease" needs TIME or off'
+bad "lease soon" 'invalid TIME "soon" for "lease"'
+bad "lease 1s lease 2s" 'duplicate "lease"'
+bad "renew renew" 'duplicate "renew"'
+bad "confirm" '"confirm" needs VERSION'
+bad "confirm x" 'invalid VERSION "x" for "confirm"'
+bad "abort -1" 'invalid VERSION "-1" for "abort"'
+bad "confirm 1 abort 1" '"confirm" and "abort" exclude each other'
+bad "confirm 1 confirm 1" 'duplicate "confirm"'
+bad "unconfirmed window 0 1ms" '"unconfirmed" needs the plan'"'"'s base-time'
+bad "unconfirmed unconfirmed base-time now+1s" 'duplicate "unconfirmed"'
 bad "plan-version" '"plan-version" needs N'
 bad "plan-version x" 'invalid N "x" for "plan-version": not a decimal number'
 bad "plan-version -1" 'invalid N "-1" for "plan-version": not a decimal number'
@@ -165,6 +177,14 @@ good "cycle-time 3300us base-time 1700000000000000000 window 0 1ms window 2.2ms 
 	  "bypass_ptp": 1, "hold": 1, "plan_version": 12, "limit": 1000}'
 good "" '{}'
 good "hold" '{"hold": 1}' change
+good "lease 500ms" '{"lease": 500000000}' change
+good "lease off" '{"lease": 0}' change
+good "renew" '{"renew": true}' change
+good "lease 1s renew" '{"lease": 1000000000, "renew": true}' change
+good "confirm 7" '{"confirm": 7}' change
+good "abort 4294967295" '{"abort": 4294967295}' change
+good "base-time now+2s window 0 1ms unconfirmed" \
+	'{"base_time": "now+2000000000@TAI", "windows": [[0, 1000000]], "unconfirmed": 1}' change
 good "release" '{"hold": 0}' change
 good "window 1ms 1ms plan-version 13" \
 	'{"windows": [[1000000, 1000000]], "plan_version": 13}' change

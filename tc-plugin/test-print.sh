@@ -48,10 +48,11 @@ show "full dump with a pending plan and counters" '{
 		"base_time": 1700000000000000000, "plan_version": 12,
 		"link_speed": 10000, "eff_link_speed": 10000, "guard": 2000,
 		"bypass_prios": 160, "bypass_ptp": 1, "limit": 1000, "hold": 1,
-		"wire_clock": 1, "txtime": 1,
+		"wire_clock": 1, "txtime": 1, "lease": 500000000,
+		"lease_left": 120999999,
 		"windows": [[0, 1000000], [2200000, 500000]]},
 	"pending": {"plan_version": 13, "base_time": 1700000005000000000,
-		"cycle_time": 3300000, "guard": 1500,
+		"cycle_time": 3300000, "guard": 1500, "unconfirmed": 1,
 		"windows": [[1000000, 1000000]]},
 	"xstats": {"windows_opened": 123, "window_packets": 4567,
 		"window_bytes": 6543210, "bypass_packets": 12,
@@ -62,25 +63,28 @@ show "full dump with a pending plan and counters" '{
 		"pending_base_time": 1700000005000000000, "plan_version": 12,
 		"pending_version": 13, "pending": 1, "hold": 1,
 		"wire_deferrals": 7, "wire_backlog_max": 250000,
-		"wire_backlog": 1500, "txtime_drops": 2}}' \
-'qdisc tdmwin 1: root clockid TAI cycle-time 3300us base-time 1700000000000000000 plan-version 12 link-speed 10000Mbit guard 2us bypass-prio 5,7 bypass-ptp on wire-clock on txtime on limit 1000 hold
+		"wire_backlog": 1500, "txtime_drops": 2, "lease_expiries": 2,
+		"unconfirmed_holds": 1, "pending_aborts": 3, "lease_held": 0,
+		"pending_unconfirmed": 1}}' \
+'qdisc tdmwin 1: root clockid TAI cycle-time 3300us base-time 1700000000000000000 plan-version 12 link-speed 10000Mbit guard 2us bypass-prio 5,7 bypass-ptp on wire-clock on txtime on limit 1000 hold lease 500ms left 120ms
 	windows 0ns+1ms 2200us+500us
-	pending plan-version 13 base-time 1700000005000000000 cycle-time 3300us guard 1500ns windows 1ms+1ms
+	pending plan-version 13 base-time 1700000005000000000 cycle-time 3300us guard 1500ns unconfirmed windows 1ms+1ms
  windows 123 sent 4567 pkts 6543210 bytes bypass 12 pkts 1234 bytes
  guard-deferrals 3 oversize-drops 4 hold-drops 5 plan-switches 1
  wire-deferrals 7 wire-backlog 1500ns max 250000ns txtime-drops 2
- open-latency min 1200ns mean 3400ns max 9000ns (120 samples) plan-version 12 pending 13 at 1700000005000000000 hold' \
+ lease-expiries 2 unconfirmed-holds 1 pending-aborts 3
+ open-latency min 1200ns mean 3400ns max 9000ns (120 samples) plan-version 12 pending 13 at 1700000005000000000 hold unconfirmed' \
 '{"kind": "tdmwin",
   "options": {"clockid": "TAI", "cycle_time": 3300000,
 	"base_time": 1700000000000000000, "plan_version": 12,
 	"link_speed": 10000, "eff_link_speed": 10000, "guard": 2000,
 	"bypass_prios": [5, 7], "bypass_ptp": true, "wire_clock": true,
-	"txtime": true,
+	"txtime": true, "lease": 500000000, "lease_left": 120999999,
 	"limit": 1000, "hold": true,
 	"windows": [{"offset": 0, "length": 1000000},
 		    {"offset": 2200000, "length": 500000}],
 	"pending": {"plan_version": 13, "base_time": 1700000005000000000,
-		"cycle_time": 3300000, "guard": 1500,
+		"cycle_time": 3300000, "guard": 1500, "unconfirmed": true,
 		"windows": [{"offset": 1000000, "length": 1000000}]}},
   "xstats": {"windows_opened": 123, "window_packets": 4567,
 	"window_bytes": 6543210, "bypass_packets": 12, "bypass_bytes": 1234,
@@ -91,7 +95,8 @@ show "full dump with a pending plan and counters" '{
 	"pending_base_time": 1700000005000000000, "plan_version": 12,
 	"pending_version": 13, "pending": 1, "hold": 1,
 	"wire_deferrals": 7, "wire_backlog_max": 250000, "wire_backlog": 1500,
-	"txtime_drops": 2}}'
+	"txtime_drops": 2, "lease_expiries": 2, "unconfirmed_holds": 1,
+	"pending_aborts": 3, "lease_held": 0, "pending_unconfirmed": 1}}'
 
 show "counters of a kernel before the wire clock" '{
 	"options": {"clockid": 11, "bypass_ptp": 1},
@@ -138,6 +143,7 @@ show "newer kernel's longer counters, no open-latency samples" '{
  windows 0 sent 0 pkts 0 bytes bypass 0 pkts 0 bytes
  guard-deferrals 0 oversize-drops 0 hold-drops 0 plan-switches 0
  wire-deferrals 0 wire-backlog 0ns max 0ns txtime-drops 0
+ lease-expiries 0 unconfirmed-holds 0 pending-aborts 0
  open-latency (0 samples) plan-version 4' \
 '{"options": {"clockid": "REALTIME", "cycle_time": 10000000000,
 	"base_time": 0, "guard": 0, "plan_version": 0,
@@ -151,7 +157,31 @@ show "newer kernel's longer counters, no open-latency samples" '{
 	"open_latency_mean": 0, "plan_switches": 0, "pending_base_time": 0,
 	"plan_version": 4, "pending_version": 0, "pending": 0, "hold": 0,
 	"wire_deferrals": 0, "wire_backlog_max": 0, "wire_backlog": 0,
-	"txtime_drops": 0}}'
+	"txtime_drops": 0, "lease_expiries": 0, "unconfirmed_holds": 0,
+	"pending_aborts": 0, "lease_held": 0, "pending_unconfirmed": 0}}'
+
+show "a lease that ran out, a qdisc created unconfirmed" '{
+	"options": {"clockid": 11, "lease": 100000000,
+		"lease_left": -1500000999, "unconfirmed": 1},
+	"xstats": {"lease_expiries": 1, "lease_held": 1,
+		"pending_unconfirmed": 1}}' \
+'qdisc tdmwin 1: root clockid TAI lease 100ms ran-out 1500ms ago unconfirmed
+ windows 0 sent 0 pkts 0 bytes bypass 0 pkts 0 bytes
+ guard-deferrals 0 oversize-drops 0 hold-drops 0 plan-switches 0
+ wire-deferrals 0 wire-backlog 0ns max 0ns txtime-drops 0
+ lease-expiries 1 unconfirmed-holds 0 pending-aborts 0
+ open-latency (0 samples) plan-version 0 lease-held unconfirmed' \
+'{"options": {"clockid": "TAI", "lease": 100000000, "lease_left": -1500000999,
+	"unconfirmed": true},
+  "xstats": {"windows_opened": 0, "window_packets": 0, "window_bytes": 0,
+	"bypass_packets": 0, "bypass_bytes": 0, "guard_deferrals": 0,
+	"oversize_drops": 0, "hold_drops": 0, "open_latency_min": 0,
+	"open_latency_max": 0, "open_latency_sum": 0, "open_latency_count": 0,
+	"open_latency_mean": 0, "plan_switches": 0, "pending_base_time": 0,
+	"plan_version": 0, "pending_version": 0, "pending": 0, "hold": 0,
+	"wire_deferrals": 0, "wire_backlog_max": 0, "wire_backlog": 0,
+	"txtime_drops": 0, "lease_expiries": 1, "unconfirmed_holds": 0,
+	"pending_aborts": 0, "lease_held": 1, "pending_unconfirmed": 1}}'
 
 # tc ends the (here empty) counters with a newline of its own.
 show "short and missing attributes, empty counters" '{

@@ -32,7 +32,7 @@ import time
 # reader.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 '..', '..', 'selftests'))
-from tdm_uapi import (ATTR, ATTR_NAME, FORMATS, WINDOW,  # noqa: E402
+from tdm_uapi import (ATTR, ATTR_NAME, FLAGS, FORMATS, WINDOW,  # noqa: E402
                       WIN_LENGTH, WIN_OFFSET, xstats_struct)
 
 NLA_F_NESTED = 1 << 15
@@ -105,6 +105,11 @@ def decode_options(payload, errors):
             if not typ & NLA_F_NESTED:
                 errors.append('TCA_TDMWIN_WINDOWS without NLA_F_NESTED')
             opts[name] = decode_windows(v, errors)
+        elif name in FLAGS:
+            if v:
+                errors.append('%s is a flag: %d bytes of payload' %
+                              (name, len(v)))
+            opts[name] = True
         elif name in FORMATS:
             fmt = '=' + FORMATS[name]
             if len(v) != struct.calcsize(fmt):

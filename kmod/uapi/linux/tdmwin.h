@@ -100,7 +100,7 @@ struct tc_tdmwin_xstats {
 	__u64	bypass_bytes;
 	__u64	guard_deferrals;	/* head frame did not fit before close */
 	__u64	oversize_drops;		/* frame fits in no window of the plan */
-	__u64	hold_drops;		/* dropped at the limit while on hold */
+	__u64	hold_drops;		/* dropped at the limit while the gate holds */
 	__u64	open_latency_min;	/* ns, first dequeue - window start */
 	__u64	open_latency_max;
 	__u64	open_latency_sum;	/* mean = sum / count */
