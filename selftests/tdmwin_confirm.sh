@@ -133,19 +133,7 @@ check "after the abort, v2 runs again" flows 0.5
 
 got=$(tdm_recv_count rx)
 tdm_recv_wait rx $((got + 50))
-kill -TERM "$sender"
-wait "$sender"
-n_sent=$(tdm_sent "$TDM_TMP/rx.sender")
-tdm_snap Q "$A" $D
-n_drop=${Q[x.hold_drops]:-0}
-tdm_recv_wait rx $((n_sent - n_drop))
-tdm_recv_stop rx R
-tdm_cap_stop tap
-tdm_log "sent $n_sent, hold drops (queue full while held) $n_drop"
-check_eq "every packet arrives or is a counted hold drop" \
-	"$(( ${R[udp5001.n]:-0} + n_drop ))" "$n_sent"
-check_eq "the missing ones are exactly the hold drops, in order" \
-	"${R[udp5001.lost]:-x}:${R[udp5001.reorder]:-x}" "$n_drop:0"
+tdm_held_account rx "$sender" "$A" "$D" tap
 
 # Departures: v1's window before the confirm, v2's after it (the v3 and v4
 # episodes left v2 in force); none while held, from v2's base (plus the

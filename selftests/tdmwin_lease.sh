@@ -114,19 +114,7 @@ check_eq "renewed: not held, expiry kept" "${Q[x.lease_held]:-x}:${Q[x.lease_exp
 got=$(tdm_recv_count rx)
 check "released: traffic flows again" tdm_recv_wait rx $((got + 100))
 check "lease off" chg lease off
-kill -TERM "$sender"
-wait "$sender"
-n_sent=$(tdm_sent "$TDM_TMP/rx.sender")
-tdm_snap Q "$A" $D
-n_drop=${Q[x.hold_drops]:-0}
-tdm_recv_wait rx $((n_sent - n_drop))
-tdm_recv_stop rx R
-tdm_cap_stop tap
-tdm_log "sent $n_sent, hold drops (queue full while held) $n_drop"
-check_eq "every packet arrives or is a counted hold drop" \
-	"$(( ${R[udp5001.n]:-0} + n_drop ))" "$n_sent"
-check_eq "the missing ones are exactly the hold drops" "${R[udp5001.lost]:-x}" "$n_drop"
-check_eq "in order" "${R[udp5001.reorder]:-x}" 0
+tdm_held_account rx "$sender" "$A" "$D" tap
 
 # Departures at the tap around the expiry.
 tdm_quiet_judge "$mark"

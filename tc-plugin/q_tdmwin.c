@@ -329,6 +329,14 @@ static int parse_time_arg(const char *opt, const char *what, const char *arg,
 	return err ? invalid_arg(opt, what, arg, err) : 0;
 }
 
+static int parse_u32_arg(const char *opt, const char *what, const char *arg,
+			 __u32 *val)
+{
+	const char *err = parse_u32(arg, val);
+
+	return err ? invalid_arg(opt, what, arg, err) : 0;
+}
+
 static int parse_base(struct tdmwin_args *a, const char *arg)
 {
 	const char *err = NULL;
@@ -415,8 +423,6 @@ static int tdmwin_parse_switch(const char *opt, const char *arg, __u8 *val)
 
 static int parse_args(struct tdmwin_args *a, int argc, char **argv)
 {
-	const char *err;
-
 	while (argc > 0) {
 		if (strcmp(*argv, "cycle-time") == 0) {
 			NEXT_ARG_FOR("cycle-time", "TIME");
@@ -506,20 +512,14 @@ static int parse_args(struct tdmwin_args *a, int argc, char **argv)
 			a->hold = hold;
 		} else if (strcmp(*argv, "plan-version") == 0) {
 			NEXT_ARG_FOR("plan-version", "N");
-			if (take_once(a, TCA_TDMWIN_PLAN_VERSION, "plan-version"))
+			if (take_once(a, TCA_TDMWIN_PLAN_VERSION, "plan-version") ||
+			    parse_u32_arg("plan-version", "N", *argv, &a->plan_version))
 				return -1;
-			err = parse_u32(*argv, &a->plan_version);
-			if (err)
-				return invalid_arg("plan-version", "N", *argv,
-						   err);
 		} else if (strcmp(*argv, "limit") == 0) {
 			NEXT_ARG_FOR("limit", "PACKETS");
-			if (take_once(a, TCA_TDMWIN_LIMIT, "limit"))
+			if (take_once(a, TCA_TDMWIN_LIMIT, "limit") ||
+			    parse_u32_arg("limit", "PACKETS", *argv, &a->limit))
 				return -1;
-			err = parse_u32(*argv, &a->limit);
-			if (err)
-				return invalid_arg("limit", "PACKETS", *argv,
-						   err);
 		} else if (strcmp(*argv, "lease") == 0) {
 			NEXT_ARG_FOR("lease", "TIME or off");
 			if (take_once(a, TCA_TDMWIN_LEASE, "lease"))
@@ -535,20 +535,14 @@ static int parse_args(struct tdmwin_args *a, int argc, char **argv)
 				return -1;
 		} else if (strcmp(*argv, "confirm") == 0) {
 			NEXT_ARG_FOR("confirm", "VERSION");
-			if (take_once(a, TCA_TDMWIN_CONFIRM, "confirm"))
+			if (take_once(a, TCA_TDMWIN_CONFIRM, "confirm") ||
+			    parse_u32_arg("confirm", "VERSION", *argv, &a->confirm))
 				return -1;
-			err = parse_u32(*argv, &a->confirm);
-			if (err)
-				return invalid_arg("confirm", "VERSION", *argv,
-						   err);
 		} else if (strcmp(*argv, "abort") == 0) {
 			NEXT_ARG_FOR("abort", "VERSION");
-			if (take_once(a, TCA_TDMWIN_ABORT, "abort"))
+			if (take_once(a, TCA_TDMWIN_ABORT, "abort") ||
+			    parse_u32_arg("abort", "VERSION", *argv, &a->abort))
 				return -1;
-			err = parse_u32(*argv, &a->abort);
-			if (err)
-				return invalid_arg("abort", "VERSION", *argv,
-						   err);
 		} else if (strcmp(*argv, "help") == 0) {
 			explain();
 			return -1;

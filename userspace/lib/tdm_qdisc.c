@@ -500,6 +500,16 @@ static bool same_windows(const struct tdm_window *a, unsigned int na,
 	return true;
 }
 
+/* A struct tdm_qdisc_info on the heap (it holds two plans' windows). */
+static struct tdm_qdisc_info *info_alloc(char *err, size_t errlen)
+{
+	struct tdm_qdisc_info *in = malloc(sizeof(*in));
+
+	if (!in)
+		tdm_set_err(err, errlen, "%s", strerror(ENOMEM));
+	return in;
+}
+
 /*
  * Read back what the kernel holds: the plan must be the active or the
  * pending one, with our version, base time, cycle and windows (both
@@ -512,11 +522,9 @@ static int verify_install(struct tdm_rtnl *r, const struct install_req *q,
 	struct tdm_qdisc_info *in;
 	int ret = -1;
 
-	in = malloc(sizeof(*in));
-	if (!in) {
-		tdm_set_err(err, errlen, "%s", strerror(ENOMEM));
+	in = info_alloc(err, errlen);
+	if (!in)
 		return -1;
-	}
 	if (tdm_qdisc_get(r, q->t, in, err, errlen) < 0)
 		goto out;
 	if (!in->present) {
@@ -599,11 +607,9 @@ static int choose_mode(struct tdm_rtnl *r, struct install_req *q,
 	struct tdm_qdisc_info *in;
 	int ret = 0;
 
-	in = malloc(sizeof(*in));
-	if (!in) {
-		tdm_set_err(err, errlen, "%s", strerror(ENOMEM));
+	in = info_alloc(err, errlen);
+	if (!in)
 		return -1;
-	}
 	if (tdm_qdisc_get(r, q->t, in, err, errlen) < 0) {
 		ret = -1;
 	} else if (in->present && in->clockid != q->p->clockid) {
@@ -671,11 +677,9 @@ int tdm_qdisc_prepare(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
 	int ret;
 
 	/* A change keeps the qdisc's hold as it is; a new qdisc has none. */
-	in = malloc(sizeof(*in));
-	if (!in) {
-		tdm_set_err(err, errlen, "%s", strerror(ENOMEM));
+	in = info_alloc(err, errlen);
+	if (!in)
 		return -1;
-	}
 	ret = tdm_qdisc_get(r, t, in, err, errlen);
 	q.hold = ret == 0 && in->present && in->hold;
 	free(in);
@@ -737,25 +741,29 @@ static void put_hold(struct nlmsghdr *nlh, uint32_t hold)
 	mnl_attr_put_u8(nlh, TCA_TDMWIN_HOLD, hold ? 1 : 0);
 }
 
-/* Confirm or abort, then check that no unconfirmed plan is left. */
-static int settle(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
-		  uint32_t version, bool confirm, char *err, size_t errlen)
+/*
+ * change_opts(), then check() says what the dump shows did not take
+ * (NULL: all did).
+ */
+static int change_checked(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
+			  void (*put)(struct nlmsghdr *nlh, uint32_t arg),
+			  uint32_t arg,
+			  const char *(*check)(const struct tdm_qdisc_info *in,
+					       uint32_t arg),
+			  char *err, size_t errlen)
 {
 	struct tdm_qdisc_info *in;
+	const char *why;
 	int ret = -1;
 
-	in = malloc(sizeof(*in));
-	if (!in) {
-		tdm_set_err(err, errlen, "%s", strerror(ENOMEM));
+	in = info_alloc(err, errlen);
+	if (!in)
 		return -1;
-	}
-	if (change_opts(r, t, in, confirm ? put_confirm : put_abort, version,
-			err, errlen) < 0)
+	if (change_opts(r, t, in, put, arg, err, errlen) < 0)
 		goto out;
-	if (in->pending_unconfirmed) {
-		tdm_set_err(err, errlen,
-			"the qdisc on %s still has an unconfirmed plan after %s %u",
-			t->ifname, confirm ? "confirm" : "abort", version);
+	why = check(in, arg);
+	if (why) {
+		tdm_set_err(err, errlen, "the qdisc on %s %s", t->ifname, why);
 		errno = EPROTO;
 		goto out;
 	}
@@ -763,57 +771,50 @@ static int settle(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
 out:
 	free(in);
 	return ret;
+}
+
+static const char *settled(const struct tdm_qdisc_info *in, uint32_t version)
+{
+	(void)version;
+	return in->pending_unconfirmed ?
+	       "still has an unconfirmed plan (confirm or abort did not take)" :
+	       NULL;
+}
+
+static const char *renewed(const struct tdm_qdisc_info *in, uint32_t unused)
+{
+	(void)unused;
+	return in->lease_ns && in->lease_left_ns <= 0 ?
+	       "shows its lease run out after the renewal" : NULL;
+}
+
+static const char *held(const struct tdm_qdisc_info *in, uint32_t hold)
+{
+	if (in->present && in->hold == !!hold)
+		return NULL;
+	return hold ? "did not take hold on" : "did not take hold off";
 }
 
 int tdm_qdisc_confirm(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
 		      uint32_t version, char *err, size_t errlen)
 {
-	return settle(r, t, version, true, err, errlen);
+	return change_checked(r, t, put_confirm, version, settled, err, errlen);
 }
 
 int tdm_qdisc_abort(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
 		    uint32_t version, char *err, size_t errlen)
 {
-	return settle(r, t, version, false, err, errlen);
+	return change_checked(r, t, put_abort, version, settled, err, errlen);
 }
 
 int tdm_qdisc_renew(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
 		    char *err, size_t errlen)
 {
-	struct tdm_qdisc_info *in;
-	int ret;
-
-	in = malloc(sizeof(*in));
-	if (!in) {
-		tdm_set_err(err, errlen, "%s", strerror(ENOMEM));
-		return -1;
-	}
-	ret = change_opts(r, t, in, put_renew, 0, err, errlen);
-	free(in);
-	return ret < 0 ? -1 : 0;
+	return change_checked(r, t, put_renew, 0, renewed, err, errlen);
 }
 
 int tdm_qdisc_set_hold(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
 		       bool hold, char *err, size_t errlen)
 {
-	struct tdm_qdisc_info *in;
-	int ret = -1;
-
-	in = malloc(sizeof(*in));
-	if (!in) {
-		tdm_set_err(err, errlen, "%s", strerror(ENOMEM));
-		return -1;
-	}
-	if (change_opts(r, t, in, put_hold, hold, err, errlen) < 0)
-		goto out;
-	if (!in->present || in->hold != hold) {
-		tdm_set_err(err, errlen, "the qdisc on %s did not take hold %s",
-			t->ifname, hold ? "on" : "off");
-		errno = EPROTO;
-		goto out;
-	}
-	ret = 0;
-out:
-	free(in);
-	return ret;
+	return change_checked(r, t, put_hold, hold, held, err, errlen);
 }
