@@ -187,10 +187,10 @@ unit: $(BUILD)/test_gate
 fuzz:
 	$(US) fuzz FUZZ_TIME=$(FUZZ_TIME)
 
-$(BUILD)/test_gate: userspace/tests/test_gate.c userspace/tests/kcompat.h \
+$(BUILD)/test_gate: userspace/tests/test_gate.c userspace/lib/tdm_gate.h \
 		    kmod/tdmwin_gate.h kmod/uapi/linux/tdmwin.h
 	@mkdir -p $(BUILD)
-	$(CC) $(UCFLAGS) -o $@ $<
+	$(CC) $(UCFLAGS) -Iuserspace/lib -o $@ $<
 
 lint: setup
 	$(TOP)/tools/lint

@@ -25,7 +25,7 @@ static inline u64 tdmwin_div_rem(u64 a, u64 b, u64 *rem)
 }
 #endif
 /* Outside the kernel, the includer supplies u64, s64, u32, bool,
- * TDMWIN_TIME_MAX and tdmwin_div_rem() (userspace/tests/kcompat.h).
+ * TDMWIN_TIME_MAX and tdmwin_div_rem() (userspace/lib/tdm_gate.h).
  */
 
 struct tdmwin_window {

@@ -8,9 +8,16 @@
  *
  *   tdmgen [-p PORT] [-s SIZE] [-r RATE] [-d TIME | -c COUNT] [-i SENDER]
  *          [-V PLAN_VERSION] [-P PRIO] [-b BATCH] [-I IFACE] [-B ADDR]
- *          [--start TAI_NS | --align TIME] [-E MARKERS] [-j] [-q] HOST
+ *          [--start TAI_NS | --align TIME] [-E MARKERS] [-j] [-q]
+ *          [--pace windows --plan FILE [--name NAME] [--spin TIME]] HOST
  *
- * Exit status: 0 sent, 1 a send failed for good, 2 usage error.
+ * --pace windows is the original tool's method, user-space TDM: the
+ * sender sends only while one of its own windows is open by its own
+ * clock, one packet at a time, so that a window ends at most one packet
+ * late (the packet that started just before its end).
+ *
+ * Exit status: 0 sent, 1 a send failed for good, 2 usage error or an
+ * unusable plan.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -23,15 +30,20 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tdm_gate.h"
 #include "tdm_json.h"
 #include "tdm_pkt.h"
+#include "tdm_plan.h"
 #include "tdm_util.h"
 
 #define DEFAULT_PORT	"8081"
 #define DEFAULT_SIZE	1024
 #define MAX_SIZE	65507
 #define MAX_BATCH	1024
-#define SPIN_NS		50000	/* busy-wait the last 50 us before a packet */
+/* Busy-wait the last 50 us before a packet or a window: a timer wakes a
+ * task tens of microseconds late, more on a loaded or virtual machine.
+ */
+#define SPIN_NS		50000
 
 struct opts {
 	const char *host, *port, *bind_addr, *ifname;
@@ -44,6 +56,9 @@ struct opts {
 	int64_t start_ns;	/* 0 = now */
 	uint64_t align_ns, end_wait_ns;
 	bool json, quiet;
+	bool pace_windows;	/* --pace windows */
+	const char *plan_file, *name;
+	uint64_t spin_ns;
 };
 
 static void usage(FILE *f)
@@ -66,6 +81,15 @@ static void usage(FILE *f)
 		"      --align TIME         start at the next multiple of TIME on CLOCK_TAI\n"
 		"  -E, --end-markers N      end markers to send (default 5)\n"
 		"  -w, --end-wait TIME      pause before the end markers (default 200ms)\n"
+		"      --pace rate|windows  rate (default): packets spread evenly at --rate;\n"
+		"                           windows: the original tool's method, send only\n"
+		"                           while this sender's window is open by its own\n"
+		"                           clock (--plan; --rate then caps the rate inside)\n"
+		"      --plan FILE          the window plan (tdm.conf(5) plan format); cycle 0\n"
+		"                           starts at its base_time, else at the start\n"
+		"      --name NAME          this sender's name in the plan (default: -i's id)\n"
+		"      --spin TIME          sleep until TIME before a packet or window, then\n"
+		"                           busy-wait (default 50us)\n"
 		"  -j, --json               summary as JSON on stdout\n"
 		"  -q, --quiet              no summary\n"
 		"  -h, --help               this help\n"
@@ -163,21 +187,22 @@ fail:
 	return -1;
 }
 
-static void sleep_until(int64_t t)
+/* Until @t on @clk: sleep until @spin before it, then busy-wait. */
+static void sleep_until(int clk, int64_t t, int64_t spin)
 {
-	int64_t now = tdm_clock_ns(CLOCK_TAI);
+	int64_t now = tdm_clock_ns(clk);
 
-	if (t - now > SPIN_NS) {
+	if (t - now > spin) {
 		struct timespec ts;
-		int64_t wake = t - SPIN_NS;
+		int64_t wake = t - spin;
 
 		ts.tv_sec = wake / (int64_t)TDM_NSEC_PER_SEC;
 		ts.tv_nsec = wake % (int64_t)TDM_NSEC_PER_SEC;
-		while (clock_nanosleep(CLOCK_TAI, TIMER_ABSTIME, &ts, NULL) == EINTR &&
+		while (clock_nanosleep(clk, TIMER_ABSTIME, &ts, NULL) == EINTR &&
 		       !tdm_stop)
 			;
 	}
-	while (!tdm_stop && tdm_clock_ns(CLOCK_TAI) < t)
+	while (!tdm_stop && tdm_clock_ns(clk) < t)
 		;
 }
 
@@ -188,6 +213,7 @@ struct sender {
 	struct iovec *iov;
 	uint64_t sent, bytes, retries;
 	int64_t first_tx, last_tx;
+	uint64_t windows;	/* --pace windows: windows that had packets */
 };
 
 /* Send n prepared packets; retry the rest after a partial send or a
@@ -218,6 +244,87 @@ static int send_batch(struct sender *s, unsigned int n)
 	return 0;
 }
 
+/* Wait for the start (--start, --align, or now); returns it, on TAI. */
+static int64_t begin(const struct opts *o)
+{
+	int64_t start = o->start_ns, now;
+
+	if (!start && o->align_ns) {
+		now = tdm_clock_ns(CLOCK_TAI);
+		start = (now / (int64_t)o->align_ns + 1) * (int64_t)o->align_ns;
+	}
+	if (start)
+		sleep_until(CLOCK_TAI, start, SPIN_NS);
+	else
+		start = tdm_clock_ns(CLOCK_TAI);
+	return start;
+}
+
+/* Stamp one prepared packet just before it goes and send it. */
+static int send_one(const struct opts *o, struct sender *s,
+		    struct tdm_pkt *pkt)
+{
+	int64_t now;
+
+	pkt->seq = s->sent;
+	now = tdm_clock_ns(CLOCK_TAI);
+	pkt->tx_ns = now;
+	tdm_pkt_encode(s->bufs, pkt);
+	if (send_batch(s, 1))
+		return -1;
+	if (!s->sent)
+		s->first_tx = now;
+	s->last_tx = now;
+	s->sent++;
+	s->bytes += o->size;
+	return 0;
+}
+
+/*
+ * The original method: before each packet, ask the gate's own question
+ * (tdmwin_gate(), as the qdisc does) of this sender's windows on the
+ * plan's clock, with a frame of 1 ns: is a window open now?  If not,
+ * sleep until the next one opens (then spin).  A packet is sent while
+ * now < end, so the one sent last in a window may end after it: one
+ * packet of overshoot, as the original udp_send.
+ */
+static int run_windows(const struct opts *o, struct sender *s,
+		       const struct tdmwin_sched *sched, int clk)
+{
+	struct tdm_pkt pkt = { .sender = o->sender,
+			       .plan_version = o->plan_version };
+	int64_t end = INT64_MAX, now, next_ok = INT64_MIN, last_win = INT64_MIN;
+	int64_t gap = o->pps > 0 ? (int64_t)(1e9 / o->pps) : 0;
+	struct tdmwin_gate_result r;
+
+	if (o->duration_ns)
+		end = tdm_clock_ns(clk) + (int64_t)o->duration_ns;
+	while (!tdm_stop && (!o->count || s->sent < o->count)) {
+		now = tdm_clock_ns(clk);
+		if (now >= end)
+			break;
+		r = tdmwin_gate(sched, now, 1);
+		if (r.verdict != TDMWIN_SEND) {
+			sleep_until(clk, r.when < end ? r.when : end,
+				    (int64_t)o->spin_ns);
+			continue;
+		}
+		if (now < next_ok) {
+			sleep_until(clk, next_ok < r.end ? next_ok : r.end,
+				    (int64_t)o->spin_ns);
+			continue;
+		}
+		if (r.when != last_win) {
+			last_win = r.when;
+			s->windows++;
+		}
+		if (send_one(o, s, &pkt))
+			return -1;
+		next_ok = now + gap;
+	}
+	return 0;
+}
+
 static int run(const struct opts *o, struct sender *s)
 {
 	struct tdm_pkt pkt = { .sender = o->sender,
@@ -225,15 +332,7 @@ static int run(const struct opts *o, struct sender *s)
 	int64_t start, end = INT64_MAX, now;
 	unsigned int i;
 
-	start = o->start_ns;
-	if (!start && o->align_ns) {
-		now = tdm_clock_ns(CLOCK_TAI);
-		start = (now / (int64_t)o->align_ns + 1) * (int64_t)o->align_ns;
-	}
-	if (start)
-		sleep_until(start);
-	else
-		start = tdm_clock_ns(CLOCK_TAI);
+	start = begin(o);
 	if (o->duration_ns)
 		end = start + (int64_t)o->duration_ns;
 
@@ -250,7 +349,7 @@ static int run(const struct opts *o, struct sender *s)
 
 			due = start + (int64_t)((double)k * 1e9 / o->pps);
 			if (now < due) {
-				sleep_until(due < end ? due : end);
+				sleep_until(CLOCK_TAI, due < end ? due : end, SPIN_NS);
 				continue;
 			}
 			n = 1;
@@ -280,6 +379,53 @@ static int run(const struct opts *o, struct sender *s)
 	return 0;
 }
 
+/*
+ * --pace windows: load the plan, find this sender, start, and run.  0, -1
+ * (a send failed, errno) or 1 (the plan is unusable: said on stderr).
+ */
+static int run_plan(const struct opts *o, struct sender *s)
+{
+	static struct tdmwin_window win[TDMWIN_MAX_WINDOWS];
+	const struct tdm_sender *snd;
+	struct tdmwin_sched sched;
+	struct tdm_plan p;
+	char err[512], id[16];
+	const char *name = o->name;
+	int64_t start, base;
+	int rc = 1;
+
+	tdm_plan_init(&p);
+	if (tdm_plan_load(o->plan_file, &p, err, sizeof(err))) {
+		fprintf(stderr, "tdmgen: %s\n", err);
+		goto out;
+	}
+	if (!name) {
+		snprintf(id, sizeof(id), "%u", o->sender);
+		name = id;
+	}
+	snd = tdm_plan_sender(&p, name);
+	if (!snd || !snd->nwin) {
+		fprintf(stderr, "tdmgen: %s: %s '%s' (give its name with --name)\n",
+			o->plan_file, snd ? "no windows for sender" : "no sender",
+			name);
+		goto out;
+	}
+	if (tdm_clock_ns(p.clockid) < 0) {
+		fprintf(stderr, "tdmgen: %s: cannot read the plan's clock %d\n",
+			o->plan_file, p.clockid);
+		goto out;
+	}
+	start = begin(o);
+	/* Without a base time in the plan, cycle 0 starts now (on its clock). */
+	base = p.base_time ? p.base_time :
+	       tdm_clock_ns(p.clockid) - (tdm_clock_ns(CLOCK_TAI) - start);
+	tdm_gate_sched(&sched, win, &p, snd, base);
+	rc = run_windows(o, s, &sched, p.clockid);
+out:
+	tdm_plan_free(&p);
+	return rc;
+}
+
 static int send_markers(const struct opts *o, struct sender *s)
 {
 	struct tdm_pkt pkt = { .flags = TDM_PKT_F_END, .sender = o->sender,
@@ -288,7 +434,8 @@ static int send_markers(const struct opts *o, struct sender *s)
 	unsigned int i;
 
 	if (o->markers && o->end_wait_ns)
-		sleep_until(tdm_clock_ns(CLOCK_TAI) + (int64_t)o->end_wait_ns);
+		sleep_until(CLOCK_TAI, tdm_clock_ns(CLOCK_TAI) +
+				    (int64_t)o->end_wait_ns, SPIN_NS);
 	for (i = 0; i < o->markers; i++) {
 		pkt.tx_ns = tdm_clock_ns(CLOCK_TAI);
 		tdm_pkt_encode(s->bufs, &pkt);
@@ -325,6 +472,9 @@ static void summary(const struct opts *o, const struct sender *s)
 		tdm_json_u64(&j, "rate_bps", (uint64_t)(bps + 0.5));
 		tdm_json_u64(&j, "retries", s->retries);
 		tdm_json_u64(&j, "end_markers", o->markers);
+		tdm_json_str(&j, "pace", o->pace_windows ? "windows" : "rate");
+		if (o->pace_windows)
+			tdm_json_u64(&j, "windows", s->windows);
 		tdm_json_obj_close(&j);
 		t = tdm_json_finish(&j);
 		if (t)
@@ -335,6 +485,8 @@ static void summary(const struct opts *o, const struct sender *s)
 	printf("tdmgen: sender %u sent %llu packets of %zu bytes in %.6f s: %.0f pps, %.3f Mbit/s payload",
 	       o->sender, (unsigned long long)s->sent, o->size, secs, pps,
 	       bps / 1e6);
+	if (o->pace_windows)
+		printf(", in %llu windows", (unsigned long long)s->windows);
 	if (s->retries)
 		printf(", %llu retries", (unsigned long long)s->retries);
 	printf("\n");
@@ -362,6 +514,10 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 3 },
+		{ "pace", required_argument, NULL, 4 },
+		{ "plan", required_argument, NULL, 5 },
+		{ "name", required_argument, NULL, 6 },
+		{ "spin", required_argument, NULL, 7 },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *rate = "max";
@@ -371,7 +527,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 
 	*o = (struct opts){ .port = DEFAULT_PORT, .size = DEFAULT_SIZE,
 			    .prio = -1, .batch = 32, .markers = 5,
-			    .end_wait_ns = 200000000 };
+			    .end_wait_ns = 200000000, .spin_ns = SPIN_NS };
 	while ((c = getopt_long(argc, argv, "p:s:r:d:c:i:V:P:b:I:B:E:w:jqh",
 				lo, NULL)) != -1) {
 		err[0] = '\0';
@@ -460,6 +616,24 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 3:
 			printf("tdmgen %s\n", TDM_VERSION);
 			exit(0);
+		case 4:
+			if (strcmp(optarg, "rate") && strcmp(optarg, "windows")) {
+				snprintf(err, sizeof(err),
+					 "'%s': use rate or windows", optarg);
+				goto bad;
+			}
+			o->pace_windows = !strcmp(optarg, "windows");
+			break;
+		case 5:
+			o->plan_file = optarg;
+			break;
+		case 6:
+			o->name = optarg;
+			break;
+		case 7:
+			if (tdm_parse_time(optarg, &o->spin_ns, err, sizeof(err)))
+				goto bad;
+			break;
 		default:
 			usage(stderr);
 			return -1;
@@ -477,6 +651,14 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	}
 	if (o->start_ns && o->align_ns) {
 		fprintf(stderr, "tdmgen: --start and --align exclude each other\n");
+		return -1;
+	}
+	if (o->pace_windows != !!o->plan_file) {
+		fprintf(stderr, "tdmgen: --pace windows and --plan FILE go together\n");
+		return -1;
+	}
+	if (o->name && !o->plan_file) {
+		fprintf(stderr, "tdmgen: --name names a sender of --plan\n");
 		return -1;
 	}
 	return 0;
@@ -520,7 +702,15 @@ int main(int argc, char **argv)
 	}
 	tdm_stop_on_signals();
 
-	if (run(&o, &s)) {
+	if (o.pace_windows)
+		rc = run_plan(&o, &s);
+	else if (run(&o, &s))
+		rc = -1;
+	if (rc > 0) {
+		rc = 2;		/* the plan: bad input */
+		goto out;
+	}
+	if (rc < 0) {
 		fprintf(stderr, "tdmgen: send: %s\n", strerror(errno));
 		rc = 1;
 	}
@@ -531,6 +721,7 @@ int main(int argc, char **argv)
 		rc = 1;
 	}
 	summary(&o, &s);
+out:
 	close(s.fd);
 	free(s.bufs);
 	free(s.msgs);

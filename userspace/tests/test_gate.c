@@ -20,9 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kcompat.h"
-#include "../../kmod/uapi/linux/tdmwin.h"
-#include "../../kmod/tdmwin_gate.h"
+#include "tdm_gate.h"
 
 #define TDMWIN_GATE_TEST_MAXW TDMWIN_MAX_WINDOWS
 

@@ -1,0 +1,142 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# tdmgen --pace windows, the original tool's method: over loopback (no
+# root), a sender of a three-sender plan sends only inside its own window
+# by its own clock.  Judged on the TX stamps it puts in every packet
+# (CLOCK_TAI, read just before each send): none before a window opens,
+# at most one after it closes (the one packet of overshoot the method
+# allows), every packet of a window counted, windows counted as tdmgen
+# reports them.  Bad input is refused with exit status 2 and a message.
+# Built into O/tests as test_tdmgen_pace (which passes the tdmgen binary);
+# prints TAP lines.
+#
+#   tests/tdmgen_pace.sh TDMGEN
+set -uo pipefail
+tdmgen=$1
+n=0 failed=0
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() {
+	n=$((n + 1))
+	echo "not ok $n - $1"
+	shift
+	printf '#   %s\n' "$@"
+	failed=1
+}
+
+cat >"$tmp/plan" <<'PLAN'
+[global]
+cycle_time  9ms
+base_time   9ms          # cycles in phase with the TAI epoch
+
+[sender a]
+window 0 2ms
+
+[sender b]
+window 3ms 2ms
+
+[sender c]
+window 6ms 2ms
+PLAN
+
+# bad ARGS MESSAGE: exit 2 and MESSAGE on stderr
+bad() {
+	local msg=$1 rc
+	shift
+	"$tdmgen" "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ $rc = 2 ] && grep -qF -- "$msg" "$tmp/err"; then
+		ok "refused: $*"
+	else
+		not_ok "refused: $*" "exit $rc, want 2 with: $msg" "$(cat "$tmp/err")"
+	fi
+}
+bad "--pace windows and --plan FILE go together" --pace windows 127.0.0.1
+bad "--pace windows and --plan FILE go together" --plan "$tmp/plan" 127.0.0.1
+bad "use rate or windows" --pace sometimes 127.0.0.1
+bad "no sender 'd'" --pace windows --plan "$tmp/plan" --name d -d 10ms 127.0.0.1
+bad "--name names a sender of --plan" --name b 127.0.0.1
+bad "$tmp/nothere" --pace windows --plan "$tmp/nothere" -d 10ms 127.0.0.1
+
+# The receiver: every datagram's header (tdm_pkt.h: magic, version,
+# flags, hdr_len, sender, plan_version, seq, tx_ns, sent; big-endian).
+python3 - "$tmp" <<'PY' &
+import socket, struct, sys
+tmp = sys.argv[1]
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8 << 20)
+s.bind(("127.0.0.1", 0))
+open(tmp + "/port.tmp", "w").write(str(s.getsockname()[1]))
+import os
+os.rename(tmp + "/port.tmp", tmp + "/port")
+s.settimeout(30)
+with open(tmp + "/rx", "w") as out:
+    while True:
+        d = s.recv(65536)
+        magic, ver, flags, hl, snd, pv, seq, tx, sent = struct.unpack(">IBBHIIQQQ", d[:40])
+        if flags & 1:
+            out.write("end %d\n" % sent)
+            break
+        out.write("%d %d\n" % (seq, tx))
+PY
+rx=$!
+for _ in $(seq 100); do [ -f "$tmp/port" ] && break; sleep 0.1; done
+port=$(cat "$tmp/port" 2>/dev/null)
+
+if ! "$tdmgen" --pace windows --plan "$tmp/plan" --name b -i 1 -d 1s -s 200 \
+	-r 20000pps -E 1 -w 10ms -p "$port" -j 127.0.0.1 >"$tmp/summary" 2>"$tmp/err"; then
+	not_ok "tdmgen --pace windows ran" "$(cat "$tmp/err")"
+fi
+wait "$rx"
+
+# One line per check: "ok NAME" or "fail NAME: DETAIL".
+python3 - "$tmp" >"$tmp/checks" <<'PY'
+import json, sys
+tmp = sys.argv[1]
+CYCLE, OFF, LEN = 9000000, 3000000, 2000000
+summary = json.load(open(tmp + "/summary"))
+n, end, windows, outside = 0, None, {}, {}
+for line in open(tmp + "/rx"):
+    w = line.split()
+    if w[0] == "end":
+        end = int(w[1])
+        continue
+    n += 1
+    tx = int(w[1])
+    # the window that opened last at or before tx
+    k = (tx - OFF) // CYCLE
+    windows[k] = windows.get(k, 0) + 1
+    if tx >= k * CYCLE + OFF + LEN:
+        outside[k] = outside.get(k, 0) + 1
+over = max(outside.values(), default=0)
+print("# received %d, tdmgen sent %s in %s windows; received in %d windows; "
+      "%d packets after their window's end, at most %d in one window"
+      % (n, summary["sent"], summary.get("windows"), len(windows),
+         sum(outside.values()), over))
+def check(name, good, detail):
+    print(("ok %s" % name) if good else ("fail %s: %s" % (name, detail)))
+check("packets were sent", n > 0, "none received")
+check("every packet received, as counted by tdmgen and its end marker",
+      n == summary["sent"] == end, "%d received, %s sent, %s in the marker"
+      % (n, summary["sent"], end))
+check("at most one packet after each window's end (the original's overshoot)",
+      over <= 1, "%d after the end of one window" % over)
+check("windows counted as tdmgen reports", len(windows) == summary.get("windows"),
+      "%d seen, %s reported" % (len(windows), summary.get("windows")))
+check("the summary says pace windows", summary.get("pace") == "windows",
+      str(summary.get("pace")))
+PY
+while IFS= read -r line; do
+	case $line in
+	"#"*) echo "$line" ;;
+	"ok "*) ok "${line#ok }" ;;
+	*) not_ok "${line#fail }" ;;
+	esac
+done <"$tmp/checks"
+[ -s "$tmp/checks" ] || not_ok "the checks ran" "no output from the checker"
+
+echo "1..$n"
+exit "$failed"
