@@ -33,12 +33,22 @@ flows() {
 	sleep "$1"
 	[ "$(sent)" -gt "$n0" ]
 }
+sent_is() { [ "$(sent)" = "$1" ]; }
+# uholds N: the unconfirmed holds counted so far are N
+uholds() { tdm_snap Q "$A" "$D"; [ "${Q[x.unconfirmed_holds]:-0}" = "$1" ]; }
 # until_ns T: sleep until CLOCK_REALTIME passes T (+50 ms)
 until_ns() {
 	local now
 	now=$(tdm_now)
 	sleep "$(awk -v d=$(($1 - now)) 'BEGIN { s = d / 1e9 + 0.05; print (s > 0 ? s : 0) }')"
 }
+
+# Base times must lie far enough ahead for the checks made before them:
+# several tc calls, a few hundred ms each under TCG, seconds on a debug
+# kernel.  AHEAD: twelve calls' worth, at least 5 s, in whole seconds.
+per_call_ms=$(tdm_tc_call_ms "$A")
+AHEAD=$(( per_call_ms * 12 < 5000 ? 5 : (per_call_ms * 12 + 999) / 1000 ))
+tdm_log "one tc call: ${per_call_ms} ms; base times ${AHEAD} s ahead"
 
 check "add: cycle 20ms, window [0,10) ms, plan-version 1, CLOCK_REALTIME" \
 	tc_a qdisc add dev "$D" root handle 1: tdmwin cycle-time 20ms base-time 0 \
@@ -74,8 +84,8 @@ TDM_BG_PIDS+=("$sender")
 tdm_recv_wait rx 50
 
 # ---- prepared, base passes, held, confirmed -------------------------------------
-check "v2 unconfirmed: base-time now+6s, window [10,15) ms" \
-	chg unconfirmed base-time now+6s window 10ms 5ms
+check "v2 unconfirmed: base-time now+${AHEAD}s, window [10,15) ms" \
+	chg unconfirmed base-time now+${AHEAD}s window 10ms 5ms
 tdm_snap Q "$A" $D
 B2=${Q[options.pending.base_time]:-0}
 check_eq "dump: pending v2, unconfirmed" \
@@ -86,7 +96,7 @@ check_refused "confirm of another version" "No unconfirmed plan of this version"
 	chg confirm 3
 check "before its base, the old plan runs" flows 0.5
 until_ns "$B2"
-tdm_wait_for 10 test "$(tdm_snap Q "$A" $D; echo "${Q[x.unconfirmed_holds]:-0}")" = 1
+tdm_wait_for 10 uholds 1
 n0=$(sent)
 sleep 0.5
 tdm_snap Q "$A" $D
@@ -105,8 +115,8 @@ check_eq "confirmed: window [10,15) ms" \
 check "confirmed: traffic flows" flows 0.5
 
 # ---- aborted before its base -------------------------------------------------------
-check "v3 unconfirmed: base-time now+5s, window [0,5) ms" \
-	chg unconfirmed base-time now+5s window 0 5ms
+check "v3 unconfirmed: base-time now+${AHEAD}s, window [0,5) ms" \
+	chg unconfirmed base-time now+${AHEAD}s window 0 5ms
 tdm_snap Q "$A" $D
 B3=${Q[options.pending.base_time]:-0}
 check "abort 3" chg abort 3
@@ -119,7 +129,8 @@ check_refused "abort of the aborted version" "No unconfirmed plan of this versio
 	chg abort 3
 
 # ---- held at its base, then aborted -------------------------------------------------
-check "v4 unconfirmed: base-time now+2s" chg unconfirmed base-time now+2s window 0 5ms plan-version 4
+check "v4 unconfirmed: base-time now+${AHEAD}s" chg unconfirmed base-time \
+	now+${AHEAD}s window 0 5ms plan-version 4
 tdm_snap Q "$A" $D
 until_ns "${Q[options.pending.base_time]:-0}"
 n0=$(sent)
@@ -152,8 +163,8 @@ check_eq "tap: no departure while held, before the confirm" "${S[in_span]:-x}" 0
 
 # ---- created unconfirmed -----------------------------------------------------------
 check "delete" tc_a qdisc del dev "$D" root
-check "add unconfirmed v9: base-time now+1s" tc_a qdisc add dev "$D" root handle 1: \
-	tdmwin cycle-time 20ms base-time now+1s window 0 10ms clockid CLOCK_REALTIME \
+check "add unconfirmed v9: base-time now+${AHEAD}s" tc_a qdisc add dev "$D" root handle 1: \
+	tdmwin cycle-time 20ms base-time now+${AHEAD}s window 0 10ms clockid CLOCK_REALTIME \
 	plan-version 9 unconfirmed
 tdm_snap Q "$A" $D
 check_eq "dump: v9 in force, unconfirmed" \
@@ -163,11 +174,11 @@ nsx "$A" "${TDM_PYU[@]}" send --dst "$TDM_IP_B" --port 5001 --count 20 --size 20
 tdm_snap Q "$A" $D
 check_eq "created unconfirmed: nothing leaves" "${Q[x.window_packets]:-x}:${Q[qlen]:-x}" 0:20
 check "confirm 9" chg confirm 9
-tdm_wait_for 10 test "$(sent)" = 20
+tdm_wait_for $((AHEAD + 10)) sent_is 20
 check_eq "confirmed: the 20 queued packets leave" "$(sent)" 20
 check "delete" tc_a qdisc del dev "$D" root
 check "add unconfirmed v9 again" tc_a qdisc add dev "$D" root handle 1: \
-	tdmwin cycle-time 20ms base-time now+1s window 0 10ms clockid CLOCK_REALTIME \
+	tdmwin cycle-time 20ms base-time now+${AHEAD}s window 0 10ms clockid CLOCK_REALTIME \
 	plan-version 9 unconfirmed
 check "abort 9" chg abort 9
 tdm_snap Q "$A" $D
