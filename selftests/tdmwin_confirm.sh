@@ -21,7 +21,7 @@ tdm_require tcpdump
 setup_ns A B || tdm_skip_all "cannot create network namespaces"
 tdm_veth "$A" "$B" || tdm_skip_all "cannot create a veth pair"
 D=tdmA
-declare -A Q R P S
+declare -A Q P S
 
 tc_a() { tdm_tc -n "$A" "$@"; }
 chg() { tc_a qdisc change dev "$D" root tdmwin "$@"; }
