@@ -694,8 +694,8 @@ int tdm_qdisc_prepare(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
  */
 static int change_opts(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
 		       struct tdm_qdisc_info *in,
-		       void (*put)(struct nlmsghdr *nlh, uint32_t arg),
-		       uint32_t arg, char *err, size_t errlen)
+		       void (*put)(struct nlmsghdr *nlh, uint64_t arg),
+		       uint64_t arg, char *err, size_t errlen)
 {
 	struct nlmsghdr *nlh;
 	struct nlattr *opts;
@@ -720,23 +720,28 @@ static int change_opts(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
 	return tdm_qdisc_get(r, t, in, err, errlen);
 }
 
-static void put_confirm(struct nlmsghdr *nlh, uint32_t version)
+static void put_confirm(struct nlmsghdr *nlh, uint64_t version)
 {
 	mnl_attr_put_u32(nlh, TCA_TDMWIN_CONFIRM, version);
 }
 
-static void put_abort(struct nlmsghdr *nlh, uint32_t version)
+static void put_abort(struct nlmsghdr *nlh, uint64_t version)
 {
 	mnl_attr_put_u32(nlh, TCA_TDMWIN_ABORT, version);
 }
 
-static void put_renew(struct nlmsghdr *nlh, uint32_t unused)
+static void put_renew(struct nlmsghdr *nlh, uint64_t unused)
 {
 	(void)unused;
 	mnl_attr_put(nlh, TCA_TDMWIN_RENEW, 0, NULL);
 }
 
-static void put_hold(struct nlmsghdr *nlh, uint32_t hold)
+static void put_lease(struct nlmsghdr *nlh, uint64_t ns)
+{
+	mnl_attr_put_u64(nlh, TCA_TDMWIN_LEASE, ns);
+}
+
+static void put_hold(struct nlmsghdr *nlh, uint64_t hold)
 {
 	mnl_attr_put_u8(nlh, TCA_TDMWIN_HOLD, hold ? 1 : 0);
 }
@@ -746,10 +751,10 @@ static void put_hold(struct nlmsghdr *nlh, uint32_t hold)
  * (NULL: all did).
  */
 static int change_checked(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
-			  void (*put)(struct nlmsghdr *nlh, uint32_t arg),
-			  uint32_t arg,
+			  void (*put)(struct nlmsghdr *nlh, uint64_t arg),
+			  uint64_t arg,
 			  const char *(*check)(const struct tdm_qdisc_info *in,
-					       uint32_t arg),
+					       uint64_t arg),
 			  char *err, size_t errlen)
 {
 	struct tdm_qdisc_info *in;
@@ -773,7 +778,7 @@ out:
 	return ret;
 }
 
-static const char *settled(const struct tdm_qdisc_info *in, uint32_t version)
+static const char *settled(const struct tdm_qdisc_info *in, uint64_t version)
 {
 	(void)version;
 	return in->pending_unconfirmed ?
@@ -781,14 +786,22 @@ static const char *settled(const struct tdm_qdisc_info *in, uint32_t version)
 	       NULL;
 }
 
-static const char *renewed(const struct tdm_qdisc_info *in, uint32_t unused)
+static const char *renewed(const struct tdm_qdisc_info *in, uint64_t unused)
 {
 	(void)unused;
 	return in->lease_ns && in->lease_left_ns <= 0 ?
 	       "shows its lease run out after the renewal" : NULL;
 }
 
-static const char *held(const struct tdm_qdisc_info *in, uint32_t hold)
+static const char *leased(const struct tdm_qdisc_info *in, uint64_t ns)
+{
+	if (in->lease_ns != ns)
+		return "did not take the lease";
+	return in->lease_ns && in->lease_left_ns <= 0 ?
+	       "shows its lease run out after setting it" : NULL;
+}
+
+static const char *held(const struct tdm_qdisc_info *in, uint64_t hold)
 {
 	if (in->present && in->hold == !!hold)
 		return NULL;
@@ -811,6 +824,12 @@ int tdm_qdisc_renew(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
 		    char *err, size_t errlen)
 {
 	return change_checked(r, t, put_renew, 0, renewed, err, errlen);
+}
+
+int tdm_qdisc_set_lease(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
+			char *err, size_t errlen)
+{
+	return change_checked(r, t, put_lease, t->lease_ns, leased, err, errlen);
 }
 
 int tdm_qdisc_set_hold(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,

@@ -120,6 +120,10 @@ int tdm_qdisc_abort(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
 int tdm_qdisc_renew(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
 		    char *err, size_t errlen);
 
+/* Set the device's lease to target->lease_ns (0: none), which renews it. */
+int tdm_qdisc_set_lease(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
+			char *err, size_t errlen);
+
 /* Change only the hold flag of the tdmwin qdisc at the target. */
 int tdm_qdisc_set_hold(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
 		       bool hold, char *err, size_t errlen);

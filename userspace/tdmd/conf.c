@@ -38,6 +38,7 @@ enum key_type {
 
 #define K_ZERO_IS_MIN	0x1	/* K_UINT: 0 means min (not an error) */
 #define K_NO_MINOR	0x2	/* K_HANDLE: a qdisc handle, MAJ: only */
+#define K_OFF_OK	0x4	/* K_TIME: 0 or "off" means off (no min) */
 
 union key_val {
 	uint64_t u;
@@ -141,6 +142,10 @@ static const struct key keys[] = {
 	{ "ptp_bad_checks", MEMBER, K_UINT, F(ptp_bad_checks), .def.u = 1,
 	  .min = 1, .max = 1000 },
 	{ "ptp_check_tai", MEMBER, K_BOOL, F(ptp_check_tai), .def.u = 1 },
+	/* The qdisc's lease (tdmwin.rst): renewed while the node is healthy. */
+	{ "lease", MEMBER, K_TIME, F(target.lease_ns), .def.u = 0,
+	  .min = TDMWIN_MIN_LEASE_NS, .max = TDMWIN_MAX_LEASE_NS,
+	  .flags = K_OFF_OK },
 };
 
 static bool valid_name(const char *s)
@@ -344,15 +349,25 @@ static int key_set(const struct key *k, struct tdmd_conf *c,
 		}
 		return 0;
 	case K_TIME:
-		if (tdm_parse_time(s, &v, e, sizeof(e))) {
+		if ((k->flags & K_OFF_OK) && !strcmp(s, "off")) {
+			v = 0;
+		} else if (tdm_parse_time(s, &v, e, sizeof(e))) {
 			snprintf(err, errlen, "%s: %s", k->name, e);
 			return -1;
 		}
-		if (v < k->min) {
+		if (v < k->min && !(v == 0 && (k->flags & K_OFF_OK))) {
 			char b[32];
 
-			snprintf(err, errlen, "%s: must be at least %s", k->name,
-				 tdm_fmt_time(k->min, b, sizeof(b)));
+			snprintf(err, errlen, "%s: must be at least %s%s", k->name,
+				 tdm_fmt_time(k->min, b, sizeof(b)),
+				 k->flags & K_OFF_OK ? " (or off)" : "");
+			return -1;
+		}
+		if (k->max && v > k->max) {
+			char b[32];
+
+			snprintf(err, errlen, "%s: must be at most %s", k->name,
+				 tdm_fmt_time(k->max, b, sizeof(b)));
 			return -1;
 		}
 		break;

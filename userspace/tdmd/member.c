@@ -11,6 +11,12 @@
  * qdisc is held (gate closed, bypass traffic still flows) until
  * ptp_good_checks consecutive good answers, and held again after
  * ptp_bad_checks bad ones.  "warn" only logs; "off" never asks.
+ *
+ * With a lease, the member renews the qdisc's lease every quarter of it
+ * while the node is healthy (a plan in force, PTP in sync where the
+ * policy requires it), whether or not the coordinator is reachable.  If
+ * tdmd dies or the node goes bad, the kernel holds the gate within one
+ * lease, without tdmd.
  */
 #include <errno.h>
 #include <netdb.h>
@@ -72,6 +78,12 @@ struct member_role {
 	uint32_t kernel_version;	/* its plan version then */
 	int64_t kernel_base;
 	bool qdisc_gone_logged;
+
+	/* lease */
+	int64_t next_renew;
+	uint64_t renewals;
+	bool renewing;			/* healthy at the last renewal tick */
+	char renew_error[256];		/* the last renewal's failure, if any */
 };
 
 static bool hold_wanted(const struct member_role *me)
@@ -470,6 +482,49 @@ static void ptp_check(struct member_role *me)
 	apply_hold(me);
 }
 
+/* ---- the lease ---- */
+
+/* Why the node may not renew its lease now, or NULL if it may. */
+static const char *unhealthy(const struct member_role *me)
+{
+	if (!me->have_plan && !me->qdisc_seen)
+		return "no plan in force";
+	if (hold_wanted(me))
+		return "PTP not in sync";
+	return NULL;
+}
+
+/*
+ * Every lease/4: renew while healthy.  A qdisc whose lease differs from
+ * ours (none yet, or one set by hand) gets ours, which renews it too.
+ */
+static void lease_tick(struct member_role *me)
+{
+	const char *why = unhealthy(me);
+	char err[256];
+
+	if (why) {
+		if (me->renewing)
+			log_warn("lease: not renewing (%s): the gate closes within %llu ms",
+				 why, (unsigned long long)(me->target.lease_ns / 1000000));
+		me->renewing = false;
+		return;
+	}
+	if (tdm_qdisc_renew(&me->rtnl, &me->target, err, sizeof(err)) &&
+	    tdm_qdisc_set_lease(&me->rtnl, &me->target, err, sizeof(err))) {
+		if (strcmp(err, me->renew_error))
+			log_err("lease: cannot renew on %s: %s", me->target.ifname, err);
+		tdm_strlcpy(me->renew_error, err, sizeof(me->renew_error));
+		return;
+	}
+	if (!me->renewing || me->renew_error[0])
+		log_notice("lease: renewing every %llu ms",
+			   (unsigned long long)(me->target.lease_ns / 4000000));
+	me->renew_error[0] = '\0';
+	me->renewing = true;
+	me->renewals++;
+}
+
 static int64_t member_tick(struct role *r, int64_t now)
 {
 	struct member_role *me = (struct member_role *)r;
@@ -496,6 +551,14 @@ static int64_t member_tick(struct role *r, int64_t now)
 		}
 		if (me->next_ptp < next)
 			next = me->next_ptp;
+	}
+	if (me->target.lease_ns) {
+		if (now >= me->next_renew) {
+			lease_tick(me);
+			me->next_renew = now + (int64_t)(me->target.lease_ns / 4);
+		}
+		if (me->next_renew < next)
+			next = me->next_renew;
 	}
 	return next;
 }
@@ -553,6 +616,14 @@ static void status_json(struct tdm_json *j, void *arg)
 		tdm_json_u64(j, "backlog", q->backlog);
 		tdm_json_u64(j, "qlen", q->qlen);
 		report_xstats_json(j, "xstats", &q->xstats);
+		tdm_json_obj_open(j, "lease");
+		tdm_json_u64(j, "lease_ns", q->lease_ns);
+		tdm_json_s64(j, "left_ns", q->lease_left_ns);
+		tdm_json_u64(j, "expiries", q->xstats.lease_expiries);
+		tdm_json_bool(j, "renewing", me->renewing);
+		tdm_json_u64(j, "renewals", me->renewals);
+		tdm_json_str(j, "error", me->renew_error);
+		tdm_json_obj_close(j);
 	} else if (q->other) {
 		tdm_json_str(j, "kind", q->kind);
 	}
@@ -588,7 +659,17 @@ static void status_text(FILE *f, void *arg)
 			q->other ? ", found " : "", q->other ? q->kind : "");
 		return;
 	}
-	fprintf(f, "gate: %s\n", q->hold ? "held" : "running");
+	fprintf(f, "gate: %s\n", q->hold ? "held" :
+		q->xstats.lease_held ? "held (the lease ran out)" : "running");
+	if (q->lease_ns)
+		fprintf(f, "lease: %llu ms, %lld ms %s, %llu expiries, %s%s\n",
+			(unsigned long long)(q->lease_ns / 1000000),
+			(long long)(q->lease_left_ns > 0 ? q->lease_left_ns :
+				    -q->lease_left_ns) / 1000000,
+			q->lease_left_ns > 0 ? "left" : "since it ran out",
+			(unsigned long long)q->xstats.lease_expiries,
+			me->renewing ? "renewing" : "not renewing",
+			me->renew_error[0] ? " (the last renewal failed)" : "");
 	fprintf(f, "active plan: v%u since %s, cycle %llu ns\n", q->version,
 		fmt_tai(q->base_time, me->have_plan ? me->plan.clockid : CLOCK_TAI,
 			tb, sizeof(tb)),
@@ -690,6 +771,7 @@ static struct role *member_start(const struct tdmd *d, char *err,
 	}
 	me->backoff = me->cf->reconnect_min_ns;
 	me->next_attempt = tdm_mono_ns();
+	me->next_renew = me->next_attempt;
 	me->sync = me->cf->ptp_policy == PTP_OFF ? SYNC_OFF : SYNC_UNKNOWN;
 	me->synced = false;
 	log_info("member '%s' on %s; coordinator %s port %s; PTP policy %s",

@@ -78,6 +78,7 @@ static void test_defaults(void **state)
 	assert_int_equal(c.ptp_good_checks, 3);
 	assert_int_equal(c.ptp_bad_checks, 1);
 	assert_true(c.ptp_check_tai);
+	assert_int_equal(c.target.lease_ns, 0);
 }
 
 static void test_every_key(void **state)
@@ -110,8 +111,9 @@ static void test_every_key(void **state)
 			      "reconnect_max 2s\nptp_policy warn\nptp_socket /s\n"
 			      "ptp_domain 255\nptp_threshold 1ns\nptp_interval 10ms\n"
 			      "ptp_good_checks 1000\nptp_bad_checks 2\n"
-			      "ptp_check_tai no\n",
+			      "ptp_check_tai no\nlease 1500ms\n",
 			      &c, err, sizeof(err)), 0);
+	assert_int_equal(c.target.lease_ns, 1500000000ULL);
 	assert_string_equal(c.coord.host, "::1");
 	assert_string_equal(c.coord.port, "99");
 	assert_int_equal(c.target.parent, 0x00010002);
@@ -130,6 +132,9 @@ static void test_every_key(void **state)
 	assert_int_equal(c.ptp_good_checks, 1000);
 	assert_int_equal(c.ptp_bad_checks, 2);
 	assert_false(c.ptp_check_tai);
+	assert_int_equal(load("role member\nkey_file /k\ncoordinator c\n"
+			      "interface eth0\nlease off\n", &c, err, sizeof(err)), 0);
+	assert_int_equal(c.target.lease_ns, 0);
 }
 
 /* A file and the message after "PATH". */
@@ -220,6 +225,10 @@ static const struct {
 	  ":5: ptp_domain: '256' is too large (max 255)" },
 	{ "role member\nkey_file /k\ncoordinator 198.18.0.1\ninterface eth0\nptp_threshold 0\n",
 	  ":5: ptp_threshold: must be at least 1ns" },
+	{ "role member\nkey_file /k\ncoordinator 198.18.0.1\ninterface eth0\nlease 99ms\n",
+	  ":5: lease: must be at least 100ms (or off)" },
+	{ "role member\nkey_file /k\ncoordinator 198.18.0.1\ninterface eth0\nlease 3601s\n",
+	  ":5: lease: must be at most 3600s" },
 	{ "role member\nkey_file /k\ncoordinator 198.18.0.1\ninterface eth0\nptp_interval 9ms\n",
 	  ":5: ptp_interval: must be at least 10ms" },
 	{ "role member\nkey_file /k\ncoordinator 198.18.0.1\ninterface eth0\nptp_good_checks 0\n",
