@@ -1,10 +1,11 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
-"""The demo's report: the gated run and the free-running run side by side.
+"""The demo's report: the gated run, the free-running run (no TDM) and the
+user-space TDM run (the original tool's method) side by side.
 
 Reads what tools/demo-guest left in its output folder: tdmstat's CSV/JSON
-for each run (gated-*, free-*), tdmgen's JSON summaries and the senders'
-qdisc counters (tc -s -j), and prints
+for each run (gated-*, free-*, usertdm-*), tdmgen's JSON summaries and the
+senders' qdisc counters (tc -s -j), and prints
 
   * the first windows of the gated run (the per-window table; all of them
     are in gated-windows.csv),
@@ -35,6 +36,9 @@ after it.  Under TCG the qdisc dequeues a burst inside the window and the
 emulated driver may stamp its last frames hundreds of microseconds later,
 or milliseconds when a vCPU is descheduled in between; on hardware the
 same check can run with zero tolerances.
+
+The free-running and user-space TDM runs are reported, not judged: they
+are what the gate is compared with.
 
 With --check the exit status is 1 when the gated run lost packets, lacks a
 sender's sent count, let more than --outlier-permille of its packets
@@ -207,38 +211,35 @@ def rate(r):
     return "%.1f" % (r["bytes"] * 8 / ((r["end"] - r["start"]) / 1e9) / 1e6)
 
 
+# The runs of a demo, in the order shown, and what each one is.
+RUNS = {"gated": "gated by tdmwin",
+        "free": "free-running, no TDM (pfifo)",
+        "usertdm": "user-space TDM, the original method (pfifo)"}
+
+
 def summary_table(runs, senders):
     heads = ["windows", "packets", "Mbit/s", "lost", "left_outside",
              "arrived_outside", "no_window", "min_dead(us)", "open_lat(us)"]
-    print("\nper sender: gated by tdmwin | free-running (pfifo)")
-    print("  %-6s" % "sender" + "".join(" %27s" % h for h in heads))
+    names = [n for n in RUNS if runs.get(n)]
+    print("\nper sender and run: " + "; ".join(
+        "%s = %s" % (n, RUNS[n]) for n in names))
+    print("  %-6s %-8s" % ("sender", "run") + "".join(" %15s" % h for h in heads))
     for i in range(senders):
-        cells = []
-        for h in heads:
-            pair = []
-            for name in ("gated", "free"):
-                run = runs.get(name)
-                r = run["senders"].get(i) if run else None
-                if r is None:
-                    pair.append("-")
-                    continue
-                pair.append({
-                    "windows": str(r["windows"]),
-                    "packets": str(r["received"]),
-                    "Mbit/s": rate(r),
-                    "lost": "-" if r["lost"] is None else str(r["lost"]),
-                    "left_outside": "-" if r["departures"] is None else
-                    "%d/%d" % (r["dep_out"], r["departures"]),
-                    "arrived_outside": str(r["outside_tol"]),
-                    "no_window": str(r["no_window"]),
-                    "min_dead(us)": us(r["dead_min"]),
-                    "open_lat(us)": "-" if r["lat_mean"] is None else
-                    "%s/%s" % (us(r["lat_mean"]), us(r["lat_max"])),
-                }[h])
-            cells.append("%12s | %-12s" % tuple(pair))
-        name = runs["gated"]["senders"].get(i, {}).get("name", str(i)) \
+        label = runs["gated"]["senders"].get(i, {}).get("name", str(i)) \
             if runs.get("gated") else str(i)
-        print("  %-6s" % name + "".join(" %27s" % c for c in cells))
+        for name in names:
+            r = runs[name]["senders"].get(i)
+            cells = ["-"] * len(heads) if r is None else [
+                str(r["windows"]), str(r["received"]), rate(r),
+                "-" if r["lost"] is None else str(r["lost"]),
+                "-" if r["departures"] is None else
+                "%d/%d" % (r["dep_out"], r["departures"]),
+                str(r["outside_tol"]), str(r["no_window"]), us(r["dead_min"]),
+                "-" if r["lat_mean"] is None else
+                "%s/%s" % (us(r["lat_mean"]), us(r["lat_max"]))]
+            print("  %-6s %-8s" % (label, name) +
+                  "".join(" %15s" % c for c in cells))
+            label = ""
     print("  (left_outside: departures outside the sender's windows / all, "
           "from a tap on the sender;\n   arrived_outside: at the receiver, "
           "beyond the timing tolerances; no_window: arrivals whose window\n"
@@ -300,7 +301,7 @@ def main():
                     "its departures are then reported, not judged")
     a = ap.parse_args()
     runs = {n: load_run(a.folder, n, a.senders, a.early_us * 1000,
-                        a.late_us * 1000) for n in ("gated", "free")}
+                        a.late_us * 1000) for n in RUNS}
     if runs["gated"] is None:
         print("demo: the gated run left no results", file=sys.stderr)
         return 1
@@ -310,8 +311,9 @@ def main():
     lost, unknown, (n, dep_out), dep_nowin, gbad = verdict(
         "gated", runs["gated"], a)
     fbad = []
-    if runs["free"]:
-        fbad = verdict("free ", runs["free"], a)[4]
+    for other in ("free", "usertdm"):
+        if runs[other]:
+            fbad += verdict(other, runs[other], a)[4]
     if a.check:
         bad = []
         if gbad or fbad:

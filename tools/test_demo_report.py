@@ -60,17 +60,20 @@ PACKETS = [
 # The senders' taps: sender 0 all judged, sender 1 one of no window.
 TAPS = ((1, [(0, 0, 0.4, 0), (0, 2, 10.5, 0)]),
         (2, [(1, 1, 4.1, 0), (1, 3, 14.1, 0)]))
+# Every departure inside its window.
+TAPS_OK = ((1, [(0, 0, 0.4, 0), (0, 2, 10.5, 0)]),
+           (2, [(1, 1, 4.1, 0), (1, 1, 5.1, 0)]))
 # Every departure has a window; sender 1's second left 3 ms late.
 TAPS_LATE = ((1, [(0, 0, 0.4, 0), (0, 2, 10.5, 0)]),
              (2, [(1, 1, 4.1, 0), (1, 1, 9.0, 0)]))
 
 
-def craft(folder, received, taps=TAPS):
-    """A gated run as tools/demo-guest leaves it; received: per sender."""
-    write_csv(os.path.join(folder, "gated-windows.csv"), WIN_HEAD,
+def craft(folder, received, taps=TAPS, run="gated"):
+    """A run as tools/demo-guest leaves it; received: per sender."""
+    write_csv(os.path.join(folder, run + "-windows.csv"), WIN_HEAD,
               [[w, s, "tx%d" % (s + 1), 1, t * MS, (t + 2) * MS, 1, 0, 1400,
                 0, 0, 0, 0, 0, 0] for w, s, t in ROWS])
-    write_csv(os.path.join(folder, "gated-packets.csv"), PKT_HEAD,
+    write_csv(os.path.join(folder, run + "-packets.csv"), PKT_HEAD,
               [[s, w, 1, int(t * MS), d] for s, w, t, d in PACKETS])
     summary = {"run": {"ring_drops": 0, "ts_source": "sw",
                        "overlap_windows": 0},
@@ -79,10 +82,10 @@ def craft(folder, received, taps=TAPS):
                             "lost": 0, "windows": 2,
                             "start_rx_ns": 0, "end_rx_ns": 16 * MS}
                            for s in (0, 1)]}
-    with open(os.path.join(folder, "gated.json"), "w") as f:
+    with open(os.path.join(folder, run + ".json"), "w") as f:
         json.dump(summary, f)
     for i, pk in taps:
-        pre = os.path.join(folder, "gated-tap-tx%d" % i)
+        pre = os.path.join(folder, "%s-tap-tx%d" % (run, i))
         write_csv(pre + "-windows.csv", WIN_HEAD,
                   [[w, s, "tx", 1, t * MS, (t + 2) * MS, 1, 0, 1, 0, 0, 0, 0,
                     0, 0] for w, s, t in ROWS])
@@ -133,6 +136,19 @@ def main():
         tap(rc == 0 and "not judged, reported: 1 of 4" in out and
             "host loaded: 1.2" in out,
             "a loaded host: the departures are reported, not judged", out)
+
+    # The user-space TDM run beside the gated one: shown, not judged.
+    with tempfile.TemporaryDirectory() as d:
+        craft(d, {0: 3, 1: 4}, TAPS_OK)
+        craft(d, {0: 3, 1: 4}, TAPS_LATE, run="usertdm")
+        rc, out = report(d, "--check")
+        tap("user-space TDM, the original method" in out and
+            "usertdm: 7 packets, 0 lost" in out and
+            "1 of 4 left" in out.split("usertdm:")[-1],
+            "the user-space TDM run is shown with its departures", out)
+        tap(rc == 0 and "demo check passed" in out,
+            "only the gated run is judged: a user-space TDM departure "
+            "outside its window does not fail --check", out)
     print("1..%d" % n)
     print("%d passed, %d failed" % (n - failed, failed))
     return 1 if failed else 0

@@ -84,7 +84,8 @@ static void usage(FILE *f)
 		"      --pace rate|windows  rate (default): packets spread evenly at --rate;\n"
 		"                           windows: the original tool's method, send only\n"
 		"                           while this sender's window is open by its own\n"
-		"                           clock (--plan; --rate then caps the rate inside)\n"
+		"                           clock (--plan; packets due at --rate while it is\n"
+		"                           closed go when it opens)\n"
 		"      --plan FILE          the window plan (tdm.conf(5) plan format); cycle 0\n"
 		"                           starts at its base_time, else at the start\n"
 		"      --name NAME          this sender's name in the plan (default: -i's id)\n"
@@ -286,19 +287,21 @@ static int send_one(const struct opts *o, struct sender *s,
  * plan's clock, with a frame of 1 ns: is a window open now?  If not,
  * sleep until the next one opens (then spin).  A packet is sent while
  * now < end, so the one sent last in a window may end after it: one
- * packet of overshoot, as the original udp_send.
+ * packet of overshoot, as the original udp_send.  With a rate, packets
+ * become due as with --pace rate (the same offered load) from @start on
+ * the plan's clock, and those due while the window is closed go at its
+ * opening, one after the other.
  */
 static int run_windows(const struct opts *o, struct sender *s,
-		       const struct tdmwin_sched *sched, int clk)
+		       const struct tdmwin_sched *sched, int clk, int64_t start)
 {
 	struct tdm_pkt pkt = { .sender = o->sender,
 			       .plan_version = o->plan_version };
-	int64_t end = INT64_MAX, now, next_ok = INT64_MIN, last_win = INT64_MIN;
-	int64_t gap = o->pps > 0 ? (int64_t)(1e9 / o->pps) : 0;
+	int64_t end = INT64_MAX, now, due, last_win = INT64_MIN;
 	struct tdmwin_gate_result r;
 
 	if (o->duration_ns)
-		end = tdm_clock_ns(clk) + (int64_t)o->duration_ns;
+		end = start + (int64_t)o->duration_ns;
 	while (!tdm_stop && (!o->count || s->sent < o->count)) {
 		now = tdm_clock_ns(clk);
 		if (now >= end)
@@ -309,8 +312,10 @@ static int run_windows(const struct opts *o, struct sender *s,
 				    (int64_t)o->spin_ns);
 			continue;
 		}
-		if (now < next_ok) {
-			sleep_until(clk, next_ok < r.end ? next_ok : r.end,
+		due = o->pps > 0 ? start + (int64_t)((double)s->sent * 1e9 / o->pps) :
+		      now;
+		if (now < due) {
+			sleep_until(clk, due < r.end ? due : r.end,
 				    (int64_t)o->spin_ns);
 			continue;
 		}
@@ -320,7 +325,6 @@ static int run_windows(const struct opts *o, struct sender *s,
 		}
 		if (send_one(o, s, &pkt))
 			return -1;
-		next_ok = now + gap;
 	}
 	return 0;
 }
@@ -416,11 +420,11 @@ static int run_plan(const struct opts *o, struct sender *s)
 		goto out;
 	}
 	start = begin(o);
-	/* Without a base time in the plan, cycle 0 starts now (on its clock). */
-	base = p.base_time ? p.base_time :
-	       tdm_clock_ns(p.clockid) - (tdm_clock_ns(CLOCK_TAI) - start);
+	/* The start on the plan's clock; cycle 0 then if the plan has no base. */
+	start = tdm_clock_ns(p.clockid) - (tdm_clock_ns(CLOCK_TAI) - start);
+	base = p.base_time ? p.base_time : start;
 	tdm_gate_sched(&sched, win, &p, snd, base);
-	rc = run_windows(o, s, &sched, p.clockid);
+	rc = run_windows(o, s, &sched, p.clockid, start);
 out:
 	tdm_plan_free(&p);
 	return rc;
