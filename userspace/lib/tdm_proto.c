@@ -378,6 +378,7 @@ int tdm_key_load(const char *path, uint8_t *key, size_t *keylen,
 	/* Room for the longest key with generous whitespace; more than this
 	 * is not a key file.
 	 */
+	static const uint8_t zeros[TDM_KEY_MAX];
 	char text[8 * TDM_KEY_MAX];
 	uint8_t tmp[TDM_KEY_MAX];
 	size_t n = 0, len = 0;
@@ -425,6 +426,10 @@ int tdm_key_load(const char *path, uint8_t *key, size_t *keylen,
 		}
 	}
 	rc = key_parse(path, text, n, tmp, &len, err, errlen);
+	if (!rc && !CRYPTO_memcmp(tmp, zeros, len))
+		rc = tdm_set_err(err, errlen,
+				 "key file %s holds an all-zero key; make a random one (tdmd(8), SECURITY)",
+				 path);
 	if (!rc) {
 		memcpy(key, tmp, len);
 		*keylen = len;

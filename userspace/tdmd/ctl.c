@@ -293,6 +293,7 @@ struct ctl *ctl_open(const char *path, struct role *role, char *err,
 {
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
 	struct ctl *ctl;
+	struct stat st;
 	int fd, probe;
 
 	if (tdm_strlcpy(sun.sun_path, path, sizeof(sun.sun_path))) {
@@ -310,19 +311,36 @@ struct ctl *ctl_open(const char *path, struct role *role, char *err,
 		free(ctl);
 		return NULL;
 	}
-	/* A stale socket from a crashed tdmd is removed; a live one is not. */
-	probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (probe >= 0 &&
-	    connect(probe, (struct sockaddr *)&sun, sizeof(sun)) == 0) {
-		close(probe);
-		close(fd);
-		free(ctl);
-		snprintf(err, errlen, "another tdmd is serving %s", path);
-		return NULL;
+	/*
+	 * Only a stale socket (a crashed tdmd's: nobody accepts on it) is
+	 * removed.  A live one, or anything that is not a socket, is an
+	 * error: control_socket may point at a file that is not ours.
+	 */
+	if (lstat(path, &st) == 0) {
+		const char *why = NULL;
+
+		if (!S_ISSOCK(st.st_mode)) {
+			why = "exists and is not a socket; remove it or set control_socket";
+		} else {
+			probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+			if (probe < 0)
+				why = "cannot be probed";
+			else if (connect(probe, (struct sockaddr *)&sun,
+					 sizeof(sun)) == 0)
+				why = "is served by another tdmd";
+			else if (errno != ECONNREFUSED)
+				why = strerror(errno);
+			if (probe >= 0)
+				close(probe);
+		}
+		if (why) {
+			snprintf(err, errlen, "control socket %s %s", path, why);
+			close(fd);
+			free(ctl);
+			return NULL;
+		}
+		unlink(path);
 	}
-	if (probe >= 0)
-		close(probe);
-	unlink(path);
 	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) ||
 	    chmod(path, 0660) || listen(fd, 16)) {
 		snprintf(err, errlen, "control socket %s: %s", path,

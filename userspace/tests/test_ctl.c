@@ -285,6 +285,48 @@ static void test_client_limit(void **state)
 	assert_string_equal(buf, "ok\nstatus");
 }
 
+/*
+ * What ctl_open() may replace at control_socket: a stale socket, and
+ * nothing else.  A live socket and a regular file stay as they are.
+ */
+static void test_socket_path(void **state)
+{
+	struct fx *f = *state;
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	char err[256] = "", path[108];
+	struct ctl *c;
+	FILE *fp;
+	int fd;
+
+	/* f->ctl is live at f->path. */
+	assert_null(ctl_open(f->path, &f->fr.role, err, sizeof(err)));
+	assert_non_null(strstr(err, "is served by another tdmd"));
+	assert_int_equal(access(f->path, F_OK), 0);
+
+	snprintf(path, sizeof(path), "/tmp/test_ctl.%d.file", getpid());
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fputs("not a socket\n", fp);
+	fclose(fp);
+	assert_null(ctl_open(path, &f->fr.role, err, sizeof(err)));
+	assert_non_null(strstr(err, "exists and is not a socket"));
+	assert_int_equal(access(path, F_OK), 0);
+	unlink(path);
+
+	/* A stale socket: bound, never listened on, its owner gone. */
+	snprintf(path, sizeof(path), "/tmp/test_ctl.%d.stale", getpid());
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sun, sizeof(sun)), 0);
+	close(fd);
+	c = ctl_open(path, &f->fr.role, err, sizeof(err));
+	if (!c)
+		fail_msg("a stale socket was not replaced: %s", err);
+	ctl_close(c);
+	assert_int_equal(access(path, F_OK), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -293,6 +335,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_stalled_client_dropped, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_reply_over_bound, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_client_limit, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_socket_path, fx_setup, fx_teardown),
 	};
 
 	tdm_log_init("test_ctl", LOG_ERR);

@@ -1450,6 +1450,9 @@ static void test_key_load(void **state)
 	key_fails(p, "is readable by group or others; chmod 600 it");
 	key_fails(key_file("gw", "00112233445566778899aabbccddeeff\n", 0620),
 		  "chmod 600");
+	key_fails(key_file("zero", "00000000000000000000000000000000"
+			   "00000000000000000000000000000000\n", 0600),
+		  "holds an all-zero key");
 	snprintf(path, sizeof(path), "%s/missing", keydir);
 	key_fails(path, "No such file or directory");
 	key_fails(keydir, "not a regular file");
