@@ -260,6 +260,37 @@ int tdm_stop_on_signals(void)
 	return 0;
 }
 
+int tdm_text_escape(char *dst, const char *src, size_t size)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t o = 0;
+
+	if (!size)
+		return -1;
+	for (; *src; src++) {
+		unsigned char c = (unsigned char)*src;
+		size_t need = c == '\\' ? 2 : (c >= 0x20 && c < 0x7f) ? 1 : 4;
+
+		if (o + need >= size) {
+			dst[o] = '\0';
+			return -1;
+		}
+		if (c == '\\') {
+			dst[o++] = '\\';
+			dst[o++] = '\\';
+		} else if (need == 1) {
+			dst[o++] = (char)c;
+		} else {
+			dst[o++] = '\\';
+			dst[o++] = 'x';
+			dst[o++] = hex[c >> 4];
+			dst[o++] = hex[c & 15];
+		}
+	}
+	dst[o] = '\0';
+	return 0;
+}
+
 int tdm_strlcpy(char *dst, const char *src, size_t size)
 {
 	size_t n;

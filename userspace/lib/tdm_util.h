@@ -60,6 +60,13 @@ int tdm_stop_on_signals(void);
 /* Bounded string copy that always terminates; returns -1 if truncated. */
 int tdm_strlcpy(char *dst, const char *src, size_t size);
 /*
+ * Copy text that came from a peer so that it can go into a log line or a
+ * terminal: printable ASCII and spaces as they are, a backslash as "\\",
+ * every other byte (newlines, escape sequences, UTF-8) as "\xNN".  Always
+ * terminates, never cuts an escape; returns -1 if truncated.
+ */
+int tdm_text_escape(char *dst, const char *src, size_t size);
+/*
  * printf into err[errlen] (cut to fit), if err is not NULL: the error text
  * of every tdmwin function.  Returns -1, so that a parser can end with
  * "return tdm_set_err(err, errlen, ...);".

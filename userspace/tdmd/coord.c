@@ -615,9 +615,11 @@ static int on_ack(struct coord *co, struct coord_peer *p, const struct tdm_msg *
 	struct member *mb = p->m;
 	uint32_t v = mnl_attr_get_u32(m->tb[TDM_A_PLAN_VERSION]);
 	uint32_t status = mnl_attr_get_u32(m->tb[TDM_A_STATUS]);
-	const char *msg = m->tb[TDM_A_MESSAGE] ?
-			  mnl_attr_get_str(m->tb[TDM_A_MESSAGE]) : "";
+	char msg[sizeof(mb->ack_msg)];
 
+	/* The member's text goes into logs and onto terminals: escaped. */
+	tdm_text_escape(msg, m->tb[TDM_A_MESSAGE] ?
+			mnl_attr_get_str(m->tb[TDM_A_MESSAGE]) : "", sizeof(msg));
 	if (mb->ack != ACK_WAIT || v != mb->ack_version) {
 		log_info("member %s: unexpected ack for plan v%u ignored",
 			 mb->name, v);
@@ -645,6 +647,7 @@ static void on_heartbeat(struct coord_peer *p, const struct tdm_msg *m)
 	struct member *mb = p->m;
 	const struct nlattr *tb[TDM_S_MAX + 1] = { NULL };
 	const struct nlattr *a;
+	char reason[sizeof(mb->reason)];
 	bool hold;
 
 	mnl_attr_for_each_nested(a, m->tb[TDM_A_SYNC]) {
@@ -654,19 +657,20 @@ static void on_heartbeat(struct coord_peer *p, const struct tdm_msg *m)
 			tb[t] = a;
 	}
 	hold = tb[TDM_S_HOLD] && mnl_attr_get_u8(tb[TDM_S_HOLD]);
+	/* The member's text goes into logs and onto terminals: escaped. */
+	tdm_text_escape(reason, tb[TDM_S_REASON] ?
+			mnl_attr_get_str(tb[TDM_S_REASON]) : "", sizeof(reason));
 	if (mb->hb && hold != mb->hold)
 		log_notice("member %s %s its gate%s%s", mb->name,
-			   hold ? "holds" : "released",
-			   tb[TDM_S_REASON] ? ": " : "",
-			   tb[TDM_S_REASON] ? mnl_attr_get_str(tb[TDM_S_REASON]) : "");
+			   hold ? "holds" : "released", reason[0] ? ": " : "",
+			   reason);
 	mb->hb = true;
 	mb->hold = hold;
 	mb->sync_state = tb[TDM_S_STATE] ? mnl_attr_get_u32(tb[TDM_S_STATE]) : 0;
 	mb->offset = tb[TDM_S_OFFSET] ? (int64_t)mnl_attr_get_u64(tb[TDM_S_OFFSET]) : 0;
 	mb->port_state = tb[TDM_S_PORT_STATE] ?
 			 mnl_attr_get_u32(tb[TDM_S_PORT_STATE]) : 0;
-	tdm_strlcpy(mb->reason, tb[TDM_S_REASON] ?
-		    mnl_attr_get_str(tb[TDM_S_REASON]) : "", sizeof(mb->reason));
+	tdm_strlcpy(mb->reason, reason, sizeof(mb->reason));
 	mb->version = mnl_attr_get_u32(m->tb[TDM_A_PLAN_VERSION]);
 	mb->pending_version = m->tb[TDM_A_PENDING_VERSION] ?
 			      mnl_attr_get_u32(m->tb[TDM_A_PENDING_VERSION]) : 0;
@@ -696,10 +700,15 @@ static int on_frame(struct coord *co, struct coord_peer *p,
 		on_heartbeat(p, m);
 		return 0;
 	case TDM_MSG_ERROR:
-		snprintf(err, errlen, "member reports an error: %s",
-			 m->tb[TDM_A_MESSAGE] ?
-			 mnl_attr_get_str(m->tb[TDM_A_MESSAGE]) : "?");
+	{
+		char msg[256];
+
+		tdm_text_escape(msg, m->tb[TDM_A_MESSAGE] ?
+				mnl_attr_get_str(m->tb[TDM_A_MESSAGE]) : "?",
+				sizeof(msg));
+		snprintf(err, errlen, "member reports an error: %s", msg);
 		return -1;
+	}
 	default:
 		snprintf(err, errlen, "unexpected %s", tdm_msg_name(m->type));
 		return -1;

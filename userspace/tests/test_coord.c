@@ -414,6 +414,17 @@ static void test_push_nack(void **state)
 	assert_true(s.ok);
 	assert_has(s.body, "last plan: kernel: Window shorter");
 	req_done(&s);
+
+	/* A reason that would forge a log line and repaint a terminal. */
+	control(f, &q, "plan push", true, plan3);
+	ack(f, a, 2, 0, NULL);
+	ack(f, b, 2, EINVAL, "no\nFAKE: member c installed\x1b[2J");
+	req_done(&q);
+	control(f, &s, "status", false, NULL);
+	assert_has(s.body, "no\\x0aFAKE: member c installed\\x1b[2J");
+	assert_null(strstr(s.body, "\nFAKE"));
+	assert_null(strchr(s.body, 0x1b));
+	req_done(&s);
 }
 
 /* A member that does not answer: the push ends at ack_timeout. */

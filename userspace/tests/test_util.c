@@ -571,6 +571,27 @@ static void test_log_errno_and_long(void **state)
 	tdm_log_init(NULL, LOG_INFO);
 }
 
+/* Peer text made safe for a log line and a terminal. */
+static void test_text_escape(void **state)
+{
+	char out[32];
+
+	(void)state;
+	assert_int_equal(tdm_text_escape(out, "plain text 1.0", sizeof(out)), 0);
+	assert_string_equal(out, "plain text 1.0");
+	assert_int_equal(tdm_text_escape(out, "a\nb\r\x1b[2Jc\\", sizeof(out)), 0);
+	assert_string_equal(out, "a\\x0ab\\x0d\\x1b[2Jc\\\\");
+	assert_int_equal(tdm_text_escape(out, "\xc3\xa9\x7f", sizeof(out)), 0);
+	assert_string_equal(out, "\\xc3\\xa9\\x7f");
+	/* Cut at an escape, never inside it. */
+	assert_int_equal(tdm_text_escape(out, "abcd\n", 8), -1);
+	assert_string_equal(out, "abcd");
+	assert_int_equal(tdm_text_escape(out, "abc\n", 8), 0);
+	assert_string_equal(out, "abc\\x0a");
+	assert_int_equal(tdm_text_escape(out, "x", 1), -1);
+	assert_string_equal(out, "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -589,6 +610,7 @@ int main(void)
 		cmocka_unit_test(test_set_err),
 		cmocka_unit_test(test_set_err_at),
 		cmocka_unit_test(test_log_level_parse),
+		cmocka_unit_test(test_text_escape),
 		cmocka_unit_test(test_log_lazy_init),	/* before any init */
 		cmocka_unit_test(test_log_levels_clamped),
 		cmocka_unit_test(test_log_stderr),
