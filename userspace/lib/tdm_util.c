@@ -260,6 +260,24 @@ int tdm_stop_on_signals(void)
 	return 0;
 }
 
+bool tdm_ratelimit(struct tdm_ratelimit *rl, int64_t now,
+		   unsigned long long *missed)
+{
+	*missed = 0;
+	if (!rl->start || now - rl->start >= rl->interval_ns) {
+		rl->start = now;
+		rl->n = 0;
+	}
+	if (rl->n >= rl->burst) {
+		rl->missed++;
+		return false;
+	}
+	rl->n++;
+	*missed = rl->missed;
+	rl->missed = 0;
+	return true;
+}
+
 int tdm_text_escape(char *dst, const char *src, size_t size)
 {
 	static const char hex[] = "0123456789abcdef";

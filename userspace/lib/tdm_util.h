@@ -57,6 +57,23 @@ int64_t tdm_mono_ns(void);
 extern volatile sig_atomic_t tdm_stop;
 int tdm_stop_on_signals(void);
 
+/*
+ * A rate limit for log lines a peer can cause: at most burst in each
+ * interval.  tdm_ratelimit() says whether the event at now may be logged;
+ * on the first one allowed after some were not, *missed gets how many
+ * were not (else 0), to be logged with it.
+ */
+struct tdm_ratelimit {
+	int64_t interval_ns;
+	unsigned int burst;
+	int64_t start;		/* of the current interval */
+	unsigned int n;		/* events in it */
+	unsigned long long missed;
+};
+
+bool tdm_ratelimit(struct tdm_ratelimit *rl, int64_t now,
+		   unsigned long long *missed);
+
 /* Bounded string copy that always terminates; returns -1 if truncated. */
 int tdm_strlcpy(char *dst, const char *src, size_t size);
 /*

@@ -733,7 +733,17 @@ static void peer_close(struct coord *co, struct coord_peer *p, const char *why)
 		p->m->peer = NULL;
 		p->m->since = now_ns(co);
 	} else {
-		log_warn("connection from %s refused: %s", p->addr, why);
+		/* A peer without the key can cause these: rate-limited. */
+		static struct tdm_ratelimit rl = {
+			.interval_ns = 10 * TDM_NSEC_PER_SEC, .burst = 10 };
+		unsigned long long missed;
+
+		if (tdm_ratelimit(&rl, now_ns(co), &missed)) {
+			if (missed)
+				log_warn("%llu more connections were refused (not logged)",
+					 missed);
+			log_warn("connection from %s refused: %s", p->addr, why);
+		}
 	}
 	for (pp = &co->peers; *pp; pp = &(*pp)->next) {
 		if (*pp == p) {
@@ -775,7 +785,13 @@ struct coord_peer *coord_peer_add(struct coord *co, void *link,
 	struct coord_peer *p;
 
 	if (co->npeers >= MAX_PEERS) {
-		log_warn("too many connections (%d); refusing one", MAX_PEERS);
+		static struct tdm_ratelimit rl = {
+			.interval_ns = 10 * TDM_NSEC_PER_SEC, .burst = 1 };
+		unsigned long long missed;
+
+		if (tdm_ratelimit(&rl, now_ns(co), &missed))
+			log_warn("too many connections (%d); refusing new ones (%llu more refused since the last message)",
+				 MAX_PEERS, missed);
 		return NULL;
 	}
 	p = calloc(1, sizeof(*p));

@@ -27,7 +27,11 @@ struct coord_net {
 	struct coord_io io;
 	struct ev lev[TDMD_MAX_LISTEN * 2];
 	int nlisten;
+	int64_t accept_resume;		/* listeners paused until then, or 0 */
 };
+
+/* After accept() ran out of descriptors or memory: how long to pause. */
+#define ACCEPT_BACKOFF_NS	(100 * 1000000LL)
 
 /* One member connection. */
 struct link {
@@ -122,8 +126,27 @@ static void on_accept(struct ev *e, short revents)
 
 	(void)revents;
 	fd = accept4(e->fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-	if (fd < 0)
+	if (fd < 0) {
+		static struct tdm_ratelimit rl = {
+			.interval_ns = 10 * TDM_NSEC_PER_SEC, .burst = 1 };
+		unsigned long long missed;
+		int i, e_no = errno;
+
+		if (e_no != EMFILE && e_no != ENFILE && e_no != ENOBUFS &&
+		    e_no != ENOMEM)
+			return;
+		/* The connection stays in the backlog and poll() would wake
+		 * at once, for ever: stop listening for a while instead.
+		 */
+		for (i = 0; i < net->nlisten; i++)
+			net->lev[i].events = 0;
+		net->accept_resume = tdm_mono_ns() + ACCEPT_BACKOFF_NS;
+		if (tdm_ratelimit(&rl, tdm_mono_ns(), &missed))
+			log_err("accept: %s: not accepting for %lld ms (%llu more times since the last message)",
+				strerror(e_no), ACCEPT_BACKOFF_NS / 1000000,
+				missed);
 		return;
+	}
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
 	l = calloc(1, sizeof(*l));
@@ -257,7 +280,18 @@ static struct role *net_start(const struct tdmd *d, char *err, size_t errlen)
 
 static int64_t net_tick(struct role *r, int64_t now)
 {
-	return coord_tick(((struct coord_net *)r)->co, now);
+	struct coord_net *net = (struct coord_net *)r;
+	int64_t next = coord_tick(net->co, now);
+	int i;
+
+	if (net->accept_resume && now >= net->accept_resume) {
+		for (i = 0; i < net->nlisten; i++)
+			net->lev[i].events = POLLIN;
+		net->accept_resume = 0;
+	}
+	if (net->accept_resume && net->accept_resume < next)
+		next = net->accept_resume;
+	return next;
 }
 
 static void net_control(struct role *r, struct ctl_req *req)

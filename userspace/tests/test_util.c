@@ -571,6 +571,26 @@ static void test_log_errno_and_long(void **state)
 	tdm_log_init(NULL, LOG_INFO);
 }
 
+/* Ten a second, and the count of what was not logged comes with the next. */
+static void test_ratelimit(void **state)
+{
+	struct tdm_ratelimit rl = { .interval_ns = 1000000000, .burst = 10 };
+	unsigned long long missed;
+	int64_t t = 5000000000LL;
+	int i, ok = 0;
+
+	(void)state;
+	for (i = 0; i < 25; i++)
+		ok += tdm_ratelimit(&rl, t + i, &missed);
+	assert_int_equal(ok, 10);
+	assert_int_equal(missed, 0);
+	/* The next interval: allowed, with the 15 that were not. */
+	assert_true(tdm_ratelimit(&rl, t + 1000000000, &missed));
+	assert_int_equal(missed, 15);
+	assert_true(tdm_ratelimit(&rl, t + 1000000001, &missed));
+	assert_int_equal(missed, 0);
+}
+
 /* Peer text made safe for a log line and a terminal. */
 static void test_text_escape(void **state)
 {
@@ -611,6 +631,7 @@ int main(void)
 		cmocka_unit_test(test_set_err_at),
 		cmocka_unit_test(test_log_level_parse),
 		cmocka_unit_test(test_text_escape),
+		cmocka_unit_test(test_ratelimit),
 		cmocka_unit_test(test_log_lazy_init),	/* before any init */
 		cmocka_unit_test(test_log_levels_clamped),
 		cmocka_unit_test(test_log_stderr),
