@@ -72,6 +72,11 @@ static enum tdm_ctl_res read_all(int fd, int timeout_ms, char **out,
 		n = recv(fd, buf + *len, cap - *len - 1, 0);
 		if (n < 0 && errno == EINTR)
 			continue;
+		/* After its answer tdmd may close without reading our request
+		 * ("too many control clients"): the answer is what counts.
+		 */
+		if (n < 0 && errno == ECONNRESET && *len)
+			break;
 		if (n < 0) {
 			tdm_set_err(err, errlen, "reading the answer from tdmd: %s",
 				    strerror(errno));
@@ -120,15 +125,29 @@ enum tdm_ctl_res tdm_ctl_request(const char *path, const char *line,
 	if (send_all(fd, line, strlen(line)) ||
 	    (body && send_all(fd, body, strlen(body))) ||
 	    shutdown(fd, SHUT_WR)) {
+		int e = errno;
+
+		/* tdmd may have refused us with a reply before closing ("too
+		 * many control clients"): that reply says more than EPIPE.
+		 */
+		if ((e == EPIPE || e == ECONNRESET) &&
+		    read_all(fd, timeout_ms, &buf, &len, err, errlen) ==
+		    TDM_CTL_OK && !strncmp(buf, "error\n", 6))
+			goto answered;
+		free(buf);
+		buf = NULL;
 		tdm_set_err(err, errlen, "sending the request to tdmd: %s",
-			    strerror(errno));
+			    strerror(e));
 		close(fd);
 		return TDM_CTL_UNREACHABLE;
 	}
 	res = read_all(fd, timeout_ms, &buf, &len, err, errlen);
-	close(fd);
-	if (res != TDM_CTL_OK)
+	if (res != TDM_CTL_OK) {
+		close(fd);
 		return res;
+	}
+answered:
+	close(fd);
 	ok = !strncmp(buf, "ok\n", 3);
 	if (!ok && strncmp(buf, "error\n", 6)) {
 		tdm_set_err(err, errlen, "malformed answer from tdmd");

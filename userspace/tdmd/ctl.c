@@ -33,6 +33,11 @@
 #define CTL_MAX_REQ	(1024 * 1024)
 #define CTL_MAX_OUT	(4 * 1024 * 1024)	/* queued reply bytes per client */
 #define CTL_STALL_NS	(10 * (int64_t)TDM_NSEC_PER_SEC)
+/* A client that has not finished sending its request after this long is
+ * dropped: idle clients would otherwise fill the CTL_MAX_CLIENTS slots
+ * and lock tdmctl out.
+ */
+#define CTL_IDLE_NS	(10 * (int64_t)TDM_NSEC_PER_SEC)
 #define CTL_MAX_CLIENTS	64
 
 struct ctl {
@@ -55,7 +60,9 @@ struct client {
 	char *out;
 	size_t outlen, outoff;
 	bool writing;
-	int64_t progress;		/* monotonic: reply queued or last written */
+	int64_t progress;		/* monotonic: last read while reading the
+					 * request; reply queued or last written
+					 */
 	char cmd[640];
 	struct client *next;
 };
@@ -210,8 +217,10 @@ static void on_readable(struct ev *e, short revents)
 	}
 	cl->inlen += n;
 	cl->in[cl->inlen] = '\0';
-	if (n > 0)
+	if (n > 0) {
+		cl->progress = tdm_mono_ns();
 		return;
+	}
 	/* EOF: the request is complete.  Stop polling; the reply may wait. */
 	ev_del(&cl->ev);
 	if (!cl->inlen) {
@@ -260,6 +269,7 @@ static void on_accept(struct ev *e, short revents)
 	cl->ev.cb = on_readable;
 	cl->ev.ctx = cl;
 	cl->ev.slot = -1;
+	cl->progress = tdm_mono_ns();
 	if (ev_add(&cl->ev))
 		client_free(cl);
 }
@@ -273,6 +283,19 @@ int64_t ctl_tick(struct ctl *ctl, int64_t now)
 		int64_t dl = cl->progress + CTL_STALL_NS;
 
 		nx = cl->next;
+		if (!cl->writing && cl->ev.slot >= 0) {
+			/* Still reading its request. */
+			dl = cl->progress + CTL_IDLE_NS;
+			if (now >= dl) {
+				log_info("control: a client sent no complete request in %lld s; dropped",
+					 (long long)(CTL_IDLE_NS / TDM_NSEC_PER_SEC));
+				client_free(cl);
+				continue;
+			}
+			if (dl < next)
+				next = dl;
+			continue;
+		}
 		if (!cl->writing)
 			continue;
 		if (now >= dl) {

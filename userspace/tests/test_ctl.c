@@ -286,6 +286,48 @@ static void test_client_limit(void **state)
 }
 
 /*
+ * Idle clients (connected, no complete request) are dropped after 10 s,
+ * so that they cannot hold every slot; one that is sending is kept.
+ */
+static void test_idle_client_dropped(void **state)
+{
+	struct fx *f = *state;
+	int fds[64], i, x, part;
+	char buf[128];
+
+	for (i = 0; i < 64; i++) {
+		fds[i] = ask(f, NULL);
+		pump(f, 1);
+	}
+	x = ask(f, NULL);
+	read_reply(f, x, buf, sizeof(buf));
+	assert_string_equal(buf, "error\ntoo many control clients\n");
+	/* 9 s on, they are all still there: still refused. */
+	ctl_tick(f->ctl, tdm_mono_ns() + 9 * 1000000000LL);
+	x = ask(f, NULL);
+	read_reply(f, x, buf, sizeof(buf));
+	assert_string_equal(buf, "error\ntoo many control clients\n");
+	/* 11 s on: dropped (each sees its end), and tdmctl is served. */
+	ctl_tick(f->ctl, tdm_mono_ns() + 11 * 1000000000LL);
+	assert_int_equal(read_reply(f, fds[0], buf, sizeof(buf)), 0);
+	for (i = 0; i < 64; i++)
+		close(fds[i]);
+	x = ask(f, "status");
+	read_reply(f, x, buf, sizeof(buf));
+	assert_string_equal(buf, "ok\nstatus");
+
+	/* A request sent in parts: each part counts as progress. */
+	part = ask(f, NULL);
+	assert_int_equal(send(part, "sta", 3, 0), 3);
+	pump(f, 20);
+	ctl_tick(f->ctl, tdm_mono_ns() + 9 * 1000000000LL);
+	assert_int_equal(send(part, "tus\n", 4, 0), 4);
+	assert_int_equal(shutdown(part, SHUT_WR), 0);
+	read_reply(f, part, buf, sizeof(buf));
+	assert_string_equal(buf, "ok\nstatus");
+}
+
+/*
  * What ctl_open() may replace at control_socket: a stale socket, and
  * nothing else.  A live socket and a regular file stay as they are.
  */
@@ -336,6 +378,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_reply_over_bound, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_client_limit, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_socket_path, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_idle_client_dropped, fx_setup, fx_teardown),
 	};
 
 	tdm_log_init("test_ctl", LOG_ERR);
