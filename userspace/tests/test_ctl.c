@@ -262,12 +262,11 @@ static void test_reply_over_bound(void **state)
 	assert_int_equal(read_reply(f, a, buf, sizeof(buf)), 0);
 }
 
-/* The 65th client at once gets an error. */
-static void test_client_limit(void **state)
+/* 64 clients that send nothing, then a 65th: refused with an error. */
+static void fill_clients(struct fx *f, int fds[64])
 {
-	struct fx *f = *state;
-	int fds[64], i, x;
 	char buf[128];
+	int i, x;
 
 	/* One at a time: the listen backlog is shorter than 64. */
 	for (i = 0; i < 64; i++) {
@@ -277,6 +276,16 @@ static void test_client_limit(void **state)
 	x = ask(f, NULL);
 	read_reply(f, x, buf, sizeof(buf));
 	assert_string_equal(buf, "error\ntoo many control clients\n");
+}
+
+/* The 65th client at once gets an error. */
+static void test_client_limit(void **state)
+{
+	struct fx *f = *state;
+	int fds[64], i, x;
+	char buf[128];
+
+	fill_clients(f, fds);
 	for (i = 0; i < 64; i++)
 		close(fds[i]);
 	pump(f, 20);
@@ -295,13 +304,7 @@ static void test_idle_client_dropped(void **state)
 	int fds[64], i, x, part;
 	char buf[128];
 
-	for (i = 0; i < 64; i++) {
-		fds[i] = ask(f, NULL);
-		pump(f, 1);
-	}
-	x = ask(f, NULL);
-	read_reply(f, x, buf, sizeof(buf));
-	assert_string_equal(buf, "error\ntoo many control clients\n");
+	fill_clients(f, fds);
 	/* 9 s on, they are all still there: still refused. */
 	ctl_tick(f->ctl, tdm_mono_ns() + 9 * 1000000000LL);
 	x = ask(f, NULL);
