@@ -55,6 +55,13 @@ void sockaddr_str(const void *sa, char *buf, size_t len)
 	}
 }
 
+/*
+ * The read buffer before the peer proved the key: HELLO and REGISTER fit.
+ * Anyone can connect, so what a connection may make tdmd hold before that
+ * is this much, not TDM_MAX_FRAME (256 KiB times every connection).
+ */
+#define CONN_RBUF_MIN	4096
+
 struct conn *conn_new(int fd, bool server, const uint8_t *key, size_t keylen,
 		      ev_cb cb, void *ctx)
 {
@@ -64,7 +71,8 @@ struct conn *conn_new(int fd, bool server, const uint8_t *key, size_t keylen,
 
 	if (!c)
 		return NULL;
-	c->rbuf = malloc(TDM_MAX_FRAME);
+	c->rbuf = malloc(CONN_RBUF_MIN);
+	c->rcap = CONN_RBUF_MIN;
 	if (!c->rbuf || tdm_session_init(&c->sess, server, key, keylen)) {
 		free(c->rbuf);
 		free(c);
@@ -110,6 +118,24 @@ int conn_input(struct conn *c, conn_frame_cb cb, char *err, size_t errlen)
 		need = tdm_frame_need(c->rbuf, c->rlen, err, errlen);
 		if (need < 0)
 			return -1;
+		if ((size_t)need > c->rcap) {
+			uint8_t *b;
+
+			if (!c->authed) {
+				snprintf(err, errlen,
+					 "a frame of %zd bytes before the peer proved the key (at most %d)",
+					 need, CONN_RBUF_MIN);
+				return -1;
+			}
+			b = realloc(c->rbuf, need);
+			if (!b) {
+				snprintf(err, errlen, "out of memory for a frame of %zd bytes",
+					 need);
+				return -1;
+			}
+			c->rbuf = b;
+			c->rcap = need;
+		}
 		if (need > 0 && c->rlen >= (size_t)need) {
 			struct tdm_msg m;
 			int rc;
@@ -117,6 +143,7 @@ int conn_input(struct conn *c, conn_frame_cb cb, char *err, size_t errlen)
 			if (tdm_frame_open(&c->sess, c->rbuf, need, &m, err,
 					   errlen))
 				return -1;
+			c->authed = true;
 			c->last_rx = tdm_mono_ns();
 			rc = cb(c, &m, err, errlen);
 			if (rc)

@@ -99,8 +99,12 @@ int ev_run(void);
 struct conn {
 	struct ev ev;
 	struct tdm_session sess;
-	uint8_t *rbuf;			/* TDM_MAX_FRAME bytes */
-	size_t rlen;
+	uint8_t *rbuf;			/* rcap bytes: CONN_RBUF_MIN, grown to
+					 * TDM_MAX_FRAME once the peer proved
+					 * the key
+					 */
+	size_t rlen, rcap;
+	bool authed;			/* a frame with a valid MAC came */
 	uint8_t *wbuf;
 	size_t wlen, wcap;
 	char peer[80];			/* "198.18.0.2:40412" */
