@@ -150,6 +150,26 @@ check_match "a member refuses plan push" "$out" 'member'
 out=$(tdmctl_at m1 plan show)
 check_match "member plan show prints its plan" "$out" '^\[sender a\]'
 
+# ---- a plan without c's windows: c nacks and holds its gate ----
+# Its old windows may be another sender's in the new plan.
+hold_of() { local -A q; tdmd_qsnap q "$1"; tdm_bool "${q[options.hold]:-}"; }
+sed -e 's/^lead_time .*/lead_time 1s/' "$TDM_TMP/plan2.conf" |
+	awk '/^\[sender c\]/ { skip = 1; next } /^\[/ { skip = 0 } !skip' >"$TDM_TMP/plan4.conf"
+out=$(tdmctl_at coord plan push "$TDM_TMP/plan4.conf" 2>&1)
+rc=$?
+check_eq "a plan without c: tdmctl fails (c nacks)" $rc 1
+check_match "c's nack says why" "$out" "c +nack: plan v[0-9]+ has no windows for 'c'; the gate is held"
+held_c() { [ "$(hold_of 3)" = 1 ]; }
+check "c's gate is held" tdm_wait_for 10 held_c
+check_eq "a and b are not held" "$(hold_of 1):$(hold_of 2)" 0:0
+check_match "c's status says so" "$(tdmctl_at m3 status)" "has no windows for 'c': the gate is held"
+# A plan with c again: installed, released.
+sed -e 's/^lead_time .*/lead_time 1s/' "$TDM_TMP/plan2.conf" >"$TDM_TMP/plan5.conf"
+out=$(tdmctl_at coord plan push "$TDM_TMP/plan5.conf" 2>&1)
+check_eq "a plan with c again: acked" "$?" 0
+released_c() { [ "$(hold_of 3)" = 0 ]; }
+check "c's gate runs again" tdm_wait_for 10 released_c
+
 [ "$TDM_FAILS" = 0 ] || tdmd_show_logs
 tdmd_finish
 tdm_exit

@@ -842,9 +842,53 @@ struct coord *coord_new(const struct tdmd_conf *conf,
 	return co;
 }
 
+/* Is this member a sender of a plan the coordinator knows? */
+static bool in_any_plan(const struct coord *co, const char *name)
+{
+	return (co->have_cur && in_plan(&co->cur, name)) ||
+	       (co->have_prev && in_plan(&co->prev, name)) ||
+	       (co->have_desired && in_plan(&co->desired, name));
+}
+
+/*
+ * Members that are gone: disconnected for longer than member_timeout and
+ * a sender of no plan known here.  Without this the table only grew, and
+ * once TDM_MAX_SENDERS names had registered every new one was refused.
+ * Senders of a plan stay (status shows them down).  Returns the next
+ * deadline.
+ */
+static int64_t expire_members(struct coord *co, int64_t now)
+{
+	int64_t next = INT64_MAX, dl;
+	unsigned int i = 0;
+
+	while (i < co->nmembers) {
+		struct member *m = &co->members[i];
+
+		if (m->peer || in_any_plan(co, m->name)) {
+			i++;
+			continue;
+		}
+		dl = m->since + (int64_t)co->cf->member_timeout_ns;
+		if (now < dl) {
+			if (dl < next)
+				next = dl;
+			i++;
+			continue;
+		}
+		log_info("member %s: gone for longer than member_timeout and in no plan; forgotten",
+			 m->name);
+		/* The last one moves into its place: fix its peer. */
+		*m = co->members[--co->nmembers];
+		if (i < co->nmembers && m->peer)
+			m->peer->m = m;
+	}
+	return next;
+}
+
 int64_t coord_tick(struct coord *co, int64_t now)
 {
-	int64_t next = INT64_MAX;
+	int64_t next = expire_members(co, now);
 	struct coord_peer *p, *nx;
 
 	for (p = co->peers; p; p = nx) {

@@ -78,6 +78,7 @@ struct member_role {
 	uint32_t kernel_version;	/* its plan version then */
 	int64_t kernel_base;
 	bool qdisc_gone_logged;
+	uint32_t no_windows;		/* a plan without our windows: its version */
 
 	/* lease */
 	int64_t next_renew;
@@ -86,10 +87,18 @@ struct member_role {
 	char renew_error[256];		/* the last renewal's failure, if any */
 };
 
+/*
+ * The gate holds while PTP is not in sync (policy require), and while the
+ * latest plan gives this node no windows: its old windows may belong to
+ * another sender in that plan.
+ */
 static bool hold_wanted(const struct member_role *me)
 {
-	return me->cf->ptp_policy == PTP_REQUIRE && !me->synced;
+	return (me->cf->ptp_policy == PTP_REQUIRE && !me->synced) ||
+	       me->no_windows;
 }
+
+static void apply_hold(struct member_role *me);
 
 /* ---- connection ---- */
 
@@ -184,12 +193,15 @@ static int on_plan(struct member_role *me, const struct tdm_msg *m, char *err, s
 		return send_ack(me, p.version, ESTALE, msg);
 	}
 	if (!tdm_plan_sender(&p, me->cf->name)) {
-		snprintf(msg, sizeof(msg), "plan v%u has no windows for '%s'",
+		snprintf(msg, sizeof(msg), "plan v%u has no windows for '%s'; the gate is held",
 			 p.version, me->cf->name);
 		log_warn("refusing a plan: %s", msg);
+		me->no_windows = p.version;
+		apply_hold(me);
 		tdm_plan_free(&p);
 		return send_ack(me, p.version, ENOENT, msg);
 	}
+	me->no_windows = 0;
 	if (tdm_qdisc_install(&me->rtnl, &me->target, &p, me->cf->name,
 			      hold_wanted(me), msg, sizeof(msg))) {
 		log_err("plan v%u: cannot install it on %s: %s", p.version,
@@ -598,6 +610,7 @@ static void status_json(struct tdm_json *j, void *arg)
 	tdm_json_u64(j, "good_checks", me->good);
 	tdm_json_u64(j, "bad_checks", me->bad);
 	tdm_json_str(j, "reason", me->reason);
+	tdm_json_u64(j, "no_windows_in", me->no_windows);
 	tdm_json_obj_close(j);
 	tdm_json_obj_open(j, "qdisc");
 	tdm_json_bool(j, "present", q->present);
@@ -654,6 +667,9 @@ static void status_text(FILE *f, void *arg)
 	if (me->reason[0])
 		fprintf(f, ": %s", me->reason);
 	fputc('\n', f);
+	if (me->no_windows)
+		fprintf(f, "plan v%u has no windows for '%s': the gate is held\n",
+			me->no_windows, me->cf->name);
 	if (!q->present) {
 		fprintf(f, "qdisc: no tdmwin qdisc on %s%s%s\n", me->target.ifname,
 			q->other ? ", found " : "", q->other ? q->kind : "");

@@ -503,6 +503,51 @@ static void test_member_timeout(void **state)
 }
 
 /* A connection that never registers is closed after 5 s. */
+/*
+ * A member that is gone and in no plan is forgotten after member_timeout
+ * more (the table never shrank: after 1,024 names every new one was
+ * refused); a sender of the plan stays, shown down.
+ */
+static void test_member_expiry(void **state)
+{
+	struct fx *f = *state;
+	struct link *a, *b, *x;
+	struct req q, s;
+
+	start_abc(f, &a, &b, NULL);
+	x = member(f, "x");
+	push(f, &q);
+	ack(f, a, 1, 0, NULL);
+	ack(f, b, 1, 0, NULL);
+	ack(f, x, 1, ENOENT, "no windows");
+	req_done(&q);
+	f->mono += 6 * SEC;
+	coord_tick(f->co, f->mono);
+	assert_true(a->dropped && b->dropped && x->dropped);
+	control(f, &s, "status", false, NULL);
+	assert_has(s.body, "members: 3");
+	req_done(&s);
+	f->mono += 4 * SEC;
+	coord_tick(f->co, f->mono);
+	control(f, &s, "status", false, NULL);
+	assert_has(s.body, "members: 3");	/* not yet */
+	req_done(&s);
+	f->mono += 2 * SEC;
+	coord_tick(f->co, f->mono);
+	control(f, &s, "status", false, NULL);
+	assert_has(s.body, "members: 2");
+	assert_has(s.body, "  a ");
+	assert_has(s.body, "  b ");
+	assert_null(strstr(s.body, "  x "));
+	req_done(&s);
+	/* A new name registers, and the one forgotten may come back. */
+	x = member(f, "x");
+	assert_false(x->dropped);
+	control(f, &s, "status", false, NULL);
+	assert_has(s.body, "members: 3");
+	req_done(&s);
+}
+
 static void test_handshake_timeout(void **state)
 {
 	struct fx *f = *state;
@@ -658,6 +703,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_push_acked_by_all, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_push_nack, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_member_expiry, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_push_ack_timeout, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_push_member_lost, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_member_timeout, fx_setup, fx_teardown),
