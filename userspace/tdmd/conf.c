@@ -78,6 +78,9 @@ struct ctx {
 			.size = sizeof(((struct tdmd_conf *)0)->field)
 #define MS		1000000ULL
 
+/* A second connection registering a name that is connected. */
+static const char *const takeover_names[] = { "refuse", "allow", NULL };
+
 static const char *const role_names[] = {
 	[ROLE_NONE] = "none",
 	[ROLE_COORDINATOR] = "coordinator",
@@ -111,6 +114,8 @@ static const struct key keys[] = {
 	  .def.u = 5 * TDM_NSEC_PER_SEC, .min = 100 * MS },
 	{ "history", COORD, K_UINT, F(history), .def.u = 32, .min = 1,
 	  .max = 100000, .flags = K_ZERO_IS_MIN },
+	{ "name_takeover", COORD, K_ENUM, F(name_takeover), .def.u = 0,
+	  .names = takeover_names, .help = "is not one of refuse, allow" },
 	{ "coordinator", MEMBER, K_HOSTPORT, F(coord), .def.u = TDM_DEFAULT_PORT },
 	{ "interface", MEMBER, K_STR, F(target.ifname) },
 	{ "parent", MEMBER, K_HANDLE, F(target.parent), .def.u = TC_H_ROOT,

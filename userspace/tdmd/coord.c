@@ -562,8 +562,26 @@ static int on_register(struct coord *co, struct coord_peer *p, const struct tdm_
 		return -1;
 	}
 	if (mb->peer) {
-		log_warn("member %s reconnected from %s; closing its old connection from %s",
-			 name, p->addr, mb->addr);
+		/*
+		 * Someone with the key registers a name that is connected.
+		 * By default the live connection wins: a key holder must not
+		 * cut a member off by taking its name.  One silent for
+		 * member_timeout is dead whatever the policy (a member whose
+		 * host rebooted comes back under its name).
+		 */
+		bool alive = now_ns(co) - mb->peer->last_rx <
+			     (int64_t)co->cf->member_timeout_ns;
+
+		if (alive && co->cf->name_takeover == TAKEOVER_REFUSE) {
+			log_warn("member %s: a second connection from %s refused: the name is connected from %s (name_takeover refuse)",
+				 name, p->addr, mb->addr);
+			snprintf(err, errlen, "the name '%s' is connected from %s",
+				 name, mb->addr);
+			return -1;
+		}
+		log_warn("member %s: taken over by a new connection from %s; closing the old one from %s (%s)",
+			 name, p->addr, mb->addr,
+			 alive ? "name_takeover allow" : "silent");
 		peer_close(co, mb->peer, "replaced by a new connection");
 	}
 	p->m = mb;

@@ -170,6 +170,7 @@ static int on_plan(struct member_role *me, const struct tdm_msg *m, char *err, s
 	struct tdm_plan p;
 	uint8_t digest[32];
 	char msg[512], tb[64];
+	uint32_t version;
 
 	if (tdm_plan_get(m->tb[TDM_A_PLAN], &p, msg, sizeof(msg))) {
 		/* A plan the coordinator should never have sent. */
@@ -189,8 +190,9 @@ static int on_plan(struct member_role *me, const struct tdm_msg *m, char *err, s
 		snprintf(msg, sizeof(msg), "plan v%u is not newer than the installed v%u",
 			 p.version, me->have_plan ? me->plan.version : me->kernel_version);
 		log_warn("refusing a plan: %s", msg);
+		version = p.version;	/* tdm_plan_free() clears p */
 		tdm_plan_free(&p);
-		return send_ack(me, p.version, ESTALE, msg);
+		return send_ack(me, version, ESTALE, msg);
 	}
 	if (!tdm_plan_sender(&p, me->cf->name)) {
 		snprintf(msg, sizeof(msg), "plan v%u has no windows for '%s'; the gate is held",
@@ -199,7 +201,7 @@ static int on_plan(struct member_role *me, const struct tdm_msg *m, char *err, s
 		me->no_windows = p.version;
 		apply_hold(me);
 		tdm_plan_free(&p);
-		return send_ack(me, p.version, ENOENT, msg);
+		return send_ack(me, me->no_windows, ENOENT, msg);
 	}
 	me->no_windows = 0;
 	if (tdm_qdisc_install(&me->rtnl, &me->target, &p, me->cf->name,

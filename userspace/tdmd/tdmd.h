@@ -32,6 +32,7 @@ struct tdmd_hostport {
 
 enum tdmd_role { ROLE_NONE, ROLE_COORDINATOR, ROLE_MEMBER };
 enum tdmd_ptp_policy { PTP_REQUIRE, PTP_WARN, PTP_OFF };
+enum tdmd_takeover { TAKEOVER_REFUSE, TAKEOVER_ALLOW };
 
 struct tdmd_conf {
 	enum tdmd_role role;
@@ -48,6 +49,7 @@ struct tdmd_conf {
 	unsigned int quorum;		/* 0: every sender of the plan */
 	uint64_t ack_timeout_ns;
 	uint64_t member_timeout_ns;	/* silence before a member is dropped */
+	int name_takeover;		/* TAKEOVER_REFUSE or TAKEOVER_ALLOW */
 	unsigned int history;
 
 	/* member */

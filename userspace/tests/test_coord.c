@@ -610,6 +610,40 @@ static void test_quorum_pushes_file(void **state)
 	req_done(&h);
 }
 
+/*
+ * A second connection registering a connected name: refused by default
+ * while the first is alive; taken over once the first has been silent for
+ * member_timeout, or at once with name_takeover allow.
+ */
+static void test_name_takeover(void **state)
+{
+	struct fx *f = *state;
+	struct link *a, *b, *a2;
+	struct nlmsghdr *nlh;
+
+	start_abc(f, &a, &b, NULL);
+	a2 = connect_link(f);
+	nlh = msg_begin(f, TDM_MSG_REGISTER);
+	mnl_attr_put_strz(nlh, TDM_A_NAME, "a");
+	assert_int_equal(deliver_or_close(f, a2, nlh), -1);
+	assert_true(a2->dropped);
+	assert_false(a->dropped);
+	/* a silent for longer than member_timeout: dead, the new one wins. */
+	f->mono += 4 * SEC;
+	heartbeat(f, b, 0);
+	f->mono += 2 * SEC;
+	a2 = connect_link(f);
+	register_as(f, a2, "a", NULL);
+	assert_false(a2->dropped);
+	assert_true(a->dropped);
+	/* With the policy allow, a live one is replaced too. */
+	f->conf.name_takeover = TAKEOVER_ALLOW;
+	a = connect_link(f);
+	register_as(f, a, "b", NULL);
+	assert_false(a->dropped);
+	assert_true(b->dropped);
+}
+
 /* Members that connect after a push get the same plan, version and base. */
 static void test_late_member(void **state)
 {
@@ -704,6 +738,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_push_acked_by_all, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_push_nack, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_member_expiry, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_name_takeover, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_push_ack_timeout, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_push_member_lost, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_member_timeout, fx_setup, fx_teardown),
