@@ -97,8 +97,9 @@ check "a sends" tdm_wait_for 10 flows 1
 check "b sends" tdm_wait_for 10 flows 2
 
 mark=$(tdm_hostload_mark)
-t_kill=$(tdm_now)
 tdmd_stop m1 KILL
+# Read once the member is dead: it cannot have renewed after this.
+t_kill=$(tdm_now)
 held() { tdmd_qsnap Q 1; [ "${Q[x.lease_held]:-0}" = 1 ]; }
 tdm_wait_for $((LEASE_MS / 1000 + 30)) held
 check_eq "a's lease ran out" "${Q[x.lease_held]:-x}" 1
