@@ -110,6 +110,8 @@ static const struct key keys[] = {
 	  .max = TDM_MAX_SENDERS, .word = "all", .word_val = 0 },
 	{ "ack_timeout", COORD, K_TIME, F(ack_timeout_ns),
 	  .def.u = 5 * TDM_NSEC_PER_SEC, .min = 1 * MS },
+	{ "commit_lead", COORD, K_TIME, F(commit_lead_ns),
+	  .def.u = 500 * MS, .min = 1 * MS },
 	{ "member_timeout", COORD, K_TIME, F(member_timeout_ns),
 	  .def.u = 5 * TDM_NSEC_PER_SEC, .min = 100 * MS },
 	{ "history", COORD, K_UINT, F(history), .def.u = 32, .min = 1,

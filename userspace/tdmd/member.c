@@ -7,6 +7,14 @@
  * state and qdisc counters in heartbeats.  Losing the coordinator changes
  * nothing on the wire: the qdisc keeps running the last plan.
  *
+ * Plan changes come in two phases (tdm_proto.h): a prepared plan waits in
+ * the kernel unconfirmed, and from its base time the gate holds until the
+ * coordinator's COMMIT (confirm) or ABORT reaches us, so that a member cut
+ * off in between neither switches alone nor keeps the old plan while the
+ * others switch.  A plan that gives us no windows is prepared by holding
+ * the gate at once (our windows may be another's in it); an abort
+ * releases it.
+ *
  * The PTP gate asks ptp4l every ptp_interval.  Under policy "require" the
  * qdisc is held (gate closed, bypass traffic still flows) until
  * ptp_good_checks consecutive good answers, and held again after
@@ -63,6 +71,13 @@ struct member_role {
 	struct tdm_plan plan;		/* latest installed */
 	bool have_plan;
 	uint8_t digest[32];
+	struct tdm_plan prep;		/* prepared, awaiting the outcome */
+	bool have_prep;
+	uint8_t prep_digest[32];
+	uint32_t prep_version;		/* prepared: this plan, or one found in
+					 * the kernel at start (no prep then)
+					 */
+	bool prep_nowin;		/* prep has no windows for us: held */
 
 	/* sync */
 	struct tdm_ptp ptp;
@@ -95,7 +110,7 @@ struct member_role {
 static bool hold_wanted(const struct member_role *me)
 {
 	return (me->cf->ptp_policy == PTP_REQUIRE && !me->synced) ||
-	       me->no_windows;
+	       me->no_windows || me->prep_nowin;
 }
 
 static void apply_hold(struct member_role *me);
@@ -149,13 +164,16 @@ static int on_welcome(struct member_role *me, const struct tdm_msg *m)
 	return 0;
 }
 
-static int send_ack(struct member_role *me, uint32_t version, int status, const char *msg)
+static int send_phase_ack(struct member_role *me, uint32_t phase,
+			  uint32_t version, int status, const char *msg)
 {
 	struct nlmsghdr *nlh = frame_begin(TDM_MSG_ACK);
 	char err[256];
 
 	mnl_attr_put_u32(nlh, TDM_A_PLAN_VERSION, version);
 	mnl_attr_put_u32(nlh, TDM_A_STATUS, status);
+	if (phase != TDM_PHASE_PREPARE)
+		mnl_attr_put_u32(nlh, TDM_A_PHASE, phase);
 	if (msg && msg[0])
 		mnl_attr_put_strz(nlh, TDM_A_MESSAGE, msg);
 	if (conn_send(me->c, nlh, err, sizeof(err))) {
@@ -163,6 +181,126 @@ static int send_ack(struct member_role *me, uint32_t version, int status, const 
 		return -1;
 	}
 	return 0;
+}
+
+static int send_ack(struct member_role *me, uint32_t version, int status, const char *msg)
+{
+	return send_phase_ack(me, TDM_PHASE_PREPARE, version, status, msg);
+}
+
+static void prep_forget(struct member_role *me)
+{
+	if (me->have_prep)
+		tdm_plan_free(&me->prep);
+	me->have_prep = false;
+	me->prep_version = 0;
+	me->prep_nowin = false;
+}
+
+/*
+ * A prepare: p waits in the kernel unconfirmed (or, without windows for
+ * us, the gate holds) until COMMIT or ABORT.  Takes p.
+ */
+static int on_prepare(struct member_role *me, struct tdm_plan *p,
+		      const uint8_t *digest, int64_t commit_by)
+{
+	uint32_t version = p->version;
+	char msg[512], tb[64];
+
+	if (me->have_prep && me->prep.version == version &&
+	    me->prep.base_time == p->base_time &&
+	    !memcmp(me->prep_digest, digest, 32)) {
+		tdm_plan_free(p);
+		return send_ack(me, version, 0, "already prepared");
+	}
+	/* A newer prepare replaces an older one (its outcome never came). */
+	if (me->prep_version) {
+		log_notice("plan v%u: replaces plan v%u, prepared and never decided",
+			   version, me->prep_version);
+		prep_forget(me);
+		apply_hold(me);
+	}
+	if (!tdm_plan_sender(p, me->cf->name)) {
+		me->prep_nowin = true;
+		apply_hold(me);
+		snprintf(msg, sizeof(msg), "plan v%u has no windows for '%s': the gate is held",
+			 version, me->cf->name);
+		log_warn("%s", msg);
+	} else if (tdm_qdisc_prepare(&me->rtnl, &me->target, p, me->cf->name,
+				     msg, sizeof(msg))) {
+		log_err("plan v%u: cannot prepare it on %s: %s", version,
+			me->target.ifname, msg);
+		tdm_plan_free(p);
+		return send_ack(me, version, EINVAL, msg);
+	} else {
+		msg[0] = '\0';
+		me->qdisc_gone_logged = false;
+		log_notice("plan v%u prepared on %s: base time %s, outcome due by %s",
+			   version, me->target.ifname,
+			   fmt_tai(p->base_time, p->clockid, tb, sizeof(tb)),
+			   fmt_tai(commit_by, p->clockid, tb + 32, sizeof(tb) - 32));
+	}
+	me->prep = *p;
+	me->have_prep = true;
+	me->prep_version = version;
+	memcpy(me->prep_digest, digest, 32);
+	memset(p, 0, sizeof(*p));
+	return send_ack(me, version, 0, msg);
+}
+
+/* COMMIT or ABORT of plan version v. */
+static int on_outcome(struct member_role *me, bool commit, uint32_t v,
+		      const char *why)
+{
+	uint32_t phase = commit ? TDM_PHASE_COMMIT : TDM_PHASE_ABORT;
+	const char *what = commit ? "commit" : "abort";
+	char msg[512];
+	int rc = 0;
+
+	if (me->prep_version != v) {
+		if (commit && me->have_plan && me->plan.version == v)
+			return send_phase_ack(me, phase, v, 0, "already committed");
+		snprintf(msg, sizeof(msg), "no prepared plan v%u to %s (prepared: %s%u)",
+			 v, what, me->prep_version ? "v" : "none ",
+			 me->prep_version);
+		log_warn("refusing the %s: %s", what, msg);
+		return send_phase_ack(me, phase, v, ENOENT, msg);
+	}
+	msg[0] = '\0';
+	if (me->prep_nowin) {
+		/* Nothing in the kernel: the hold is the prepared state. */
+		if (commit)
+			me->no_windows = v;
+	} else if (commit) {
+		rc = tdm_qdisc_confirm(&me->rtnl, &me->target, v, msg, sizeof(msg));
+	} else {
+		rc = tdm_qdisc_abort(&me->rtnl, &me->target, v, msg, sizeof(msg));
+	}
+	if (rc) {
+		log_err("plan v%u: %s on %s failed: %s", v, what,
+			me->target.ifname, msg);
+		return send_phase_ack(me, phase, v, EIO, msg);
+	}
+	if (commit && me->have_prep && !me->prep_nowin) {
+		if (me->have_plan)
+			tdm_plan_free(&me->plan);
+		me->plan = me->prep;
+		me->have_plan = true;
+		memcpy(me->digest, me->prep_digest, 32);
+		me->have_prep = false;
+		me->no_windows = 0;
+	} else if (commit && !me->have_prep) {
+		/* Prepared before a restart: the kernel has it, we do not. */
+		me->kernel_version = v;
+	}
+	prep_forget(me);
+	apply_hold(me);
+	if (commit)
+		log_notice("plan v%u committed on %s", v, me->target.ifname);
+	else
+		log_notice("plan v%u aborted on %s%s%s", v, me->target.ifname,
+			   why[0] ? ": " : "", why);
+	return send_phase_ack(me, phase, v, 0, NULL);
 }
 
 static int on_plan(struct member_role *me, const struct tdm_msg *m, char *err, size_t errlen)
@@ -179,6 +317,11 @@ static int on_plan(struct member_role *me, const struct tdm_msg *m, char *err, s
 		return -1;
 	}
 	tdm_plan_digest(&p, digest);
+	if (m->tb[TDM_A_COMMIT_BY] &&
+	    (!me->have_plan || p.version > me->plan.version) &&
+	    (me->have_plan || p.version >= me->kernel_version))
+		return on_prepare(me, &p, digest,
+				  (int64_t)mnl_attr_get_u64(m->tb[TDM_A_COMMIT_BY]));
 	if (me->have_plan && p.version == me->plan.version &&
 	    p.base_time == me->plan.base_time && !memcmp(digest, me->digest, 32)) {
 		log_info("plan v%u: already installed", p.version);
@@ -204,6 +347,8 @@ static int on_plan(struct member_role *me, const struct tdm_msg *m, char *err, s
 		return send_ack(me, me->no_windows, ENOENT, msg);
 	}
 	me->no_windows = 0;
+	/* It replaces in the kernel any plan prepared and undecided. */
+	prep_forget(me);
 	if (tdm_qdisc_install(&me->rtnl, &me->target, &p, me->cf->name,
 			      hold_wanted(me), msg, sizeof(msg))) {
 		log_err("plan v%u: cannot install it on %s: %s", p.version,
@@ -255,6 +400,9 @@ static int on_frame(struct conn *c, const struct tdm_msg *m, char *err,
 			mnl_attr_put_u32(nlh, TDM_A_PLAN_VERSION, me->kernel_version);
 			mnl_attr_put_u64(nlh, TDM_A_BASE_TIME, me->kernel_base);
 		}
+		/* A plan waiting for an outcome we missed: ask for it. */
+		if (me->prep_version)
+			mnl_attr_put_u32(nlh, TDM_A_PREPARED, me->prep_version);
 		return conn_send(c, nlh, err, errlen);
 	case TDM_MSG_WELCOME:
 		return on_welcome(me, m);
@@ -264,6 +412,22 @@ static int on_frame(struct conn *c, const struct tdm_msg *m, char *err,
 			return -1;
 		}
 		return on_plan(me, m, err, errlen);
+	case TDM_MSG_COMMIT:
+	case TDM_MSG_ABORT:
+		if (!me->welcomed) {
+			snprintf(err, errlen, "%s before WELCOME", tdm_msg_name(m->type));
+			return -1;
+		}
+		{
+			char why[TDM_MESSAGE_MAX];
+
+			tdm_text_escape(why, m->tb[TDM_A_MESSAGE] ?
+					mnl_attr_get_str(m->tb[TDM_A_MESSAGE]) : "",
+					sizeof(why));
+			return on_outcome(me, m->type == TDM_MSG_COMMIT,
+					  mnl_attr_get_u32(m->tb[TDM_A_PLAN_VERSION]),
+					  why);
+		}
 	case TDM_MSG_ERROR:
 		snprintf(err, errlen, "the coordinator refused us: %s",
 			 m->tb[TDM_A_MESSAGE] ?
@@ -413,6 +577,8 @@ static void send_heartbeat(struct member_role *me)
 	mnl_attr_put_u32(nlh, TDM_A_PLAN_VERSION, info.present ? info.version : 0);
 	if (info.present && info.pending)
 		mnl_attr_put_u32(nlh, TDM_A_PENDING_VERSION, info.pending_version);
+	if (me->prep_version)
+		mnl_attr_put_u32(nlh, TDM_A_PREPARED, me->prep_version);
 	if (conn_send(me->c, nlh, err, sizeof(err)))
 		disconnect(me, err);
 	me->next_hb = tdm_mono_ns() + me->cf->heartbeat_ns;
@@ -613,6 +779,7 @@ static void status_json(struct tdm_json *j, void *arg)
 	tdm_json_u64(j, "bad_checks", me->bad);
 	tdm_json_str(j, "reason", me->reason);
 	tdm_json_u64(j, "no_windows_in", me->no_windows);
+	tdm_json_u64(j, "prepared_version", me->prep_version);
 	tdm_json_obj_close(j);
 	tdm_json_obj_open(j, "qdisc");
 	tdm_json_bool(j, "present", q->present);
@@ -672,6 +839,11 @@ static void status_text(FILE *f, void *arg)
 	if (me->no_windows)
 		fprintf(f, "plan v%u has no windows for '%s': the gate is held\n",
 			me->no_windows, me->cf->name);
+	if (me->prep_version)
+		fprintf(f, "plan v%u prepared, waiting for the coordinator's commit or abort%s\n",
+			me->prep_version, me->prep_nowin ?
+			" (no windows for us in it: the gate is held)" :
+			" (from its base time the gate holds until then)");
 	if (!q->present) {
 		fprintf(f, "qdisc: no tdmwin qdisc on %s%s%s\n", me->target.ifname,
 			q->other ? ", found " : "", q->other ? q->kind : "");
@@ -781,8 +953,19 @@ static struct role *member_start(const struct tdmd *d, char *err,
 		if (q.present) {
 			me->qdisc_seen = true;
 			me->hold_applied = q.hold;
-			me->kernel_version = q.pending ? q.pending_version : q.version;
-			me->kernel_base = q.pending ? q.pending_base : q.base_time;
+			/* A plan still unconfirmed: its outcome is asked for
+			 * at REGISTER; until then we run what is in force.
+			 */
+			if (q.pending_unconfirmed) {
+				me->prep_version = q.pending ? q.pending_version :
+						   q.version;
+				log_notice("found plan v%u prepared and undecided on %s",
+					   me->prep_version, me->target.ifname);
+			}
+			me->kernel_version = q.pending && !q.pending_unconfirmed ?
+					     q.pending_version : q.version;
+			me->kernel_base = q.pending && !q.pending_unconfirmed ?
+					  q.pending_base : q.base_time;
 			log_info("found a tdmwin qdisc on %s running plan v%u%s",
 				 me->target.ifname, q.version, q.hold ? " (held)" : "");
 		}
@@ -812,6 +995,7 @@ static void member_stop(struct role *r)
 	tdm_rtnl_close(&me->rtnl);
 	if (me->have_plan)
 		tdm_plan_free(&me->plan);
+	prep_forget(me);
 	free(me);
 }
 
