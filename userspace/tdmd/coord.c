@@ -132,6 +132,7 @@ struct coord {
 	bool have_prev;
 	struct tdm_plan next;		/* the plan being prepared */
 	bool have_next;
+	uint32_t high_water;		/* highest version seen prepared */
 
 	struct {
 		bool active;
@@ -404,7 +405,9 @@ static void push_prepare_one(struct coord *co, struct coord_peer *p)
 static int push_plan(struct coord *co, struct tdm_plan *p, const char *source,
 		     struct ctl_req *waiter, char *err, size_t errlen)
 {
-	uint32_t next = highest_version(co) + 1;
+	/* Above any plan in use, and any seen prepared (even aborted). */
+	uint32_t next = (highest_version(co) > co->high_water ?
+			 highest_version(co) : co->high_water) + 1;
 	int64_t now_plan = clock_ns(co, p->clockid), now = now_ns(co), dl;
 	char tb[64];
 	struct coord_peer *pe, *nx;
@@ -839,6 +842,8 @@ static void resolve_prepared(struct coord *co, struct coord_peer *p)
 
 	if (!v)
 		return;
+	if (v > co->high_water)
+		co->high_water = v;
 	type = prepared_outcome(co, v, why, sizeof(why));
 	if (!type)
 		return;

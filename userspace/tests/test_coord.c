@@ -914,6 +914,15 @@ static void test_restart_resolves_prepared(void **state)
 	assert_has(h.body, "\"version\":4");
 	assert_has(h.body, "\"source\":\"adopted\"");
 	req_done(&h);
+	/* The next plan is numbered above the aborted v5, not as v5 again. */
+	control(f, &h, "plan push", false, plan3);
+	assert_int_equal(l[0]->plan.version, 6);
+	for (i = 0; i < 3; i++)
+		ack(f, l[i], 6, 0, NULL);
+	for (i = 0; i < 3; i++)
+		committed(f, l[i], 6);
+	assert_true(h.replied && h.ok);
+	req_done(&h);
 	tdm_plan_free(&runs);
 }
 
