@@ -1433,6 +1433,8 @@ static void status_json(struct tdm_json *j, void *arg)
 	if (co->push.active) {
 		tdm_json_u64(j, "push_version", co->push.version);
 		tdm_json_str(j, "push_phase", push_outcome(co));
+		tdm_json_s64(j, "push_base_time", co->push.base_time);
+		tdm_json_s64(j, "push_commit_by", co->push.commit_by);
 	}
 	tdm_json_arr_open(j, "members");
 	for (i = 0; i < co->nmembers; i++) {

@@ -205,7 +205,7 @@ static int on_prepare(struct member_role *me, struct tdm_plan *p,
 		      const uint8_t *digest, int64_t commit_by)
 {
 	uint32_t version = p->version;
-	char msg[512], tb[64];
+	char msg[512], tb[64], tc[64];
 
 	if (me->have_prep && me->prep.version == version &&
 	    me->prep.base_time == p->base_time &&
@@ -238,7 +238,7 @@ static int on_prepare(struct member_role *me, struct tdm_plan *p,
 		log_notice("plan v%u prepared on %s: base time %s, outcome due by %s",
 			   version, me->target.ifname,
 			   fmt_tai(p->base_time, p->clockid, tb, sizeof(tb)),
-			   fmt_tai(commit_by, p->clockid, tb + 32, sizeof(tb) - 32));
+			   fmt_tai(commit_by, p->clockid, tc, sizeof(tc)));
 	}
 	me->prep = *p;
 	me->have_prep = true;
