@@ -68,6 +68,7 @@ struct tdmd_conf {
 	unsigned int ptp_good_checks;
 	unsigned int ptp_bad_checks;
 	bool ptp_check_tai;
+	uint64_t phc_threshold_ns;	/* 0: the PHC is not checked */
 };
 
 int tdmd_conf_load(const char *path, struct tdmd_conf *c,
