@@ -2,20 +2,22 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Plan changes are all or nothing (tdmd's prepare, then commit or abort).
-# A coordinator and members a, b, c on a bridge, each sending UDP; a
-# member is cut off by dropping everything through its bridge port (tc
-# matchall drop, both ways), which TCP survives:
+# A coordinator and members a, b, c on a bridge, each sending UDP.  c is
+# cut off by dropping everything through its bridge port (tc matchall
+# drop, both ways), which TCP survives; b is made late by stopping its
+# tdmd (SIGSTOP): what the coordinator sends waits in its socket.
 #
-#  1. b is cut off while a and c prepare v2; then c is cut off and b let
-#     back: b's prepare completes the change, a and b commit and switch at
-#     the base time.  c, which prepared but never heard the outcome, holds
-#     its gate from the base time: the tap on c's device sees none of c's
+#  1. b stopped while a and c prepare v2; then c is cut off and b goes on:
+#     b's prepare completes the change, a and b commit and switch at the
+#     base time.  c, which prepared but never heard the outcome, holds its
+#     gate from the base time: the tap on c's device sees none of c's
 #     traffic leave from then until c is let back.  Back, c is sent the
 #     commit and runs v2 with the others' base time.
-#  2. b is cut off again; once a and c prepared v3 the coordinator is
-#     killed (SIGKILL): nobody switches.  Past v3's base time every member
-#     still runs v2, and a and c hold.  The coordinator restarted aborts v3
-#     on a and c (nobody runs it) and puts its plan file in force above it.
+#  2. b stopped again; once a and c prepared v3 the coordinator is killed
+#     (SIGKILL): nobody switches.  Past v3's base time every member still
+#     runs v2, and the members that prepared hold.  The coordinator
+#     restarted aborts v3 (nobody runs it) and puts its plan file in force
+#     above it.
 #
 # (One member refusing, so that nobody switches, is in tdmd_plan.sh.)
 
@@ -32,8 +34,7 @@ tdmd_key "$TDMD_KEY"
 NAMES=(- a b c)
 
 # The lead time covers what the test does between the push and b's
-# prepare (status polls, tc calls, b's TCP retransmission after its cut):
-# it scales with a tc call on this machine.
+# prepare (status polls, tc calls): it scales with a tc call here.
 per_call_ms=$(tdm_tc_call_ms "$C")
 LEAD_S=$(( per_call_ms * 20 < 10000 ? 10 : (per_call_ms * 20 + 999) / 1000 ))
 tdm_log "one tc call: ${per_call_ms} ms; lead time ${LEAD_S} s"
@@ -54,7 +55,7 @@ plan "$TDM_TMP/plan1.conf" 2ms
 plan "$TDM_TMP/plan2.conf" 2500us
 plan "$TDM_TMP/plan3.conf" 3ms
 
-# Members stay connected through their cuts: TCP delivers what waited.
+# Members stay connected through a cut or a stop: TCP delivers what waited.
 tdmd_coord_conf "$TDM_TMP/coord.conf" "$TDM_TMP/plan1.conf" member_timeout=120s \
 	ack_timeout=120s
 tdmd_start coord "$C" "$TDM_TMP/coord.conf" || tdmd_fatal "the coordinator starts"
@@ -102,16 +103,16 @@ for i in 1 2 3; do
 	TDM_BG_PIDS+=("${sender[i]}")
 done
 mark=$(tdm_hostload_mark)
-cut 2 on || tdmd_fatal "cut b off"
+kill -STOP "${TDMD_PID[m2]}"
 tdmctl_at coord -j -t 300 plan push "$TDM_TMP/plan2.conf" >"$TDM_TMP/push2.json" 2>&1 &
 push=$!
 check "a prepares v2" tdm_wait_for 60 acked a 2
 check "c prepares v2" tdm_wait_for 60 acked c 2
-check_fails "b, cut off, has not" acked b 2
+check_fails "b, stopped, has not" acked b 2
 cut 3 on || tdmd_fatal "cut c off"
 t_cut=$(tdm_now)
-cut 2 off || tdmd_fatal "let b back"
-check "b, back, prepares v2" tdm_wait_for 60 acked b 2
+kill -CONT "${TDMD_PID[m2]}"
+check "b, going on, prepares v2" tdm_wait_for 60 acked b 2
 declare -A P Q S
 # Committed once b prepared: the coordinator has v2 pending (or, on a slow
 # machine, already active).
@@ -159,17 +160,19 @@ ip netns exec "${M[3]}" "${TDM_PYU[@]}" send --dst "$TDMD_IP_C" --port 5001 \
 	--duration 900 --size 200 --rate 200 >/dev/null &
 sender[3]=$!
 TDM_BG_PIDS+=("${sender[3]}")
-cut 2 on || tdmd_fatal "cut b off"
+kill -STOP "${TDMD_PID[m2]}"
 tdmctl_at coord -j -t 300 plan push "$TDM_TMP/plan3.conf" >"$TDM_TMP/push3.json" 2>&1 &
 push=$!
 check "a prepares v3" tdm_wait_for 60 acked a 3
 check "c prepares v3" tdm_wait_for 60 acked c 3
-check_fails "b, cut off, has not" acked b 3
+check_fails "b, stopped, has not" acked b 3
 tdmd_jsnap S coord status
 base3=${S[push_base_time]:-0}
 tdmd_stop coord KILL
 wait "$push"
-cut 2 off || tdmd_fatal "let b back"
+# b goes on: it finds v3 in its socket, prepares it, and its ack finds
+# no coordinator.
+kill -CONT "${TDMD_PID[m2]}"
 tdmd_qsnap Q 1
 check_eq "a holds v3 prepared, unconfirmed" \
 	"${Q[x.pending_version]:-x}:${Q[x.pending_unconfirmed]:-x}" 3:1
