@@ -133,6 +133,11 @@ struct coord {
 	struct tdm_plan next;		/* the plan being prepared */
 	bool have_next;
 	uint32_t high_water;		/* highest version seen prepared */
+	struct tdm_plan retry;		/* the plan file's, while its push is
+					 * retried after an abort
+					 */
+	bool have_retry;
+	int64_t retry_at;		/* monotonic */
 
 	struct {
 		bool active;
@@ -734,6 +739,20 @@ static void push_finish(struct coord *co)
 			 failed == 1 ? "" : "s");
 	co->push.active = false;
 	co->push.waiter = NULL;
+	/*
+	 * The plan file is what should be in force: a start-up push that was
+	 * aborted (a member slow or briefly away) is tried again, numbered
+	 * anew, after ack_timeout.  Members that prepared it held nothing
+	 * yet, or hold with no plan to go back to: they wait for it.
+	 */
+	if (co->have_retry && co->push.phase == PH_ABORT) {
+		co->retry_at = now_ns(co) + (int64_t)co->cf->ack_timeout_ns;
+		log_notice("the plan file's push is tried again in %.3f s",
+			   co->cf->ack_timeout_ns / 1e9);
+	} else if (co->have_retry && !strcmp(co->push.source, "file")) {
+		tdm_plan_free(&co->retry);
+		co->have_retry = false;
+	}
 	if (w) {
 		struct push_result pr = {
 			.co = co, .acked = acked, .nacked = nacked,
@@ -872,6 +891,21 @@ static void resolve_prepared(struct coord *co, struct coord_peer *p)
 	}
 }
 
+/* Push the plan file's plan p (taken), kept to be tried again if aborted. */
+static void push_file(struct coord *co, struct tdm_plan *p)
+{
+	char err[512];
+
+	if (co->have_retry)
+		tdm_plan_free(&co->retry);
+	co->have_retry = !tdm_plan_copy(&co->retry, p);
+	/* Numbered anew each time: a version given in the file is used once. */
+	co->retry.version = 0;
+	co->retry_at = 0;
+	if (push_plan(co, p, "file", NULL, err, sizeof(err)))
+		log_err("cannot push the plan file: %s", err);
+}
+
 /* Plans left prepared by a coordinator before us: their outcome. */
 static void resolve_all_prepared(struct coord *co)
 {
@@ -888,7 +922,6 @@ static void try_start(struct coord *co)
 	struct tdm_plan p;
 	uint32_t v = 0;
 	int64_t base = 0;
-	char err[512];
 
 	if (co->started || !co->have_desired)
 		return;
@@ -914,8 +947,7 @@ static void try_start(struct coord *co)
 		   have, co->desired.nsenders);
 	p = co->desired;
 	memset(&co->desired, 0, sizeof(co->desired));
-	if (push_plan(co, &p, "file", NULL, err, sizeof(err)))
-		log_err("cannot push the plan file: %s", err);
+	push_file(co, &p);
 }
 
 /* ---- protocol ---- */
@@ -1384,6 +1416,21 @@ int64_t coord_tick(struct coord *co, int64_t now)
 			push_finish(co);
 		}
 	}
+	if (co->have_retry && co->retry_at && !co->push.active) {
+		if (now >= co->retry_at) {
+			struct tdm_plan again;
+
+			co->retry_at = 0;
+			if (tdm_plan_copy(&again, &co->retry)) {
+				log_err("cannot copy the plan file's plan: out of memory");
+			} else {
+				log_notice("pushing the plan file again");
+				push_file(co, &again);
+			}
+		} else if (co->retry_at < next) {
+			next = co->retry_at;
+		}
+	}
 	/* Show the new plan as active once its base time has passed. */
 	if (co->have_prev) {
 		int64_t t = clock_ns(co, co->cur.clockid);
@@ -1625,6 +1672,11 @@ static void ctl_push(struct coord *co, struct ctl_req *r, const char *label)
 		co->have_desired = false;
 	}
 	co->started = true;
+	/* A plan pushed by hand replaces the plan file's, retried or not. */
+	if (co->have_retry) {
+		tdm_plan_free(&co->retry);
+		co->have_retry = false;
+	}
 	resolve_all_prepared(co);
 	if (push_plan(co, &p, "tdmctl", r, err, sizeof(err))) {
 		snprintf(msg, sizeof(msg), "%s\n", err);
@@ -1669,6 +1721,8 @@ void coord_free(struct coord *co)
 		tdm_plan_free(&co->prev);
 	if (co->have_next)
 		tdm_plan_free(&co->next);
+	if (co->have_retry)
+		tdm_plan_free(&co->retry);
 	free(co->members);
 	free(co->hist);
 	free(co->frame);

@@ -756,6 +756,49 @@ static void test_quorum_pushes_file(void **state)
 }
 
 /*
+ * The plan file is what should be in force: its start-up push, aborted
+ * (c refused it), is tried again after ack_timeout, numbered anew, and
+ * commits; a push by hand in the meantime replaces it.
+ */
+static void test_file_push_retried(void **state)
+{
+	struct fx *f = *state;
+	struct link *a, *b, *c;
+	int64_t next;
+
+	write_plan_file(f);
+	start_abc(f, &a, &b, &c);
+	assert_int_equal(c->plan.version, 1);
+	ack(f, a, 1, 0, NULL);
+	ack(f, b, 1, 0, NULL);
+	ack(f, c, 1, EBUSY, "busy");
+	aborted(f, a, 1);
+	aborted(f, b, 1);
+	next = coord_tick(f->co, f->mono);
+	assert_true(next <= f->mono + 5 * SEC);
+	f->mono += 5 * SEC;
+	heartbeat(f, a, 0);
+	heartbeat(f, b, 0);
+	heartbeat(f, c, 0);
+	coord_tick(f->co, f->mono);
+	assert_int_equal(c->plan.version, 2);
+	assert_true(c->commit_by != 0);
+	ack(f, a, 2, 0, NULL);
+	ack(f, b, 2, 0, NULL);
+	ack(f, c, 2, 0, NULL);
+	committed(f, a, 2);
+	committed(f, b, 2);
+	committed(f, c, 2);
+	/* Committed: no more tries. */
+	f->mono += 10 * SEC;
+	heartbeat(f, a, 2);
+	heartbeat(f, b, 2);
+	heartbeat(f, c, 2);
+	coord_tick(f->co, f->mono);
+	assert_int_equal(c->plan.version, 2);
+}
+
+/*
  * A second connection registering a connected name: refused by default
  * while the first is alive; taken over once the first has been silent for
  * member_timeout, or at once with name_takeover allow.
@@ -1043,6 +1086,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_push_while_pushing, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_stop_answers_waiter, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_commit_deadline, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_file_push_retried, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_member_joins_prepare, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_cut_off_after_prepare, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_restart_resolves_prepared, fx_setup, fx_teardown),
