@@ -512,7 +512,8 @@ tdm_switch_buf() {
 
 # tdm_switch N [BUF]: the testbed above with N senders and a switch port
 # buffer of BUF frames (default tdm_switch_buf).  Sets S[1..N] (the
-# senders' namespaces), NIC, SW, RX and SW_BUF; the senders' addresses are
+# senders' namespaces), NIC, SW, RX and SW_BUF; tx0 has TDM_SWITCH_TXQ TX
+# queues (default 1; taprio wants more); the senders' addresses are
 # tdm_switch_ip I, the receiver's TDM_SW_IP_RX, with static neighbours and
 # static forwarding entries (no ARP, and no frame flooded to the other
 # senders' ports).  Receive processing on every hop runs on CPU 0.
@@ -537,8 +538,8 @@ tdm_switch() {
 		setup_ns "SND$i" || return 1
 		v=SND$i
 		S[$i]=${!v}
-		ip link add tx0 netns "${S[$i]}" type veth peer name "nin$i" \
-			netns "$NIC" || return 1
+		ip link add tx0 netns "${S[$i]}" numtxqueues "${TDM_SWITCH_TXQ:-1}" \
+			type veth peer name "nin$i" netns "$NIC" || return 1
 		ip link add "nout$i" netns "$NIC" type veth peer name "swp$i" \
 			netns "$SW" || return 1
 		ip -n "$NIC" link add "nbr$i" type bridge || return 1
@@ -590,12 +591,15 @@ tdm_switch_check() {
 		--size "${5:-$WIRE_SIZE}" --mbit "$WIRE_MBIT" --buffer "$SW_BUF"
 }
 
-# tdm_switch_reset: fresh counters, empty FIFOs (the serializers replaced).
+# tdm_switch_reset: fresh counters, empty FIFOs (the serializers deleted
+# and added again: a replace by the same kind keeps the counters).
 tdm_switch_reset() {
 	local i
-	tdm_wire_serializer "$SW" swr "$SW_BUF" || return 1
+	tc -n "$SW" qdisc del dev swr root
+	tdm_wire_serializer "$SW" swr "$SW_BUF" add || return 1
 	for i in "${!S[@]}"; do
-		tdm_wire_serializer "$NIC" "nout$i" "$WIRE_RING" || return 1
+		tc -n "$NIC" qdisc del dev "nout$i" root
+		tdm_wire_serializer "$NIC" "nout$i" "$WIRE_RING" add || return 1
 	done
 	TDM_SW_RX0=$(nsx "$RX" cat /sys/class/net/rx0/statistics/rx_packets)
 }
