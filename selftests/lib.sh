@@ -569,7 +569,9 @@ tdm_switch() {
 # and no ICMP goes back to the senders), until the test ends.
 tdm_switch_sink() {
 	local ready=$TDM_TMP/sink-$1.ready i
-	nsx "$RX" "$TDM_PY" -S -c 'import socket, sys, time
+	# ip netns exec itself in the background, not nsx: $! must be the
+	# process that holds our stdout, so that tdm_cleanup's kill ends it.
+	ip netns exec "$RX" "$TDM_PY" -S -c 'import socket, sys, time
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.bind(("0.0.0.0", int(sys.argv[1])))
 open(sys.argv[2], "w").close()

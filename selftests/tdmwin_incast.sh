@@ -62,7 +62,7 @@ run() {
 	tdm_switch_reset || return 1
 	for i in $(seq "$SENDERS"); do
 		args=("${GEN_ARGS[@]//PLAN/$TDM_TMP/$name-$i.conf}")
-		nsx "${S[$i]}" "$TDMGEN" -i $((i - 1)) -s "$WIRE_SIZE" -r "${PPS}pps" \
+		ip netns exec "${S[$i]}" "$TDMGEN" -i $((i - 1)) -s "$WIRE_SIZE" -r "${PPS}pps" \
 			-d "${SECS}s" -E 0 -j "${args[@]}" "$TDM_SW_IP_RX" \
 			>"$TDM_TMP/$name-$i.json" 2>&1 &
 		pids+=($!)

@@ -962,8 +962,9 @@ def main():
     k.add_argument("--at")
 
     w = sub.add_parser("wire-check")
-    for o in ("senders", "window", "dead", "guard", "size", "mbit", "buffer"):
+    for o in ("senders", "window", "dead", "guard", "size", "mbit"):
         w.add_argument("--" + o, type=int, required=True)
+    w.add_argument("--buffer", type=int, default=1, help="switch port, frames")
 
     a = p.parse_args()
     fn = {"wire-check": cmd_wire_check, "flat": cmd_flat, "classes": cmd_classes, "send": cmd_send, "recv": cmd_recv,
