@@ -724,12 +724,15 @@ tdm_hostload_since() {
 # tdm_quiet_wait SECONDS: wait, bounded, until the last 4 samples (2 s) of
 # the host are quiet; 1 if they never were (TDM_LOADED says how busy).
 tdm_quiet_wait() {
-	local secs=$1 i mean
+	local secs=$1 end=$((SECONDS + $1)) mean
 	if [ -z "${TDM_HOSTLOAD:-}" ]; then
 		tdm_log "host load unknown (not run by vm-run): timing judged as on a quiet host"
 		return 0
 	fi
-	for i in $(seq $((secs * 2))); do
+	# Bounded by time, not by polls: on a loaded host one poll (tail, awk
+	# and a sleep in a starved guest) takes seconds, and 2 * SECONDS polls
+	# took minutes.
+	while [ "$SECONDS" -lt "$end" ]; do
 		mean=$(tail -n 4 "$TDM_HOSTLOAD" 2>/dev/null |
 			awk '{ s += $2; n++ } END { if (n == 4) printf "%.2f", s / n }')
 		if [ -n "$mean" ] && awk -v m="$mean" -v q="$TDM_QUIET_CPUS" 'BEGIN { exit !(m < q) }'; then

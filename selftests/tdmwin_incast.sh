@@ -118,7 +118,7 @@ for i in $(seq "$SENDERS"); do
 		clockid CLOCK_REALTIME guard "${GUARD}ns" link-speed "$WIRE_MBIT"
 done
 GEN_ARGS=()
-tdm_quiet_wait 30 || tdm_log "$TDM_LOADED"
+tdm_quiet_wait 10 || tdm_log "$TDM_LOADED"
 mark=$(tdm_hostload_mark)
 run tdmwin
 tdm_quiet_judge "$mark"
