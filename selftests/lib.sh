@@ -364,6 +364,19 @@ WIRE_NIC_PERMILLE=100
 # shellcheck disable=SC2034
 WIRE_MIN_FRAMES=2000
 
+# tdm_wire_serializer NS DEV FRAMES [add|replace]: DEV's root qdisc sends
+# frames one after the other at WIRE_MBIT Mbit/s, counting 24 bytes of
+# preamble, FCS and gap per frame (as tdmwin counts them), behind a FIFO of
+# FRAMES frames; a frame beyond it is dropped and counted (tc -s: drops).
+# netem's rate never bursts (tbf would release a burst after idle time:
+# ../shared/reference/testbed.md).  Every emulated NIC and switch port of
+# the testbeds is one of these.
+tdm_wire_serializer() {
+	# rate RATE PACKETOVERHEAD (positional in tc's netem syntax)
+	tc -n "$1" qdisc "${4:-replace}" dev "$2" root netem \
+		rate "${WIRE_MBIT}mbit" 24 limit "$3"
+}
+
 # tdm_wire NS_A NS_M NS_B: a sender, a NIC queue in front of a wire, and a
 # receiver.
 #
@@ -388,9 +401,7 @@ tdm_wire() {
 	ip -n "$m" link add br0 type bridge || return 1
 	ip -n "$m" link set tdmB master br0
 	ip -n "$m" link set tdmW master br0
-	# rate RATE PACKETOVERHEAD (positional in tc's netem syntax)
-	tc -n "$m" qdisc add dev tdmW root netem rate "${WIRE_MBIT}mbit" 24 \
-		limit "$WIRE_RING" || return 1
+	tdm_wire_serializer "$m" tdmW "$WIRE_RING" add || return 1
 	ip -n "$m" link set br0 up
 	ip -n "$m" link set tdmB up
 	ip -n "$m" link set tdmW up
@@ -450,6 +461,184 @@ tdm_wire_run() {
 		"${P[judged]:-0} frames, ${P[outside]:-?} outside their windows, farthest" \
 		"${P[max_out_ns]:-?} ns out; after the emulated NIC: ${N[judged]:-0}" \
 		"frames, ${N[outside]:-?} outside, farthest ${N[max_out_ns]:-?} ns out"
+}
+
+# ---- the switch testbed: senders, their NICs, a switch port, a receiver ----
+#
+# N senders stream to one receiver through a switch whose port toward the
+# receiver is the bottleneck (Documentation/testbed.rst draws it):
+#
+#   S[i] tx0 ==veth== nin<i> [bridge nbr<i>, ns NIC] nout<i> ==veth== swp<i>
+#        (the sender's qdisc)            (the NIC: WIRE_RING frames,
+#                                         the sender's wire)
+#   [bridge br0, ns SW] swr ==veth== rx0 RX
+#        (the switch port: SW_BUF frames, the receiver's wire)
+#
+# Every NIC and the switch port are tdm_wire_serializer at WIRE_MBIT; veth
+# gives no backpressure, so what a sender's qdisc releases waits in its
+# NIC's FIFO, and what the senders' wires carry together beyond the line
+# rate waits in the switch port's buffer or is dropped there, counted in
+# its qdisc's drops.  A tap on rx0 stamps frames after the switch port.
+#
+# The scaling (written down in Documentation/testbed.rst): the testbed
+# keeps times in proportion, not frame counts.  Its clock runs WIRE_SCALE
+# times slower than the deployment it stands for (Documentation/
+# deploying.rst: 10 GbE, windows of 1 ms), so a 10 ms window here is a
+# 1 ms window there, and TCG's timer noise (hundreds of us) is a few
+# percent of a window.  The wire is 50 Mbit/s, not the 1 Gbit/s that a
+# scaled 10 GbE would be (the guest cannot forward that through this
+# chain), so a frame is 235 us, 2 % of a 10 ms window instead of 0.1 %.
+# The switch port's buffer is a shallow switch's per-port share, 144 KiB
+# of a 9 MiB buffer shared by 64 ports of 10 GbE (118 us of that wire),
+# scaled by the same WIRE_SCALE: 1.18 ms of this wire, 5 frames of 1466
+# bytes at 50 Mbit/s (tdm_switch_buf; TDM_SWITCH_BUF overrides).
+# shellcheck disable=SC2034
+WIRE_SCALE=10
+WIRE_REF_MBIT=10000
+WIRE_REF_SHARE_BYTES=147456
+# The bytes of a frame on the wire beyond its UDP payload: UDP, IPv4 and
+# Ethernet headers (42) and preamble, FCS and gap (24, tdm_wire_serializer).
+WIRE_FRAME_EXTRA=66
+TDM_SW_IP_RX=198.18.2.1
+tdm_switch_ip() { echo "198.18.2.$((10 + $1))"; }
+
+# tdm_switch_buf [PAYLOAD]: the switch port's default buffer in frames of
+# PAYLOAD bytes of UDP (WIRE_SIZE), at least one.
+tdm_switch_buf() {
+	local frame=$(( ${1:-$WIRE_SIZE} + WIRE_FRAME_EXTRA )) f
+	f=$(( WIRE_REF_SHARE_BYTES * WIRE_SCALE * WIRE_MBIT / WIRE_REF_MBIT / frame ))
+	echo $(( f > 0 ? f : 1 ))
+}
+
+# tdm_switch N [BUF]: the testbed above with N senders and a switch port
+# buffer of BUF frames (default tdm_switch_buf).  Sets S[1..N] (the
+# senders' namespaces), NIC, SW, RX and SW_BUF; tx0 has TDM_SWITCH_TXQ TX
+# queues (default 1; taprio wants more); the senders' addresses are
+# tdm_switch_ip I, the receiver's TDM_SW_IP_RX, with static neighbours and
+# static forwarding entries (no ARP, and no frame flooded to the other
+# senders' ports).  Receive processing on every hop runs on CPU 0.
+tdm_switch() {
+	local n=$1 i v mac_rx mac
+	SW_BUF=${2:-${TDM_SWITCH_BUF:-$(tdm_switch_buf)}}
+	declare -gA S
+	setup_ns SW NIC RX || return 1
+	ip -n "$SW" link add br0 type bridge || return 1
+	ip link add swr netns "$SW" type veth peer name rx0 netns "$RX" || return 1
+	ip -n "$SW" link set swr master br0
+	tdm_wire_serializer "$SW" swr "$SW_BUF" add || return 1
+	ip -n "$RX" addr add "$TDM_SW_IP_RX/24" dev rx0
+	ip -n "$SW" link set br0 up
+	ip -n "$SW" link set swr up
+	ip -n "$RX" link set rx0 up
+	tdm_rps "$SW" swr
+	tdm_rps "$RX" rx0
+	mac_rx=$(nsx "$RX" cat /sys/class/net/rx0/address)
+	bridge -n "$SW" fdb add "$mac_rx" dev swr master static
+	for i in $(seq "$n"); do
+		setup_ns "SND$i" || return 1
+		v=SND$i
+		S[$i]=${!v}
+		ip link add tx0 netns "${S[$i]}" numtxqueues "${TDM_SWITCH_TXQ:-1}" \
+			type veth peer name "nin$i" netns "$NIC" || return 1
+		ip link add "nout$i" netns "$NIC" type veth peer name "swp$i" \
+			netns "$SW" || return 1
+		ip -n "$NIC" link add "nbr$i" type bridge || return 1
+		ip -n "$NIC" link set "nin$i" master "nbr$i"
+		ip -n "$NIC" link set "nout$i" master "nbr$i"
+		tdm_wire_serializer "$NIC" "nout$i" "$WIRE_RING" add || return 1
+		ip -n "$SW" link set "swp$i" master br0
+		for v in "nbr$i" "nin$i" "nout$i"; do ip -n "$NIC" link set "$v" up; done
+		ip -n "$SW" link set "swp$i" up
+		ip -n "${S[$i]}" addr add "$(tdm_switch_ip "$i")/24" dev tx0
+		ip -n "${S[$i]}" link set tx0 up
+		mac=$(nsx "${S[$i]}" cat /sys/class/net/tx0/address)
+		ip -n "${S[$i]}" neigh replace "$TDM_SW_IP_RX" lladdr "$mac_rx" \
+			dev tx0 nud permanent
+		ip -n "$RX" neigh replace "$(tdm_switch_ip "$i")" lladdr "$mac" \
+			dev rx0 nud permanent
+		bridge -n "$NIC" fdb add "$mac_rx" dev "nout$i" master static
+		bridge -n "$SW" fdb add "$mac" dev "swp$i" master static
+		tdm_rps "$NIC" "nin$i"
+		tdm_rps "$NIC" "nout$i"
+		tdm_rps "$SW" "swp$i"
+	done
+}
+
+# tdm_switch_sink PORT: a UDP socket on the receiver that never reads (the
+# kernel drops what overflows it, after the receiver's device counted it,
+# and no ICMP goes back to the senders), until the test ends.
+tdm_switch_sink() {
+	local ready=$TDM_TMP/sink-$1.ready i
+	# ip netns exec itself in the background, not nsx: $! must be the
+	# process that holds our stdout, so that tdm_cleanup's kill ends it.
+	ip netns exec "$RX" "$TDM_PY" -S -c 'import socket, sys, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("0.0.0.0", int(sys.argv[1])))
+open(sys.argv[2], "w").close()
+time.sleep(1e9)' "$1" "$ready" &
+	TDM_BG_PIDS+=($!)
+	for i in $(seq 100); do
+		[ -f "$ready" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# tdm_switch_check SENDERS WINDOW_NS DEAD_NS GUARD_NS [PAYLOAD]: can a plan
+# of SENDERS windows of WINDOW_NS, each followed by DEAD_NS, work on this
+# testbed?  If not, says why on stderr and fails (tdmwin_util.py
+# wire-check holds the rules, for the host's tools too).
+tdm_switch_check() {
+	py wire-check --senders "$1" --window "$2" --dead "$3" --guard "$4" \
+		--size "${5:-$WIRE_SIZE}" --mbit "$WIRE_MBIT" --buffer "$SW_BUF"
+}
+
+# tdm_switch_reset: fresh counters, empty FIFOs (the serializers deleted
+# and added again: a replace by the same kind keeps the counters).
+tdm_switch_reset() {
+	local i
+	tc -n "$SW" qdisc del dev swr root
+	tdm_wire_serializer "$SW" swr "$SW_BUF" add || return 1
+	for i in "${!S[@]}"; do
+		tc -n "$NIC" qdisc del dev "nout$i" root
+		tdm_wire_serializer "$NIC" "nout$i" "$WIRE_RING" add || return 1
+	done
+	TDM_SW_RX0=$(nsx "$RX" cat /sys/class/net/rx0/statistics/rx_packets)
+}
+
+# tdm_switch_idle: true when every NIC's FIFO and the switch port's buffer
+# are empty.
+tdm_switch_idle() {
+	local i
+	[ "$(tc -n "$SW" -s -j qdisc show dev swr | py flat --kind netem |
+		sed -n 's/^qlen=//p')" = 0 ] || return 1
+	for i in "${!S[@]}"; do
+		[ "$(tc -n "$NIC" -s -j qdisc show dev "nout$i" | py flat --kind netem |
+			sed -n 's/^qlen=//p')" = 0 ] || return 1
+	done
+}
+
+# tdm_switch_count ARRAY: once the traffic is over and the FIFOs drained
+# (tdm_switch_idle), the frames counted since tdm_switch_reset: nic.I.sent,
+# nic.I.drops (sender I's NIC), nic.sent and nic.drops (all of them),
+# sw.sent and sw.drops (the switch port), rx (frames the receiver's device
+# got).
+tdm_switch_count() {
+	local -n _sc=$1
+	local -A q
+	local i
+	_sc=([nic.sent]=0 [nic.drops]=0)
+	for i in "${!S[@]}"; do
+		tdm_kv q "$(tc -n "$NIC" -s -j qdisc show dev "nout$i" | py flat --kind netem)"
+		_sc[nic.$i.sent]=${q[packets]:-0}
+		_sc[nic.$i.drops]=${q[drops]:-0}
+		_sc[nic.sent]=$(( ${_sc[nic.sent]} + ${q[packets]:-0} ))
+		_sc[nic.drops]=$(( ${_sc[nic.drops]} + ${q[drops]:-0} ))
+	done
+	tdm_kv q "$(tc -n "$SW" -s -j qdisc show dev swr | py flat --kind netem)"
+	_sc["sw.sent"]=${q[packets]:-0}
+	_sc["sw.drops"]=${q[drops]:-0}
+	_sc["rx"]=$(( $(nsx "$RX" cat /sys/class/net/rx0/statistics/rx_packets) - ${TDM_SW_RX0:-0} ))
 }
 
 # tdm_veth_ipv6: IPv6 on the pair made by tdm_veth (no DAD, static neighbours).
@@ -535,12 +724,15 @@ tdm_hostload_since() {
 # tdm_quiet_wait SECONDS: wait, bounded, until the last 4 samples (2 s) of
 # the host are quiet; 1 if they never were (TDM_LOADED says how busy).
 tdm_quiet_wait() {
-	local secs=$1 i mean
+	local secs=$1 end=$((SECONDS + $1)) mean
 	if [ -z "${TDM_HOSTLOAD:-}" ]; then
 		tdm_log "host load unknown (not run by vm-run): timing judged as on a quiet host"
 		return 0
 	fi
-	for i in $(seq $((secs * 2))); do
+	# Bounded by time, not by polls: on a loaded host one poll (tail, awk
+	# and a sleep in a starved guest) takes seconds, and 2 * SECONDS polls
+	# took minutes.
+	while [ "$SECONDS" -lt "$end" ]; do
 		mean=$(tail -n 4 "$TDM_HOSTLOAD" 2>/dev/null |
 			awk '{ s += $2; n++ } END { if (n == 4) printf "%.2f", s / n }')
 		if [ -n "$mean" ] && awk -v m="$mean" -v q="$TDM_QUIET_CPUS" 'BEGIN { exit !(m < q) }'; then

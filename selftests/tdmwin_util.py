@@ -12,6 +12,8 @@
             (tests the kernel's validation without the tc plugin)
   clock     save/restore/step CLOCK_REALTIME, TAI offset (adjtimex),
             wait for a phase of the cycle
+  wire-check  can a plan work on the switch testbed (lib.sh tdm_switch)?
+            The reason on stderr and exit 2 if not
 """
 
 # Python starts slowly under QEMU TCG: import only what a command needs
@@ -808,6 +810,63 @@ def cmd_json():
     return 0
 
 
+# ---- wire-check -------------------------------------------------------------
+
+# The switch testbed's limits (lib.sh tdm_switch, Documentation/testbed.rst).
+# The rate: the guest forwards about 544 Mbit/s of 1400-byte UDP over one
+# veth hop under TCG with pfifo (../shared/reference/testbed.md); a frame
+# here crosses four hops, two bridges and two serializers, and 8 senders
+# with a tap share the guest's two vCPUs: 100 Mbit/s leaves a margin of
+# about 1.4 over a quarter of the one-hop figure.
+WIRE_MAX_MBIT = 100
+# The shortest window: TCG's timer noise is hundreds of microseconds, which
+# must stay small against a window: at 2 ms it is already a quarter.
+WIRE_MIN_WINDOW_NS = 2000000
+WIRE_FRAME_EXTRA = 66           # lib.sh WIRE_FRAME_EXTRA
+WIRE_MAX_SENDERS = 32
+
+
+def wire_check(senders, window, dead, guard, size, mbit, buffer):
+    """None if a plan of SENDERS windows of WINDOW ns, each followed by
+    DEAD ns, with GUARD, for frames of SIZE bytes of UDP payload, can work
+    on a testbed wire of MBIT Mbit/s with a switch buffer of BUFFER frames;
+    else the reason."""
+    if not 1 <= senders <= WIRE_MAX_SENDERS:
+        return "senders must be 1..%d, not %d" % (WIRE_MAX_SENDERS, senders)
+    if not 1 <= mbit <= WIRE_MAX_MBIT:
+        return ("a wire of %d Mbit/s: the emulator sustains at most %d Mbit/s "
+                "through the NICs and the switch port (1..%d)"
+                % (mbit, WIRE_MAX_MBIT, WIRE_MAX_MBIT))
+    if buffer < 1:
+        return "the switch port's buffer must hold at least one frame"
+    if dead < 0 or guard < 0:
+        return "dead time and guard cannot be negative"
+    frame = (size + WIRE_FRAME_EXTRA) * 8 * 1000 // mbit
+    if window < WIRE_MIN_WINDOW_NS:
+        return ("a window of %d us is too short for this testbed: TCG's timer "
+                "noise (hundreds of us) would be a large part of it; at least "
+                "%d us" % (window // 1000, WIRE_MIN_WINDOW_NS // 1000))
+    if window - guard < frame:
+        return ("a window of %d us less the guard of %d us cannot carry one "
+                "frame: a frame of %d bytes takes %d us at %d Mbit/s"
+                % (window // 1000, guard // 1000, size + WIRE_FRAME_EXTRA,
+                   frame // 1000, mbit))
+    return None
+
+
+def cmd_wire_check(a):
+    why = wire_check(a.senders, a.window, a.dead, a.guard, a.size, a.mbit,
+                     a.buffer)
+    if why:
+        sys.stderr.write("%s\n" % why)
+        return 2
+    frame = (a.size + WIRE_FRAME_EXTRA) * 8 * 1000 // a.mbit
+    print("cycle_ns=%d frame_ns=%d frames_per_window=%d"
+          % (a.senders * (a.window + a.dead), frame,
+             (a.window - a.guard) // frame))
+    return 0
+
+
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "json":
         sys.exit(cmd_json())
@@ -902,8 +961,13 @@ def main():
     k.add_argument("--cycle")
     k.add_argument("--at")
 
+    w = sub.add_parser("wire-check")
+    for o in ("senders", "window", "dead", "guard", "size", "mbit"):
+        w.add_argument("--" + o, type=int, required=True)
+    w.add_argument("--buffer", type=int, default=1, help="switch port, frames")
+
     a = p.parse_args()
-    fn = {"flat": cmd_flat, "classes": cmd_classes, "send": cmd_send, "recv": cmd_recv,
+    fn = {"wire-check": cmd_wire_check, "flat": cmd_flat, "classes": cmd_classes, "send": cmd_send, "recv": cmd_recv,
           "pcap": cmd_pcap, "span": cmd_span, "nl": cmd_nl, "clock": cmd_clock}[a.cmd]
     sys.exit(fn(a) or 0)
 

@@ -9,11 +9,16 @@ same run, so only the ratios carry meaning under QEMU TCG):
   tdmd-<kernel>.json     tools/bench-tdmd-guest: plan push for N members
   rx-<kernel>.json       tools/bench-rx-guest: tdmrx vs tcpdump, hook cost
   tdmstat-host.json      tools/bench: tdmstat records/s against senders
+  wire-<kernel>.json     tools/bench-wire-guest: the dead-time sweep on the
+                         switch testbed, per method (tools/wire_sweep.py)
 """
 import glob
 import json
 import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import wire_sweep  # noqa: E402
 
 
 def load(pattern):
@@ -178,6 +183,61 @@ def tdmstat_section(runs):
     return out
 
 
+WIRE_METHODS = ("free", "usertdm", "taprio", "tdmwin", "tdmwin_nowire")
+
+
+def wire_section(runs):
+    """The figure of merit: per sender count and method, the smallest dead
+    time with no overlap and no loss at the switch port, the utilization
+    there, and the ratios against user-space TDM and taprio."""
+    out = []
+    for name, r in runs.items():
+        pts = r.get("points", [])
+        line = r.get("mbit", 0) * 1e6
+        out.append("### Dead-time sweep on the switch testbed, kernel %s (%s)\n"
+                   % (r.get("kernel"), name))
+        out.append("Wire %s Mbit/s, switch port buffer %s frames, NIC FIFO %s "
+                   "frames, windows %.1f ms, guard %.0f us, at least %s cycles "
+                   "per point (Documentation/testbed.rst).\n"
+                   % (r.get("mbit"), r.get("switch_buffer"), r.get("nic_ring"),
+                      r.get("window_ns", 0) / 1e6, r.get("guard_ns", 0) / 1e3,
+                      r.get("min_cycles")))
+        fig = {}
+        for n in sorted({p.get("senders") for p in pts}):
+            at = [p for p in pts if p.get("senders") == n]
+            methods = [m for m in WIRE_METHODS if any(p["method"] == m for p in at)]
+            f = wire_sweep.figure(at, methods, r.get("window_ns", 0),
+                                  r.get("guard_ns", 0), line, r.get("min_cycles", 0))
+            fig[n] = f
+            us = lambda d: None if d is None else "%.0f" % (d / 1e3)
+            rows = []
+            for m in methods:
+                x = f[m]
+                rows.append((m, us(x["dead_ns"]), x["utilization"],
+                             x["goodput_ratio"],
+                             wire_sweep.ratio(x["dead_ns"], f.get("usertdm", {}).get("dead_ns")),
+                             wire_sweep.ratio(x["dead_ns"], f.get("taprio", {}).get("dead_ns"))))
+            out.append("%d senders:\n" % n)
+            out.append(table(["method", "smallest clean dead time (us)",
+                              "utilization sum(W-G)/cycle", "goodput / line rate",
+                              "dead time / usertdm's", "dead time / taprio's"], rows))
+            out.append("")
+            out.append(table(["method", "dead time (us)", "sent", "lost at switch",
+                              "NIC drops", "received", "overlapping windows",
+                              "windows", "host loaded"],
+                             [(p["method"], "%.0f" % (p["dead_ns"] / 1e3), p.get("sent"),
+                               p.get("loss"), p.get("nic_drops"), p.get("received"),
+                               p.get("overlap"), p.get("windows"),
+                               "yes" if p.get("host_loaded") else "no")
+                              for p in sorted(at, key=lambda p: (p["method"], p["dead_ns"]))]))
+            out.append("")
+        out.append("Targets: tdmwin's smallest clean dead time <= 1/5 of "
+                   "usertdm's and <= taprio's; utilization there >= 95 % with "
+                   "3 senders, >= 90 % with 8.\n")
+        r["figure"] = {str(k): v for k, v in fig.items()}
+    return out
+
+
 def main():
     folder = sys.argv[1] if len(sys.argv) > 1 else "build/bench"
     parts = {
@@ -185,6 +245,7 @@ def main():
         "tdmd": load(os.path.join(folder, "tdmd-*.json")),
         "rx": load(os.path.join(folder, "rx-*.json")),
         "tdmstat": load(os.path.join(folder, "tdmstat-*.json")),
+        "wire": load(os.path.join(folder, "wire-*.json")),
     }
     md = ["# tdmwin benchmark report", "",
           "Every figure comes with a baseline measured in the same run; under "
@@ -194,6 +255,7 @@ def main():
     md += ["## tdmd"] + tdmd_section(parts["tdmd"])
     md += ["## Receiver"] + rx_section(parts["rx"])
     md += ["## tdmstat"] + tdmstat_section(parts["tdmstat"])
+    md += ["## The switch testbed"] + wire_section(parts["wire"])
     missing = [k for k, v in parts.items() if not v]
     if missing:
         md.append("Not measured in this run: %s." % ", ".join(missing))

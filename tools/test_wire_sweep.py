@@ -1,0 +1,83 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""tools/wire_sweep.py on synthetic sweeps with known answers: the
+smallest clean dead time, the utilization there, and the ratios.
+
+Prints TAP and "N passed, N failed".  No guest, no root; make check runs it.
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import wire_sweep as ws  # noqa: E402
+
+US = 1000
+n = failed = 0
+
+
+def tap(ok, desc, detail=""):
+    global n, failed
+    n += 1
+    if not ok:
+        failed += 1
+    print("%s %d - %s" % ("ok" if ok else "not ok", n, desc))
+    if not ok and detail:
+        print("#   " + detail)
+
+
+def eq(got, want, desc):
+    tap(got == want, desc, "got %r, want %r" % (got, want))
+
+
+def pt(method, dead_us, overlap=0, loss=0, cycles=100, goodput=0):
+    return {"method": method, "dead_ns": dead_us * US, "overlap": overlap,
+            "loss": loss, "cycles": cycles, "goodput_bps": goodput}
+
+
+# tdmwin clean from 200 us up; usertdm dirty below 2000 us; taprio never.
+sweep = [pt("tdmwin", 0, overlap=40), pt("tdmwin", 100, loss=3),
+         pt("tdmwin", 200, goodput=45e6), pt("tdmwin", 500), pt("tdmwin", 1000),
+         pt("tdmwin", 2000), pt("usertdm", 0, overlap=900, loss=70),
+         pt("usertdm", 200, overlap=300), pt("usertdm", 1000, overlap=12),
+         pt("usertdm", 2000, goodput=40e6), pt("taprio", 200, overlap=4),
+         pt("taprio", 2000, loss=1)]
+eq(ws.smallest_clean(sweep, "tdmwin", 100), 200 * US, "tdmwin: clean from 200 us up")
+eq(ws.smallest_clean(sweep, "usertdm", 100), 2000 * US, "usertdm: only the largest is clean")
+eq(ws.smallest_clean(sweep, "taprio", 100), None, "taprio: its largest is dirty: none")
+eq(ws.smallest_clean(sweep, "nosuch", 100), None, "a method without points: none")
+
+# A clean point below a dirty one does not count.
+lucky = [pt("m", 100), pt("m", 200, overlap=1), pt("m", 400), pt("m", 800)]
+eq(ws.smallest_clean(lucky, "m", 100), 400 * US,
+   "a clean point below a dirty one is not the answer")
+# Repeats at one dead time must all be clean.
+rep = [pt("m", 100), pt("m", 100, loss=1), pt("m", 200), pt("m", 200)]
+eq(ws.smallest_clean(rep, "m", 100), 200 * US, "a dirty repeat spoils its dead time")
+# Too few cycles judge nothing: not clean.
+short = [pt("m", 100, cycles=10), pt("m", 200)]
+eq(ws.smallest_clean(short, "m", 100), 200 * US, "a point of too few cycles is not clean")
+eq(ws.smallest_clean([pt("m", 100, cycles=99)], "m", 100), None,
+   "only short points: none")
+# Order of the input does not matter.
+eq(ws.smallest_clean(list(reversed(sweep)), "tdmwin", 100), 200 * US,
+   "the input's order does not matter")
+
+# The utilization: N (W - G) / (N (W + D)).
+eq(ws.slot_utilization(10000 * US, 1000 * US, 0), 0.9, "utilization, no dead time")
+eq(round(ws.slot_utilization(10000 * US, 0, 2500 * US), 3), 0.8,
+   "utilization, 10 ms windows, 2.5 ms dead time")
+
+f = ws.figure(sweep, ["tdmwin", "usertdm", "taprio"], 10000 * US, 1000 * US, 50e6, 100)
+eq(f["tdmwin"], {"dead_ns": 200 * US, "utilization": round(9000 / 10200, 4),
+                 "goodput_ratio": 0.9}, "the figure for tdmwin")
+eq(f["taprio"], {"dead_ns": None, "utilization": None, "goodput_ratio": None},
+   "the figure for a method never clean")
+eq(ws.ratio(f["tdmwin"]["dead_ns"], f["usertdm"]["dead_ns"]), 0.1,
+   "tdmwin's dead time over usertdm's")
+eq(ws.ratio(f["tdmwin"]["dead_ns"], f["taprio"]["dead_ns"]), None,
+   "a ratio against a method never clean is none")
+eq(ws.ratio(0, 2000), 0.0, "a dead time of 0 gives the ratio 0")
+
+print("1..%d" % n)
+print("%d passed, %d failed" % (n - failed, failed))
+sys.exit(1 if failed else 0)

@@ -1,0 +1,65 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""The figure of merit of the dead-time sweep on the switch testbed
+(Documentation/benchmarks.rst): per method, the smallest dead time at
+which the receiver saw no overlap between senders and the switch port
+lost nothing, and the utilization there.
+
+A point is one run: {"method", "dead_ns", "cycles", "overlap", "loss",
+"goodput_bps", ...}.  Pure functions; tools/test_wire_sweep.py tests them
+on synthetic points with known answers.
+"""
+
+
+def clean(p, min_cycles):
+    """A point is clean when it ran at least MIN_CYCLES cycles (fewer judge
+    nothing) and saw no overlap and no loss at the switch port."""
+    return (p.get("cycles", 0) >= min_cycles and p.get("overlap", 1) == 0
+            and p.get("loss", 1) == 0)
+
+
+def smallest_clean(points, method, min_cycles):
+    """The smallest dead time D of METHOD's points such that the point at D
+    and every point of a larger dead time are clean: a clean point below a
+    dirty one is luck, not a setting to deploy.  None if the point of the
+    largest dead time is not clean (or there are none).  Points of the
+    same dead time (repeats) must all be clean."""
+    pts = sorted((p for p in points if p.get("method") == method),
+                 key=lambda p: p["dead_ns"])
+    best = None
+    for d in sorted({p["dead_ns"] for p in pts}, reverse=True):
+        if not all(clean(p, min_cycles) for p in pts if p["dead_ns"] == d):
+            break
+        best = d
+    return best
+
+
+def slot_utilization(window_ns, guard_ns, dead_ns):
+    """Sum over the senders of (window - guard) over the cycle, for the
+    automatic plan of equal windows each followed by DEAD_NS:
+    N (W - G) / (N (W + D))."""
+    return (window_ns - guard_ns) / float(window_ns + dead_ns)
+
+
+def figure(points, methods, window_ns, guard_ns, line_bps, min_cycles):
+    """Per method: dead_ns (smallest clean, or None), the slot utilization
+    there and the goodput there over the line rate (the mean of the points
+    at that dead time)."""
+    out = {}
+    for m in methods:
+        d = smallest_clean(points, m, min_cycles)
+        row = {"dead_ns": d, "utilization": None, "goodput_ratio": None}
+        if d is not None:
+            at = [p for p in points if p.get("method") == m and p["dead_ns"] == d]
+            row["utilization"] = round(slot_utilization(window_ns, guard_ns, d), 4)
+            row["goodput_ratio"] = round(
+                sum(p.get("goodput_bps", 0) for p in at) / len(at) / line_bps, 4)
+        out[m] = row
+    return out
+
+
+def ratio(a, b):
+    """A over B, or None when either is missing or B is 0."""
+    if a is None or b is None or b == 0:
+        return None
+    return round(a / float(b), 3)
