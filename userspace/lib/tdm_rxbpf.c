@@ -379,9 +379,11 @@ static int on_record(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-static int make_rings(struct tdm_rxbpf *b, char *err, size_t errlen)
+/* The ring buffers, before the load: the first is the template of the
+ * array's inner map (its size is checked against every ring put in).
+ */
+static int create_rings(struct tdm_rxbpf *b, char *err, size_t errlen)
 {
-	int outer = bpf_map__fd(b->skel->maps.rings);
 	unsigned int i;
 
 	b->ring_fd = calloc(b->nrings, sizeof(*b->ring_fd));
@@ -390,18 +392,30 @@ static int make_rings(struct tdm_rxbpf *b, char *err, size_t errlen)
 	for (i = 0; i < b->nrings; i++)
 		b->ring_fd[i] = -1;
 	for (i = 0; i < b->nrings; i++) {
-		int fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "tdmrx_ring", 0, 0,
-					b->ring_bytes, NULL);
-
-		if (fd < 0)
+		b->ring_fd[i] = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "tdmrx_ring",
+					       0, 0, b->ring_bytes, NULL);
+		if (b->ring_fd[i] < 0)
 			return set_priv_err(errno, "cannot create a BPF ring buffer",
 					    err, errlen);
-		b->ring_fd[i] = fd;
-		if (bpf_map_update_elem(outer, &i, &fd, BPF_ANY))
+	}
+	if (bpf_map__set_inner_map_fd(b->skel->maps.rings, b->ring_fd[0]))
+		return tdm_set_err(err, errlen, "cannot set the rings' template");
+	return 0;
+}
+
+/* After the load: the rings into the array, and mapped for reading. */
+static int install_rings(struct tdm_rxbpf *b, char *err, size_t errlen)
+{
+	int outer = bpf_map__fd(b->skel->maps.rings);
+	unsigned int i;
+
+	for (i = 0; i < b->nrings; i++) {
+		if (bpf_map_update_elem(outer, &i, &b->ring_fd[i], BPF_ANY))
 			return set_priv_err(errno, "cannot install a ring", err, errlen);
 		if (!i)
-			b->rb = ring_buffer__new(fd, on_record, b, NULL);
-		else if (b->rb && ring_buffer__add(b->rb, fd, on_record, b))
+			b->rb = ring_buffer__new(b->ring_fd[i], on_record, b, NULL);
+		else if (b->rb &&
+			 ring_buffer__add(b->rb, b->ring_fd[i], on_record, b))
 			return set_priv_err(errno, "cannot map a ring", err, errlen);
 		if (!b->rb)
 			return set_priv_err(errno, "cannot map a ring", err, errlen);
@@ -473,17 +487,17 @@ static int load(struct tdm_rxbpf *b, const struct tdm_rxbpf_cfg *cfg,
 	b->skel->rodata->nr_rings = b->nrings;
 	b->skel->rodata->wake_bytes = wm * TDMRX_BPF_REC_BYTES;
 	if (bpf_map__set_max_entries(b->skel->maps.rings, b->nrings) ||
-	    bpf_map__set_max_entries(bpf_map__inner_map(b->skel->maps.rings),
-				     b->ring_bytes) ||
 	    bpf_map__set_max_entries(b->skel->maps.marks, b->ncpus))
 		return tdm_set_err(err, errlen, "cannot size the BPF maps");
+	if (create_rings(b, err, errlen))
+		return -1;
 	ret = tdmrx_bpf__load(b->skel);
 	if (ret)
 		return set_priv_err(-ret, "cannot load the BPF recorder", err, errlen);
 	b->skel->bss->tai_offset_ns = tai_offset();
 	own.pid = (uint32_t)getpid();
 	own.start_ticks = tdm_proc_start_ticks(getpid());
-	if (make_rings(b, err, errlen) || map_marks(b, err, errlen))
+	if (install_rings(b, err, errlen) || map_marks(b, err, errlen))
 		return -1;
 	/* the tag names the mode once it is known: written again below */
 	if (bpf_map_update_elem(bpf_map__fd(b->skel->maps.tdmrx_owner), &key,
