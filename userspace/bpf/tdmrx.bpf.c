@@ -16,14 +16,21 @@
  * it.  A reservation that fails (ring full) is counted in the per-CPU
  * `stats` map (struct tdmrx_stats.dropped): records + dropped = matched.
  *
- * Watermarks (the uapi header, "The receive watermark"): the program takes
- * the CLOCK_MONOTONIC time when it starts on a matching packet and, after
- * the record is submitted (or dropped), stores it into marks[cpu] with an
- * atomic exchange, which orders it after the submit's release of the ring's
- * producer position.  The reader loads the marks (acquire) before it
- * consumes: every record of that CPU it will find later was hooked at the
- * mark or after.  A tc program runs with BH off, so one CPU never
- * interleaves two of them: successive marks of a CPU never go back.
+ * Watermarks (the uapi header, "The receive watermark"): on a matching
+ * packet the program sets marks[cpu].in_hook, then takes the
+ * CLOCK_MONOTONIC time, and after the record is submitted (or dropped)
+ * stores that time into marks[cpu].mark_ns and clears in_hook, each with
+ * an atomic exchange (a full barrier: ordered after the submit's release
+ * of the ring's producer position).  The reader loads the marks (acquire)
+ * before it consumes: every record of that CPU it will find later was
+ * hooked at the mark or after.  A tc program runs with BH off, so one CPU
+ * never interleaves two of them: successive marks of a CPU never go back.
+ *
+ * A quiet CPU: tdmrx.ko's pinned timer moves the mark of a CPU without
+ * traffic; here the reader does it.  It reads the clock (T), then in_hook:
+ * if it is clear, a hook of that CPU either finished (its record is in the
+ * ring, visible to the consume that follows) or has not set in_hook yet,
+ * and then reads the clock after T: T is a valid mark for that CPU.
  */
 #include <linux/bpf.h>
 #include <linux/if_ether.h>
@@ -213,6 +220,10 @@ int tdmrx_bpf(struct __sk_buff *skb)
 	off = match(skb, &r);
 	if (!off)
 		return TC_ACT_UNSPEC;
+	cpu = bpf_get_smp_processor_id();
+	mk = bpf_map_lookup_elem(&marks, &cpu);
+	if (mk)
+		__atomic_exchange_n(&mk->in_hook, 1, __ATOMIC_SEQ_CST);	/* before the clock */
 	hook = (__s64)bpf_ktime_get_ns();
 	st->matched++;
 	stamp(skb, &r, st);
@@ -220,7 +231,6 @@ int tdmrx_bpf(struct __sk_buff *skb)
 		r.flags |= TDMRX_F_GSO;
 		r.gso_segs = skb->gso_segs;
 	}
-	cpu = bpf_get_smp_processor_id();
 	r.cpu = cpu;
 	parse_payload(skb, off, &r, st);
 
@@ -240,9 +250,10 @@ int tdmrx_bpf(struct __sk_buff *skb)
 	} else {
 		st->dropped++;
 	}
-	mk = bpf_map_lookup_elem(&marks, &cpu);
-	if (mk)
+	if (mk) {
 		__atomic_exchange_n(&mk->mark_ns, hook, __ATOMIC_SEQ_CST);	/* after the submit */
+		__atomic_exchange_n(&mk->in_hook, 0, __ATOMIC_SEQ_CST);	/* after the mark */
+	}
 	return TC_ACT_UNSPEC;
 }
 

@@ -23,12 +23,14 @@
 #define TDMRX_BPF_TC_HANDLE	0x7464
 #define TDMRX_BPF_TC_PRIO	0x7464
 
-/* One CPU's receive watermark (CLOCK_MONOTONIC ns; 0: none yet), a cache
- * line each.
+/* One CPU's receive watermark (CLOCK_MONOTONIC ns; 0: none yet) and
+ * whether the program is between its clock read and its mark on that CPU
+ * (in_hook), a cache line each; tdmrx.bpf.c says how the reader uses them.
  */
 struct tdmrx_bpf_mark {
 	__s64	mark_ns;
-	__u64	pad[7];
+	__u64	in_hook;
+	__u64	pad[6];
 };
 
 /* The owner: pid and its start time (/proc/PID/stat field 22, clock ticks

@@ -15,7 +15,9 @@
  * Watermarks.  The program stores its hook time into marks[cpu] after the
  * submit (tdmrx.bpf.c).  We load every mark (acquire) before we consume,
  * so every record of that CPU consumed later was hooked at the mark or
- * after: the merge's condition (tdm_merge.h).
+ * after: the merge's condition (tdm_merge.h).  A CPU that is not inside the
+ * hook gets the time read before we looked as its mark (tdmrx.bpf.c, "A
+ * quiet CPU"), so a CPU without traffic does not hold the merge back.
  *
  * Teardown.  tcx: BPF_LINK_DETACH waits for the programs in flight
  * (synchronize_rcu in the kernel).  tc: the filter is deleted and the
@@ -41,7 +43,6 @@
 
 #include "tdm_rxbpf.h"
 #include "tdm_util.h"
-#include "../bpf/tdmrx_bpf.h"
 #include "tdmrx.skel.h"
 
 /* Not in the 6.1 uapi headers that Debian 12 builds against: the tcx
@@ -632,13 +633,21 @@ int tdm_rxbpf_wait(struct tdm_rxbpf *b, int timeout_ms, char *err,
 size_t tdm_rxbpf_feed(struct tdm_rxbpf *b, struct tdm_merge *m, tdm_rx_cb tap,
 		      void *tap_ctx)
 {
-	int64_t mark[256];
+	int64_t mark[256], now;
 	uint64_t before = b->read;
 	unsigned int i, n = b->ncpus < 256 ? b->ncpus : 256;
 
-	/* the marks before the rings (the file's comment) */
-	for (i = 0; i < n; i++)
+	/* the marks before the rings (the file's comment); the clock before
+	 * in_hook
+	 */
+	now = tdm_mono_ns();
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	for (i = 0; i < n; i++) {
 		mark[i] = __atomic_load_n(&b->marks[i].mark_ns, __ATOMIC_ACQUIRE);
+		if (!__atomic_load_n(&b->marks[i].in_hook, __ATOMIC_ACQUIRE) &&
+		    now > mark[i])
+			mark[i] = now;
+	}
 	b->m = m;
 	b->tap = tap;
 	b->tap_ctx = tap_ctx;

@@ -31,6 +31,7 @@
 #include <sys/types.h>
 
 #include "../../kmod/uapi/linux/tdmrx.h"
+#include "../bpf/tdmrx_bpf.h"
 #include "tdm_merge.h"
 #include "tdm_rx.h"
 
