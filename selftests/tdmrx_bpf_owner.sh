@@ -27,7 +27,8 @@ PLAN=$TDM_TMP/plan.conf
 printf '[auto]\nsenders 1\nwindow 5ms\ndead_time 2ms\n' >"$PLAN"
 chmod 0644 "$PLAN"
 
-# cap NAME ARGS...: capture on tdmB in B, in the background.
+# cap NAME ARGS...: capture on tdmB in B, in the background (not in a
+# subshell: TS_PID[NAME] is its pid).
 cap() {
 	local name=$1
 	shift
@@ -40,7 +41,8 @@ cap() {
 progs() { bpftool prog show 2>/dev/null | grep -c 'name tdmrx_bpf'; }
 filters() { nsx "$B" tc filter show dev tdmB ingress 2>/dev/null | grep -c 'tdmrx_bpf'; }
 
-check "first owner records" cap one -d 60s
+cap one -d 60s
+check_eq "first owner records" $? 0
 pid1=${TS_PID[one]}
 
 # ---- a second owner ------------------------------------------------------------
@@ -60,7 +62,8 @@ case "$(uname -r)" in
 	check_match "doctor: removed the stale filter, names its dead owner" "$out" \
 		"removed the BPF recorder's tc filter \\(tdmrx_bpf, prog id [0-9]+\\) on tdmB: its owner, pid $pid1, is gone"
 	check_eq "doctor: the stale filter is gone" "$(filters)" 0
-	check "a second owner records" cap two -d 60s
+	cap two -d 60s
+	check_eq "a second owner records" $? 0
 	pid1=${TS_PID[two]}
 	kill -KILL "$pid1"
 	wait "$pid1" 2>/dev/null
@@ -71,7 +74,8 @@ case "$(uname -r)" in
 	check_eq "6.12: the tcx link went with its owner" "$(progs)" 0
 	;;
 esac
-check "the next owner records" cap three -e 1 -d 30s -j
+cap three -e 1 -d 30s -j
+check_eq "the next owner records" $? 0
 if [ "$(uname -r | cut -d. -f1-2)" = 6.1 ]; then
 	check_match "the next owner removed the dead owner's filter" \
 		"$(cat "$TDM_TMP/three.err")" "removed the BPF recorder's tc filter on tdmB: its owner, pid $pid1, is gone"

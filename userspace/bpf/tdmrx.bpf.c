@@ -84,7 +84,9 @@ struct {
 } marks SEC(".maps");
 
 /* The owner tag (tdmrx_bpf.h): who attached this program, so that the next
- * capture or doctor can tell a live owner from one that is gone.
+ * capture or doctor can tell a live owner from one that is gone.  The
+ * program looks it up (bound_to_owner()), or the kernel would not list the
+ * map among the program's maps, where the loader finds it.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -92,6 +94,13 @@ struct {
 	__type(key, __u32);
 	__type(value, struct tdmrx_bpf_owner);
 } tdmrx_owner SEC(".maps");
+
+static __always_inline int bound_to_owner(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&tdmrx_owner, &zero) != NULL;
+}
 
 static __always_inline int port_on(__u16 port)
 {
@@ -218,7 +227,7 @@ int tdmrx_bpf(struct __sk_buff *skb)
 		return TC_ACT_UNSPEC;
 	st->seen++;
 	off = match(skb, &r);
-	if (!off)
+	if (!off || !bound_to_owner())
 		return TC_ACT_UNSPEC;
 	cpu = bpf_get_smp_processor_id();
 	mk = bpf_map_lookup_elem(&marks, &cpu);
