@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The BPF recorder counts every record it could not write: `tdmstat
-# capture --recorder bpf -r 64` (the smallest BPF ring, one page: 56
-# records, as the capture reports them) is stopped (SIGSTOP) while two
+# capture --recorder bpf -r 64` (rings of 8 KiB: 113 records each, as the
+# capture reports them) is stopped (SIGSTOP) while two
 # tdmgen senders send, so the rings fill and every further reservation
 # fails; it is continued before the end markers come.  Then records + ring
 # drops = sent exactly, the senders' loss is the ring drops, and the

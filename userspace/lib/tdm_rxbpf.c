@@ -134,7 +134,7 @@ static int set_priv_err(int e, const char *what, char *err, size_t errlen)
 {
 	if (e == EPERM || e == EACCES)
 		return tdm_set_err(err, errlen,
-			"%s: %s: the BPF recorder needs CAP_BPF and CAP_NET_ADMIN (or CAP_SYS_ADMIN; run as root), and kernel.unprivileged_bpf_disabled does not matter then",
+			"%s: %s: the BPF recorder needs CAP_BPF and CAP_NET_ADMIN (or CAP_SYS_ADMIN): run it as root",
 			what, strerror(e));
 	return tdm_set_err(err, errlen, "%s: %s", what, strerror(e));
 }
