@@ -30,7 +30,9 @@
  * traffic; here the reader does it.  It reads the clock (T), then in_hook:
  * if it is clear, a hook of that CPU either finished (its record is in the
  * ring, visible to the consume that follows) or has not set in_hook yet,
- * and then reads the clock after T: T is a valid mark for that CPU.
+ * and then reads the clock after T: T is a valid mark for that CPU.  The
+ * reader takes T less a margin (tdm_rxbpf.c, RXBPF_QUIET_NS) for packets
+ * still waiting in the CPU's backlog.
  */
 #include <linux/bpf.h>
 #include <linux/if_ether.h>

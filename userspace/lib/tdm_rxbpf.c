@@ -16,8 +16,9 @@
  * submit (tdmrx.bpf.c).  We load every mark (acquire) before we consume,
  * so every record of that CPU consumed later was hooked at the mark or
  * after: the merge's condition (tdm_merge.h).  A CPU that is not inside the
- * hook gets the time read before we looked as its mark (tdmrx.bpf.c, "A
- * quiet CPU"), so a CPU without traffic does not hold the merge back.
+ * hook gets the time read before we looked, less RXBPF_QUIET_NS, as its
+ * mark (tdmrx.bpf.c, "A quiet CPU"), so a CPU without traffic does not hold
+ * the merge back.
  *
  * Teardown.  tcx: BPF_LINK_DETACH waits for the programs in flight
  * (synchronize_rcu in the kernel).  tc: the filter is deleted and the
@@ -49,6 +50,18 @@
  * attach point (6.6), a stable value of enum bpf_attach_type.
  */
 #define RXBPF_TCX_INGRESS	46
+
+/*
+ * A CPU outside the hook gets T - RXBPF_QUIET_NS as its mark (tdmrx.bpf.c,
+ * "A quiet CPU"), not T: a packet the stack stamped may still wait in that
+ * CPU's backlog, unhooked, and under load (ksoftirqd, a preempted vCPU) for
+ * tens of milliseconds, longer than the merge's reorder bound.  The
+ * margin covers that wait, as tdmrx's mark timer, which runs in the same
+ * CPU's softirq, is held back with the backlog; it delays the results of a
+ * quiet CPU by as much.  (tdmrx_bpf.sh saw 31 of 1200 records late with T,
+ * on a host at load 9.)
+ */
+#define RXBPF_QUIET_NS		100000000LL
 
 struct tdm_rxbpf {
 	struct tdmrx_bpf *skel;
@@ -645,8 +658,8 @@ size_t tdm_rxbpf_feed(struct tdm_rxbpf *b, struct tdm_merge *m, tdm_rx_cb tap,
 	for (i = 0; i < n; i++) {
 		mark[i] = __atomic_load_n(&b->marks[i].mark_ns, __ATOMIC_ACQUIRE);
 		if (!__atomic_load_n(&b->marks[i].in_hook, __ATOMIC_ACQUIRE) &&
-		    now > mark[i])
-			mark[i] = now;
+		    now - RXBPF_QUIET_NS > mark[i])
+			mark[i] = now - RXBPF_QUIET_NS;
 	}
 	b->m = m;
 	b->tap = tap;
