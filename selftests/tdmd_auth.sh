@@ -18,7 +18,7 @@ tdmd_key "$TDM_TMP/wrong.key"
 cat >"$TDM_TMP/plan.conf" <<'PLAN'
 [global]
 cycle_time 10ms
-lead_time  1s
+lead_time  2s
 base_align 0
 [sender a]
 window 0 3ms

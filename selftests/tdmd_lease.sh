@@ -23,7 +23,7 @@ tdmd_topology 2 || tdm_skip_all "cannot build the bridge topology"
 tdmd_key "$TDMD_KEY"
 cat >"$TDM_TMP/plan.conf" <<'PLAN'
 [global]
-lead_time  1s
+lead_time  2s
 base_align 0
 clock      realtime
 [auto]

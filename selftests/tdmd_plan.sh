@@ -3,10 +3,12 @@
 #
 # tdmd hands out plans: a coordinator and three members (one over IPv6) on
 # a bridge.  Once all three are connected every member's qdisc carries its
-# own windows of plan v1.  A pushed plan change reaches every member as a
-# pending plan with one base time, and all switch then.  A plan that does
-# not validate is refused with its line; one the kernel refuses comes back
-# as a nack with the kernel's reason.
+# own windows of plan v1.  A pushed plan change is prepared and committed
+# on every member, pending with one base time, and all switch then.  A
+# plan that does not validate is refused with its line; one the kernel
+# refuses comes back as a nack with the kernel's reason, and the change is
+# aborted everywhere: nobody switches.  A plan without c's windows holds
+# c's gate and commits.
 
 # shellcheck source=tdmd_lib.sh
 . "$(dirname "$0")/tdmd_lib.sh"
@@ -21,7 +23,7 @@ cat >"$TDM_TMP/plan1.conf" <<'PLAN'
 cycle_time    10ms
 min_dead_time 500us
 guard         2us
-lead_time     1s
+lead_time     2s
 base_align    0
 
 [sender a]
@@ -92,7 +94,8 @@ rc=$?
 check_eq "plan push v2: tdmctl succeeds" $rc 0
 declare -A P
 tdm_kv P "$(py json <<<"$out")"
-check_eq "push result: v2 acked by 3 of 3" "${P[version]}:${P[acked]}:${P[sent]}:${P[nacked]}" "2:3:3:0"
+check_eq "push result: v2 acked by 3 of 3, committed" \
+	"${P[version]}:${P[acked]}:${P[sent]}:${P[nacked]}:${P[outcome]}" "2:3:3:0:committed"
 base2=${P[base_time]}
 # Each member holds v2 as pending until base2.  A snapshot that a slow
 # guest only finishes after base2 may already show v2 in force: that is
@@ -139,32 +142,50 @@ out=$(tdmctl_at coord plan push "$TDM_TMP/plan3.conf" 2>&1)
 rc=$?
 check_eq "plan the kernel refuses: tdmctl fails" $rc 1
 check_match "the nack carries the kernel's reason" "$out" 'c +nack: kernel: '
+check_match "the change is aborted" "$out" '^plan v3: aborted, base time'
+check_match "nobody switches, and why" "$out" '^ +nobody switches: 1 refused, 0 did not answer \(first: c\)'
+check_match "a, which prepared, aborted it" "$out" 'a +ok in [0-9.]+ ms; abort done'
 tdmd_jsnap S coord status
 check_eq "coordinator status: c nacked v3" "${S[members.2.name]}:${S[members.2.ack]}" "c:nack"
+# Nobody switches: every member stays on v2 with nothing pending, and
+# the two that had prepared v3 removed it.
+nothing_pending() {
+	local i
+	for i in 1 2 3; do
+		tdmd_qsnap Q "$i"
+		[ "${Q[x.pending]:-x}" = 0 ] || return 1
+	done
+}
+check "v3 pending nowhere" tdm_wait_for 10 nothing_pending
+check "everyone still on v2" all_at 2
+aborts=
+for i in 1 2 3; do tdmd_qsnap Q $i; aborts="$aborts ${Q[x.pending_aborts]:-x}"; done
+check_eq "a and b aborted v3 in the kernel, c had nothing to abort" "$aborts" " 1 1 0"
 
 out=$(tdmctl_at coord plan history)
 check_match "history lists v1 from the file" "$out" '^v1 .* file '
-check_match "history lists v2 from tdmctl, 3 acked" "$out" '^v2 .* tdmctl +3 +3 +0'
+check_match "history lists v2 from tdmctl, committed, 3 acked" "$out" '^v2 .* tdmctl +committed +3 +3 +0'
+check_match "history lists v3 aborted" "$out" '^v3 .* tdmctl +aborted +3 +2 +1'
 out=$(tdmctl_at m1 plan push "$TDM_TMP/plan2.conf" 2>&1)
 check_match "a member refuses plan push" "$out" 'member'
 out=$(tdmctl_at m1 plan show)
 check_match "member plan show prints its plan" "$out" '^\[sender a\]'
 
-# ---- a plan without c's windows: c nacks and holds its gate ----
+# ---- a plan without c's windows: c holds its gate and acks ----
 # Its old windows may be another sender's in the new plan.
 hold_of() { local -A q; tdmd_qsnap q "$1"; tdm_bool "${q[options.hold]:-}"; }
-sed -e 's/^lead_time .*/lead_time 1s/' "$TDM_TMP/plan2.conf" |
+sed -e 's/^lead_time .*/lead_time 2s/' "$TDM_TMP/plan2.conf" |
 	awk '/^\[sender c\]/ { skip = 1; next } /^\[/ { skip = 0 } !skip' >"$TDM_TMP/plan4.conf"
 out=$(tdmctl_at coord plan push "$TDM_TMP/plan4.conf" 2>&1)
 rc=$?
-check_eq "a plan without c: tdmctl fails (c nacks)" $rc 1
-check_match "c's nack says why" "$out" "c +nack: plan v[0-9]+ has no windows for 'c'; the gate is held"
+check_eq "a plan without c: committed" $rc 0
+check_match "c's ack says why" "$out" "c +ok in [0-9.]+ ms: plan v[0-9]+ has no windows for 'c': the gate is held; commit done"
 held_c() { [ "$(hold_of 3)" = 1 ]; }
 check "c's gate is held" tdm_wait_for 10 held_c
 check_eq "a and b are not held" "$(hold_of 1):$(hold_of 2)" 0:0
 check_match "c's status says so" "$(tdmctl_at m3 status)" "has no windows for 'c': the gate is held"
 # A plan with c again: installed, released.
-sed -e 's/^lead_time .*/lead_time 1s/' "$TDM_TMP/plan2.conf" >"$TDM_TMP/plan5.conf"
+sed -e 's/^lead_time .*/lead_time 2s/' "$TDM_TMP/plan2.conf" >"$TDM_TMP/plan5.conf"
 out=$(tdmctl_at coord plan push "$TDM_TMP/plan5.conf" 2>&1)
 check_eq "a plan with c again: acked" "$?" 0
 released_c() { [ "$(hold_of 3)" = 0 ]; }

@@ -36,7 +36,7 @@ NAMES=(- a b c)
 
 cat >"$TDM_TMP/plan.conf" <<'PLAN'
 [global]
-lead_time  1s
+lead_time  2s
 base_align 0
 [auto]
 senders   a b c

@@ -80,19 +80,21 @@ def tdmd_section(runs):
     for name, r in runs.items():
         out.append("### Plan push against members, kernel %s (%s)\n"
                    % (r.get("kernel"), name))
-        out.append("From `tdmctl plan push` to every member's ack; baseline: "
-                   "the same change made with `tc qdisc change` in each "
-                   "member's namespace one after the other.\n")
+        out.append("From `tdmctl plan push` to every member's answer to "
+                   "the commit (prepare, then commit); baseline: the same "
+                   "change made with `tc qdisc change` in each member's "
+                   "namespace one after the other.\n")
         rows = []
         for x in r.get("results", []):
             rows.append((x.get("members"),
                          "%.1f" % (x.get("push_us_median", 0) / 1000),
+                         "%.1f" % (x.get("prepared_us_median", 0) / 1000),
                          "%.1f" % (x.get("coordinator_us_median", 0) / 1000),
                          "%.1f" % (x.get("sequential_tc_us_median", 0) / 1000),
                          x.get("ratio_push_to_tc")))
-        out.append(table(["members", "push to all acks (ms)",
-                          "coordinator (ms)", "sequential tc (ms)",
-                          "ratio push/tc"], rows))
+        out.append(table(["members", "push to all commits (ms)",
+                          "all prepared (ms)", "all committed (ms)",
+                          "sequential tc (ms)", "ratio push/tc"], rows))
         out.append("")
     return out
 

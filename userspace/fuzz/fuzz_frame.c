@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "tdm_proto.h"
+#include "tdm_util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -100,10 +101,12 @@ static void sealed(uint8_t sel, const uint8_t *d, size_t n)
 		TDM_MSG_ACK, TDM_MSG_HEARTBEAT, TDM_MSG_ERROR
 	};
 	static const uint16_t s2c[] = {
-		TDM_MSG_PLAN, TDM_MSG_WELCOME, TDM_MSG_ERROR
+		TDM_MSG_PLAN, TDM_MSG_WELCOME, TDM_MSG_ERROR, TDM_MSG_COMMIT,
+		TDM_MSG_ABORT
 	};
 	bool to_server = sel & 1;
-	uint16_t type = to_server ? c2s[(sel >> 1) % 3] : s2c[(sel >> 1) % 3];
+	uint16_t type = to_server ? c2s[(sel >> 1) % TDM_ARRAY_SIZE(c2s)] :
+				    s2c[(sel >> 1) % TDM_ARRAY_SIZE(s2c)];
 	struct tdm_session tx = to_server ? cli0 : srv0;
 	struct tdm_session rx = to_server ? srv0 : cli0;
 	struct nlmsghdr *nlh;

@@ -78,6 +78,9 @@ static const struct apol a_pol[TDM_A_MAX + 1] = {
 	[TDM_A_MESSAGE]		= { "MESSAGE", K_STR, TDM_MESSAGE_MAX },
 	[TDM_A_SYNC]		= { "SYNC", K_NEST, 0 },
 	[TDM_A_QDISC]		= { "QDISC", K_BINMAX, TDM_QDISC_MAX },
+	[TDM_A_COMMIT_BY]	= { "COMMIT_BY", K_U64, 0 },
+	[TDM_A_PHASE]		= { "PHASE", K_U32, 0 },
+	[TDM_A_PREPARED]	= { "PREPARED", K_U32, 0 },
 };
 
 static const struct apol p_pol[TDM_P_MAX + 1] = {
@@ -128,18 +131,23 @@ static const struct mrule m_rules[__TDM_MSG_MAX - TDM_MSG_HELLO] = {
 		"HELLO", DIR_S2C, A(NONCE) | A(PROTO), 0 },
 	[TDM_MSG_REGISTER - TDM_MSG_HELLO] = {
 		"REGISTER", DIR_C2S, A(NONCE) | A(NAME),
-		A(PLAN_VERSION) | A(BASE_TIME) | A(DIGEST) },
+		A(PLAN_VERSION) | A(BASE_TIME) | A(DIGEST) | A(PREPARED) },
 	[TDM_MSG_WELCOME - TDM_MSG_HELLO] = {
 		"WELCOME", DIR_S2C, 0, A(PLAN_VERSION) },
 	[TDM_MSG_PLAN - TDM_MSG_HELLO] = {
-		"PLAN", DIR_S2C, A(PLAN), 0 },
+		"PLAN", DIR_S2C, A(PLAN), A(COMMIT_BY) },
 	[TDM_MSG_ACK - TDM_MSG_HELLO] = {
-		"ACK", DIR_C2S, A(PLAN_VERSION) | A(STATUS), A(MESSAGE) },
+		"ACK", DIR_C2S, A(PLAN_VERSION) | A(STATUS),
+		A(MESSAGE) | A(PHASE) },
 	[TDM_MSG_HEARTBEAT - TDM_MSG_HELLO] = {
 		"HEARTBEAT", DIR_C2S, A(SYNC) | A(PLAN_VERSION),
-		A(QDISC) | A(PENDING_VERSION) },
+		A(QDISC) | A(PENDING_VERSION) | A(PREPARED) },
 	[TDM_MSG_ERROR - TDM_MSG_HELLO] = {
 		"ERROR", DIR_C2S | DIR_S2C, A(STATUS) | A(MESSAGE), 0 },
+	[TDM_MSG_COMMIT - TDM_MSG_HELLO] = {
+		"COMMIT", DIR_S2C, A(PLAN_VERSION), 0 },
+	[TDM_MSG_ABORT - TDM_MSG_HELLO] = {
+		"ABORT", DIR_S2C, A(PLAN_VERSION), A(MESSAGE) },
 };
 
 static const struct mrule *msg_rule(uint16_t type)
@@ -732,6 +740,10 @@ static int parse_msg(const struct mrule *r, const void *buf, size_t len,
 	    mnl_attr_get_u32(m->tb[TDM_A_STATUS]) > TDM_STATUS_MAX)
 		return tdm_set_err(err, errlen, "STATUS %u in %s is not an errno",
 				   mnl_attr_get_u32(m->tb[TDM_A_STATUS]), r->name);
+	if (m->tb[TDM_A_PHASE] &&
+	    mnl_attr_get_u32(m->tb[TDM_A_PHASE]) >= __TDM_PHASE_MAX)
+		return tdm_set_err(err, errlen, "PHASE %u in %s is not a phase",
+				   mnl_attr_get_u32(m->tb[TDM_A_PHASE]), r->name);
 	/* The sync nest has no decoder of its own to check it later. */
 	if (m->tb[TDM_A_SYNC] &&
 	    tdm_sync_get(m->tb[TDM_A_SYNC], stb, err, errlen))

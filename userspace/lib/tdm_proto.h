@@ -42,7 +42,10 @@
 
 #include "tdm_plan.h"
 
-#define TDM_PROTO_VERSION	1
+/* 2: two-phase plan changes (COMMIT, ABORT).  A version-1 member would
+ * install a plan for its base time alone, so the versions do not mix.
+ */
+#define TDM_PROTO_VERSION	2
 #define TDM_MAGIC		0x574d4454u	/* "TDMW" little-endian */
 #define TDM_DEFAULT_PORT	7453
 #define TDM_MAX_FRAME		(256 * 1024)
@@ -66,10 +69,14 @@ enum tdm_msg_type {
 	TDM_MSG_HELLO = 16,	/* s->c: NONCE, PROTO */
 	TDM_MSG_REGISTER,	/* c->s: NONCE, NAME, [PLAN_VERSION, BASE_TIME, DIGEST] */
 	TDM_MSG_WELCOME,	/* s->c: [PLAN_VERSION] (the coordinator's) */
-	TDM_MSG_PLAN,		/* s->c: PLAN */
-	TDM_MSG_ACK,		/* c->s: PLAN_VERSION, STATUS, [MESSAGE] */
-	TDM_MSG_HEARTBEAT,	/* c->s: SYNC, [QDISC], PLAN_VERSION, [PENDING_VERSION] */
+	TDM_MSG_PLAN,		/* s->c: PLAN, [COMMIT_BY] */
+	TDM_MSG_ACK,		/* c->s: PLAN_VERSION, STATUS, [MESSAGE], [PHASE] */
+	TDM_MSG_HEARTBEAT,	/* c->s: SYNC, [QDISC], PLAN_VERSION, [PENDING_VERSION],
+				 * [PREPARED]
+				 */
 	TDM_MSG_ERROR,		/* either: STATUS, MESSAGE; then close */
+	TDM_MSG_COMMIT,		/* s->c: PLAN_VERSION */
+	TDM_MSG_ABORT,		/* s->c: PLAN_VERSION, [MESSAGE] */
 	__TDM_MSG_MAX,
 };
 
@@ -87,9 +94,29 @@ enum tdm_attr {
 	TDM_A_MESSAGE,		/* string, at most 512 bytes */
 	TDM_A_SYNC,		/* nest, TDM_S_* */
 	TDM_A_QDISC,		/* binary, struct tc_tdmwin_xstats (any length) */
+	TDM_A_COMMIT_BY,	/* u64 (s64 ns, the plan's clock) */
+	TDM_A_PHASE,		/* u32, enum tdm_phase */
+	TDM_A_PREPARED,		/* u32: version of a plan awaiting COMMIT */
 	__TDM_A_MAX,
 };
 #define TDM_A_MAX (__TDM_A_MAX - 1)
+
+/*
+ * Two-phase plan changes.  A PLAN with COMMIT_BY is a prepare: the member
+ * installs it as the pending plan, unconfirmed (from its base time the
+ * gate holds until the outcome is known), and acks (PHASE_PREPARE).  The
+ * coordinator then sends COMMIT (the plan takes over at its base) or
+ * ABORT (it is removed), before COMMIT_BY when it can; the member acks
+ * each with its phase.  A PLAN without COMMIT_BY is installed at once, as
+ * a plan already committed (a member that joins late).  An ACK without
+ * PHASE answers a PLAN.
+ */
+enum tdm_phase {
+	TDM_PHASE_PREPARE,	/* answers a PLAN */
+	TDM_PHASE_COMMIT,
+	TDM_PHASE_ABORT,
+	__TDM_PHASE_MAX,
+};
 
 enum tdm_plan_attr {
 	TDM_P_UNSPEC,

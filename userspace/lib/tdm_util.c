@@ -278,6 +278,25 @@ bool tdm_ratelimit(struct tdm_ratelimit *rl, int64_t now,
 	return true;
 }
 
+bool tdm_hyst_step(struct tdm_hyst *h, bool good, unsigned int need_good,
+		   unsigned int need_bad)
+{
+	bool was = h->ok;
+
+	if (good) {
+		h->good++;
+		h->bad = 0;
+		if (!h->ok && h->good >= need_good)
+			h->ok = true;
+	} else {
+		h->bad++;
+		h->good = 0;
+		if (h->ok && h->bad >= need_bad)
+			h->ok = false;
+	}
+	return h->ok != was;
+}
+
 int tdm_text_escape(char *dst, const char *src, size_t size)
 {
 	static const char hex[] = "0123456789abcdef";

@@ -74,6 +74,20 @@ struct tdm_ratelimit {
 bool tdm_ratelimit(struct tdm_ratelimit *rl, int64_t now,
 		   unsigned long long *missed);
 
+/*
+ * Hysteresis of a health check (tdmd's PTP and PHC checks): ok turns
+ * false after need_bad consecutive bad results and true again after
+ * need_good consecutive good ones; it starts false (not yet proven).
+ * tdm_hyst_step() counts one result and returns true if ok changed.
+ */
+struct tdm_hyst {
+	unsigned int good, bad;	/* consecutive results of each kind */
+	bool ok;
+};
+
+bool tdm_hyst_step(struct tdm_hyst *h, bool good, unsigned int need_good,
+		   unsigned int need_bad);
+
 /* Bounded string copy that always terminates; returns -1 if truncated. */
 int tdm_strlcpy(char *dst, const char *src, size_t size);
 /*

@@ -345,6 +345,42 @@ static void check_ptp_phc2sys(const struct doctor_facts *f, struct doc_finding *
 	FIX("phc2sys -a -r -w");
 }
 
+static void check_phc_offset(const struct doctor_facts *f, struct doc_finding *o)
+{
+	int64_t off = f->phc.off.offset_ns;
+	uint64_t a = off < 0 ? -(uint64_t)off : (uint64_t)off;
+
+	if (!f->ts.have || f->ts.phc_index < 0) {
+		o->sev = DOC_SKIP;
+		SEEN("no PTP hardware clock on %s: nothing for phc2sys to keep the system clock on",
+		     f->ifname);
+		return;
+	}
+	if (!f->phc.have) {
+		/* Not root: a fact we may not read, not a fault. */
+		o->sev = f->phc.err_no == EACCES || f->phc.err_no == EPERM ?
+			 DOC_SKIP : DOC_FAIL;
+		SEEN("cannot read /dev/ptp%d: %s", f->ts.phc_index, f->phc.err);
+		WANT("the PHC readable with PTP_SYS_OFFSET (as root)");
+		return;
+	}
+	SEEN("/dev/ptp%d - CLOCK_TAI %" PRId64 " ns (%s, delay %" PRId64 " ns)",
+	     f->ts.phc_index, off, tdm_phc_ioctl_name(f->phc.off.method),
+	     f->phc.off.delay_ns);
+	WANT("|offset| <= %d ns: phc2sys keeping the system clock on the PHC",
+	     DOC_PHC_OFFSET_OK_NS);
+	if (a <= DOC_PHC_OFFSET_OK_NS) {
+		o->sev = DOC_OK;
+		return;
+	}
+	o->sev = a <= DOC_PHC_OFFSET_FAIL_NS ? DOC_WARN : DOC_FAIL;
+	/* phc2sys runs: converging, stuck, or steering another clock. */
+	if (f->phc2sys)
+		FIX("journalctl -u 'phc2sys*' -n 50");
+	else
+		FIX("phc2sys -a -r -w");
+}
+
 static void check_tai(const struct doctor_facts *f, struct doc_finding *o)
 {
 	if (!f->tai.have) {
@@ -966,6 +1002,7 @@ const struct doc_check doc_checks[] = {
 	{ "ptp.port",		check_ptp_port },
 	{ "ptp.offset",		check_ptp_offset },
 	{ "ptp.phc2sys",	check_ptp_phc2sys },
+	{ "ptp.phc_offset",	check_phc_offset },
 	{ "ptp.tai_offset",	check_tai },
 	{ "nic.timestamping",	check_ts },
 	{ "nic.link",		check_link },

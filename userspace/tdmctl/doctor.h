@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "tdm_phc.h"
 #include "tdm_ptp.h"
 #include "tdm_qdisc.h"
 #include "tdm_rxbpf.h"
@@ -33,6 +34,11 @@
 #define DOC_TXQLEN_MIN		1000	/* packets */
 #define DOC_PTP_OFFSET_OK_NS	1000
 #define DOC_PTP_OFFSET_FAIL_NS	100000
+/* PHC - CLOCK_TAI: tdmd's default phc_threshold, and a fail where the
+ * offset would eat a typical guard band (as for ptp4l's offset).
+ */
+#define DOC_PHC_OFFSET_OK_NS	1000
+#define DOC_PHC_OFFSET_FAIL_NS	100000
 #define DOC_CSTATE_MAX_US	10	/* exit latency allowed */
 #define DOC_BQL_UNLIMITED	1879048192U	/* DQL_MAX_LIMIT: never set */
 #define DOC_BQL_US		20	/* driver queue in us at line rate */
@@ -73,6 +79,10 @@ struct doctor_facts {
 	bool virtual_dev;		/* no /sys/class/net/IF/device */
 	bool up;			/* operstate up */
 	struct { DOC_FACT_HDR; uint32_t so_timestamping; int phc_index; } ts;
+	/* PHC - CLOCK_TAI of ts.phc_index (tdm_phc_read); not read (have
+	 * false, err empty) without a PHC.
+	 */
+	struct { DOC_FACT_HDR; struct tdm_phc_offset off; } phc;
 	struct {
 		DOC_FACT_HDR;
 		uint32_t rx, rx_max, tx, tx_max;

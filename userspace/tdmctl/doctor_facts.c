@@ -31,6 +31,7 @@
 #include "doctor.h"
 #include "tdm_cfg.h"
 #include "tdm_nl.h"
+#include "tdm_phc.h"
 #include "tdm_rx.h"
 #include "tdm_rxbpf.h"
 #include "tdm_util.h"
@@ -113,7 +114,6 @@ static const char *eterr(int e)
 
 static void gather_ethtool(struct doctor_facts *f)
 {
-	struct ethtool_ts_info ts = { .cmd = ETHTOOL_GET_TS_INFO };
 	struct ethtool_ringparam ring = { .cmd = ETHTOOL_GRINGPARAM };
 	struct ethtool_coalesce co = { .cmd = ETHTOOL_GCOALESCE };
 	struct {
@@ -131,13 +131,11 @@ static void gather_ethtool(struct doctor_facts *f)
 		FACT_ERR(f->link, e, "socket: %s", strerror(e));
 		return;
 	}
-	if (ethtool(fd, f->ifname, &ts) == 0) {
+	if (tdm_phc_index(f->ifname, &f->ts.phc_index, &f->ts.so_timestamping,
+			  NULL, 0) == 0)
 		f->ts.have = true;
-		f->ts.so_timestamping = ts.so_timestamping;
-		f->ts.phc_index = ts.phc_index;
-	} else {
+	else
 		FACT_ERR(f->ts, errno, "%s", eterr(errno));
-	}
 	if (ethtool(fd, f->ifname, &ring) == 0) {
 		f->ring.have = true;
 		f->ring.rx = ring.rx_pending;
@@ -520,7 +518,26 @@ static void gather_numa(struct doctor_facts *f)
 	}
 }
 
-/* ---- PTP, qdisc, tdmrx ------------------------------------------------------ */
+/* ---- PTP, PHC, qdisc, tdmrx ------------------------------------------------- */
+
+/* PHC - CLOCK_TAI, once the ethtool facts named the PHC. */
+static void gather_phc(struct doctor_facts *f)
+{
+	struct tdm_phc p;
+	char err[DOC_TEXT];
+
+	if (!f->ts.have || f->ts.phc_index < 0)
+		return;
+	if (tdm_phc_open(&p, f->ts.phc_index, err, sizeof(err))) {
+		FACT_ERR(f->phc, errno, "%s", err);
+		return;
+	}
+	if (tdm_phc_read(&p, &f->phc.off, err, sizeof(err)))
+		FACT_ERR(f->phc, errno, "%s", err);
+	else
+		f->phc.have = true;
+	tdm_phc_close(&p);
+}
 
 static void gather_ptp(struct doctor_facts *f)
 {
@@ -702,6 +719,7 @@ void doctor_gather(struct doctor_facts *f)
 	gather_ptp(f);
 	gather_netdev(f);
 	gather_ethtool(f);
+	gather_phc(f);
 	gather_flow_control(f);
 	gather_cpus(f);
 	gather_irqs(f);

@@ -110,6 +110,8 @@ static const struct key keys[] = {
 	  .max = TDM_MAX_SENDERS, .word = "all", .word_val = 0 },
 	{ "ack_timeout", COORD, K_TIME, F(ack_timeout_ns),
 	  .def.u = 5 * TDM_NSEC_PER_SEC, .min = 1 * MS },
+	{ "commit_lead", COORD, K_TIME, F(commit_lead_ns),
+	  .def.u = 500 * MS, .min = 1 * MS },
 	{ "member_timeout", COORD, K_TIME, F(member_timeout_ns),
 	  .def.u = 5 * TDM_NSEC_PER_SEC, .min = 100 * MS },
 	{ "history", COORD, K_UINT, F(history), .def.u = 32, .min = 1,
@@ -147,6 +149,11 @@ static const struct key keys[] = {
 	{ "ptp_bad_checks", MEMBER, K_UINT, F(ptp_bad_checks), .def.u = 1,
 	  .min = 1, .max = 1000 },
 	{ "ptp_check_tai", MEMBER, K_BOOL, F(ptp_check_tai), .def.u = 1 },
+	/* PHC - CLOCK_TAI (phc2sys's work), read with the PTP check; the same
+	 * budget as ptp_threshold: the two errors add up at the gate.
+	 */
+	{ "phc_threshold", MEMBER, K_TIME, F(phc_threshold_ns), .def.u = 1000,
+	  .min = 1, .flags = K_OFF_OK },
 	/* The qdisc's lease (tdmwin.rst): renewed while the node is healthy. */
 	{ "lease", MEMBER, K_TIME, F(target.lease_ns), .def.u = 0,
 	  .min = TDMWIN_MIN_LEASE_NS, .max = TDMWIN_MAX_LEASE_NS,

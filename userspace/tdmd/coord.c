@@ -6,12 +6,22 @@
  * Start-up: load the plan file, accept members, and once the quorum (all
  * senders of the plan by default) is connected, either adopt the plan the
  * members already run (same content, version and base time: a restarted
- * coordinator changes nothing) or push it as a new version.  A push picks
- * a base time lead_time ahead, sends the plan to every connected member,
- * and collects their acks (or nacks with the kernel's reason) until all
- * answered or ack_timeout passed.  Every member installs it as its pending
- * plan, so all switch at the same instant.  A member that connects later
- * gets the current plan with the same version and base time.
+ * coordinator changes nothing) or push it as a new version.
+ *
+ * A push is all or nothing, in two phases.  It picks a base time
+ * lead_time ahead and sends the plan as a prepare to every connected
+ * member: each installs it as its pending plan, unconfirmed (the kernel
+ * holds the gate from the base time until the outcome is known), and
+ * acks, or nacks with the kernel's reason.  Once every member answered,
+ * or at the deadline (ack_timeout, and commit_lead before the base time),
+ * the coordinator decides: COMMIT if every member acked and every sender
+ * of the plan (or the quorum) is among them, else ABORT; then it collects
+ * the answers to that and replies to tdmctl.  A member cut off before the
+ * outcome holds from the base time; when it reconnects it reports the
+ * plan it holds prepared and is sent the outcome (a restarted coordinator
+ * that never knew it commits it if another member runs it, else aborts
+ * it).  A member that connects after a commit gets the current plan at
+ * once, with the same version and base time.
  *
  * This file is the logic only, with its state in a struct coord: the
  * connections and the clocks come through a struct coord_io (the network
@@ -37,6 +47,15 @@ static const char *const ack_names[] = {
 	"none", "waiting", "ok", "nack", "timeout"
 };
 
+/* The answer to the outcome (COMMIT or ABORT) sent to a member. */
+enum fin_state { FIN_NONE, FIN_WAIT, FIN_OK, FIN_FAIL, FIN_LOST };
+
+static const char *const fin_names[] = {
+	"none", "waiting", "done", "failed", "no answer"
+};
+
+enum push_phase { PH_PREPARE, PH_COMMIT, PH_ABORT };
+
 struct member {
 	char name[TDM_NAME_MAX];
 	struct coord_peer *peer;		/* NULL while disconnected */
@@ -57,11 +76,18 @@ struct member {
 	bool has_xstats;
 	struct tc_tdmwin_xstats xs;
 	uint32_t version, pending_version;
+	uint32_t prepared;		/* a plan it holds awaiting the outcome */
 	/* the answer to the latest plan sent to it */
 	enum ack_state ack;
 	uint32_t ack_version;
 	char ack_msg[256];
 	int64_t ack_ns;			/* after the push started */
+	/* the answer to the latest COMMIT or ABORT sent to it */
+	enum fin_state fin;
+	uint16_t fin_type;		/* TDM_MSG_COMMIT or TDM_MSG_ABORT */
+	uint32_t fin_version;
+	char fin_msg[256];
+	int64_t fin_ns;			/* after the push started */
 };
 
 /* A connection, registered or not yet. */
@@ -82,8 +108,10 @@ struct hist {
 	int64_t base_time;
 	int clockid;
 	char source[16];		/* "file", "tdmctl", "adopted" */
+	char outcome[12];		/* "preparing", "committed", "aborted" */
 	unsigned int sent, acked, nacked;
 	int64_t ack_ns;			/* push to last ack */
+	int64_t fin_ns;			/* push to last answer to the outcome */
 };
 
 struct coord {
@@ -98,19 +126,34 @@ struct coord {
 	struct tdm_plan desired;	/* from the plan file, until pushed */
 	bool have_desired;
 	bool started;			/* initial adopt/push done */
-	struct tdm_plan cur;		/* latest plan handed out */
+	struct tdm_plan cur;		/* latest plan committed */
 	bool have_cur;
 	struct tdm_plan prev;		/* the one before, while cur pending */
 	bool have_prev;
+	struct tdm_plan next;		/* the plan being prepared */
+	bool have_next;
+	uint32_t high_water;		/* highest version seen prepared */
+	struct tdm_plan retry;		/* the plan file's, while its push is
+					 * retried after an abort
+					 */
+	bool have_retry;
+	int64_t retry_at;		/* monotonic */
 
 	struct {
 		bool active;
+		enum push_phase phase;
 		uint32_t version;
-		int64_t start, deadline;
-		unsigned int sent, waiting;
+		int64_t base_time;	/* the plan's clock */
+		int clockid;
+		int64_t commit_by;	/* the plan's clock */
+		int64_t start, deadline;	/* monotonic */
+		int64_t fin_deadline;		/* monotonic */
+		unsigned int sent, waiting;	/* prepares, answers missing */
+		unsigned int fin_sent, fin_waiting;
 		struct ctl_req *waiter;
 		char source[16];
-		bool sending;		/* inside the send loop */
+		char why[512];		/* why it was aborted */
+		bool sending;		/* inside a send loop */
 	} push;
 
 	struct hist *hist;
@@ -207,13 +250,19 @@ static uint32_t highest_version(const struct coord *co)
 	uint32_t v = co->have_cur ? co->cur.version : 0;
 	unsigned int i;
 
+	if (co->have_next && co->next.version > v)
+		v = co->next.version;
 	for (i = 0; i < co->nmembers; i++) {
-		if (co->members[i].run_version > v)
-			v = co->members[i].run_version;
-		if (co->members[i].version > v)
-			v = co->members[i].version;
-		if (co->members[i].pending_version > v)
-			v = co->members[i].pending_version;
+		const struct member *m = &co->members[i];
+
+		if (m->run_version > v)
+			v = m->run_version;
+		if (m->version > v)
+			v = m->version;
+		if (m->pending_version > v)
+			v = m->pending_version;
+		if (m->prepared > v)
+			v = m->prepared;
 	}
 	for (i = 0; i < co->nhist; i++)
 		if (co->hist[i].version > v)
@@ -223,8 +272,9 @@ static uint32_t highest_version(const struct coord *co)
 
 /* ---- sending ---- */
 
+/* A plan: a prepare with commit_by, or installed at once without (0). */
 static int send_plan(struct coord *co, struct coord_peer *p,
-		     const struct tdm_plan *plan)
+		     const struct tdm_plan *plan, int64_t commit_by)
 {
 	struct nlmsghdr *nlh = co_frame(co, TDM_MSG_PLAN);
 	char err[256];
@@ -233,6 +283,8 @@ static int send_plan(struct coord *co, struct coord_peer *p,
 		peer_fail(co, p, "the plan does not fit in a frame");
 		return -1;
 	}
+	if (commit_by)
+		mnl_attr_put_u64(nlh, TDM_A_COMMIT_BY, (uint64_t)commit_by);
 	if (co->io.send(co->io.ctx, p->link, nlh, err, sizeof(err))) {
 		peer_fail(co, p, err);
 		return -1;
@@ -243,8 +295,29 @@ static int send_plan(struct coord *co, struct coord_peer *p,
 	return 0;
 }
 
+/* COMMIT or ABORT of version to p's member. */
+static int send_outcome(struct coord *co, struct coord_peer *p, uint16_t type,
+			uint32_t version, const char *why)
+{
+	struct nlmsghdr *nlh = co_frame(co, type);
+	char err[256];
+
+	mnl_attr_put_u32(nlh, TDM_A_PLAN_VERSION, version);
+	if (type == TDM_MSG_ABORT && why && why[0])
+		mnl_attr_put_strz(nlh, TDM_A_MESSAGE, why);
+	if (co->io.send(co->io.ctx, p->link, nlh, err, sizeof(err))) {
+		peer_fail(co, p, err);
+		return -1;
+	}
+	p->m->fin = FIN_WAIT;
+	p->m->fin_type = type;
+	p->m->fin_version = version;
+	p->m->fin_msg[0] = '\0';
+	return 0;
+}
+
 static void hist_add(struct coord *co, const struct tdm_plan *p,
-		     const char *source)
+		     const char *source, const char *outcome)
 {
 	struct hist *h;
 
@@ -258,6 +331,7 @@ static void hist_add(struct coord *co, const struct tdm_plan *p,
 	h->base_time = p->base_time;
 	h->clockid = p->clockid;
 	tdm_strlcpy(h->source, source, sizeof(h->source));
+	tdm_strlcpy(h->outcome, outcome, sizeof(h->outcome));
 }
 
 static struct hist *hist_find(struct coord *co, uint32_t version)
@@ -290,15 +364,56 @@ static void set_current(struct coord *co, struct tdm_plan *p)
 	memset(p, 0, sizeof(*p));
 }
 
+static void push_decide(struct coord *co);
 static void push_finish(struct coord *co);
 
-/* Number p, pick its base time, send it to everyone connected.  Takes
- * ownership of p.
+/*
+ * May the prepare be decided before its deadline?  Once every member it
+ * was sent to answered, and either one refused or failed (abort) or
+ * enough of the plan's senders prepared (commit).  A sender of the plan
+ * that is not connected yet may still come before the deadline.
+ */
+static bool push_ready(const struct coord *co)
+{
+	unsigned int i, senders = 0, need = co->next.nsenders;
+
+	if (co->push.waiting)
+		return false;
+	if (co->cf->quorum && co->cf->quorum < need)
+		need = co->cf->quorum;
+	for (i = 0; i < co->nmembers; i++) {
+		const struct member *m = &co->members[i];
+
+		if (m->ack_version != co->push.version)
+			continue;
+		if (m->ack == ACK_NACK || m->ack == ACK_TIMEOUT)
+			return true;
+		if (m->ack == ACK_OK && in_plan(&co->next, m->name))
+			senders++;
+	}
+	return senders >= need;
+}
+
+/* Send the plan being prepared to p's member; counts it in the push. */
+static void push_prepare_one(struct coord *co, struct coord_peer *p)
+{
+	if (send_plan(co, p, &co->next, co->push.commit_by))
+		return;
+	co->push.sent++;
+	co->push.waiting++;
+}
+
+/*
+ * Number p, pick its base time and send it to everyone connected as a
+ * prepare.  Takes ownership of p.
  */
 static int push_plan(struct coord *co, struct tdm_plan *p, const char *source,
 		     struct ctl_req *waiter, char *err, size_t errlen)
 {
-	uint32_t next = highest_version(co) + 1;
+	/* Above any plan in use, and any seen prepared (even aborted). */
+	uint32_t next = (highest_version(co) > co->high_water ?
+			 highest_version(co) : co->high_water) + 1;
+	int64_t now_plan = clock_ns(co, p->clockid), now = now_ns(co), dl;
 	char tb[64];
 	struct coord_peer *pe, *nx;
 	struct hist *h;
@@ -320,17 +435,36 @@ static int push_plan(struct coord *co, struct tdm_plan *p, const char *source,
 		tdm_plan_free(p);
 		return -1;
 	}
+	if (p->lead_ns <= co->cf->commit_lead_ns) {
+		snprintf(err, errlen, "lead_time %llu ns leaves no time to prepare: the outcome is due commit_lead (%llu ns) before the base time; make lead_time longer",
+			 (unsigned long long)p->lead_ns,
+			 (unsigned long long)co->cf->commit_lead_ns);
+		tdm_plan_free(p);
+		return -1;
+	}
 	if (!p->version)
 		p->version = next;
-	p->base_time = tdm_plan_pick_base(p, clock_ns(co, p->clockid));
-	set_current(co, p);
-	hist_add(co, &co->cur, source);
+	p->base_time = tdm_plan_pick_base(p, now_plan);
+	co->next = *p;
+	co->have_next = true;
+	memset(p, 0, sizeof(*p));
+	hist_add(co, &co->next, source, "preparing");
 
 	co->push.active = true;
-	co->push.version = co->cur.version;
-	co->push.start = now_ns(co);
-	co->push.deadline = co->push.start + co->cf->ack_timeout_ns;
+	co->push.phase = PH_PREPARE;
+	co->push.version = co->next.version;
+	co->push.base_time = co->next.base_time;
+	co->push.clockid = co->next.clockid;
+	co->push.commit_by = co->next.base_time - (int64_t)co->cf->commit_lead_ns;
+	co->push.start = now;
+	/* Answers are due by ack_timeout, and before the commit deadline. */
+	co->push.deadline = now + (int64_t)co->cf->ack_timeout_ns;
+	dl = now + (co->push.commit_by - now_plan);
+	if (dl < co->push.deadline)
+		co->push.deadline = dl;
 	co->push.sent = co->push.waiting = 0;
+	co->push.fin_sent = co->push.fin_waiting = 0;
+	co->push.why[0] = '\0';
 	co->push.waiter = waiter;
 	tdm_strlcpy(co->push.source, source, sizeof(co->push.source));
 	co->push.sending = true;
@@ -338,46 +472,54 @@ static int push_plan(struct coord *co, struct tdm_plan *p, const char *source,
 		nx = pe->next;
 		if (!pe->m || pe->dead)
 			continue;
-		if (send_plan(co, pe, &co->cur))
-			continue;
-		co->push.sent++;
-		co->push.waiting++;
+		push_prepare_one(co, pe);
 	}
 	co->push.sending = false;
-	h = hist_find(co, co->cur.version);
+	h = hist_find(co, co->push.version);
 	if (h)
 		h->sent = co->push.sent;
-	log_notice("plan v%u (%s): sent to %u member%s, base time %s",
-		   co->cur.version, source, co->push.sent,
+	log_notice("plan v%u (%s): prepare sent to %u member%s, base time %s",
+		   co->push.version, source, co->push.sent,
 		   co->push.sent == 1 ? "" : "s",
-		   fmt_tai(co->cur.base_time, co->cur.clockid, tb, sizeof(tb)));
-	if (!co->push.waiting)
-		push_finish(co);
+		   fmt_tai(co->push.base_time, co->push.clockid, tb, sizeof(tb)));
+	if (push_ready(co))
+		push_decide(co);
 	return 0;
 }
 
 /* The answer to a plan push. */
 struct push_result {
 	const struct coord *co;
+	bool ok;
 	unsigned int acked, nacked;
-	int64_t elapsed, last_ack;
+	int64_t elapsed, last_ack, last_fin;
 };
+
+static const char *push_outcome(const struct coord *co)
+{
+	return co->push.phase == PH_COMMIT ? "committed" :
+	       co->push.phase == PH_ABORT ? "aborted" : "preparing";
+}
 
 static void push_result_text(FILE *f, void *arg)
 {
 	const struct push_result *pr = arg;
 	const struct coord *co = pr->co;
+	const struct tdm_plan *plan = co->push.phase == PH_COMMIT ? &co->cur : NULL;
 	unsigned int i;
 	char tb[64];
 
-	fprintf(f, "plan v%u: base time %s\n", co->push.version,
-		fmt_tai(co->cur.base_time, co->cur.clockid, tb, sizeof(tb)));
+	fprintf(f, "plan v%u: %s, base time %s\n", co->push.version,
+		push_outcome(co), fmt_tai(co->push.base_time, co->push.clockid,
+					  tb, sizeof(tb)));
+	if (co->push.phase == PH_ABORT)
+		fprintf(f, "  nobody switches: %s\n", co->push.why);
 	for (i = 0; i < co->nmembers; i++) {
 		const struct member *m = &co->members[i];
-		bool planned = in_plan(&co->cur, m->name);
+		bool planned = plan ? in_plan(plan, m->name) : true;
 
 		if (m->ack_version != co->push.version || m->ack == ACK_NONE) {
-			if (planned)
+			if (plan && planned)
 				fprintf(f, "  %-20s not connected\n", m->name);
 			continue;
 		}
@@ -386,14 +528,22 @@ static void push_result_text(FILE *f, void *arg)
 			fprintf(f, " in %.3f ms", m->ack_ns / 1e6);
 		if (m->ack_msg[0])
 			fprintf(f, ": %s", m->ack_msg);
+		if (m->fin != FIN_NONE && m->fin_version == co->push.version) {
+			fprintf(f, "; %s %s", m->fin_type == TDM_MSG_COMMIT ?
+				"commit" : "abort", fin_names[m->fin]);
+			if (m->fin == FIN_OK)
+				fprintf(f, " in %.3f ms", m->fin_ns / 1e6);
+			if (m->fin_msg[0])
+				fprintf(f, ": %s", m->fin_msg);
+		}
 		if (!planned)
 			fprintf(f, " (no windows in this plan)");
 		fputc('\n', f);
 	}
-	for (i = 0; i < co->cur.nsenders; i++)
-		if (!member_find(co, co->cur.senders[i].name))
+	for (i = 0; plan && i < plan->nsenders; i++)
+		if (!member_find(co, plan->senders[i].name))
 			fprintf(f, "  %-20s never connected\n",
-				co->cur.senders[i].name);
+				plan->senders[i].name);
 }
 
 static void push_result_json(struct tdm_json *j, void *arg)
@@ -404,15 +554,19 @@ static void push_result_json(struct tdm_json *j, void *arg)
 
 	tdm_json_obj_open(j, NULL);
 	tdm_json_u64(j, "version", co->push.version);
-	tdm_json_s64(j, "base_time", co->cur.base_time);
+	tdm_json_s64(j, "base_time", co->push.base_time);
+	tdm_json_str(j, "outcome", push_outcome(co));
+	tdm_json_str(j, "reason", co->push.why);
 	tdm_json_u64(j, "sent", co->push.sent);
 	tdm_json_u64(j, "acked", pr->acked);
 	tdm_json_u64(j, "nacked", pr->nacked);
 	tdm_json_u64(j, "elapsed_ns", pr->elapsed);
 	tdm_json_u64(j, "last_ack_ns", pr->last_ack);
+	tdm_json_u64(j, "last_outcome_ack_ns", pr->last_fin);
 	tdm_json_arr_open(j, "members");
 	for (i = 0; i < co->nmembers; i++) {
 		const struct member *m = &co->members[i];
+		bool fin = m->fin != FIN_NONE && m->fin_version == co->push.version;
 
 		if (m->ack_version != co->push.version || m->ack == ACK_NONE)
 			continue;
@@ -421,62 +575,193 @@ static void push_result_json(struct tdm_json *j, void *arg)
 		tdm_json_str(j, "ack", ack_names[m->ack]);
 		tdm_json_u64(j, "ack_ns", m->ack_ns);
 		tdm_json_str(j, "message", m->ack_msg);
+		tdm_json_str(j, "outcome", fin ? fin_names[m->fin] : "none");
+		tdm_json_u64(j, "outcome_ns", fin ? m->fin_ns : 0);
+		tdm_json_str(j, "outcome_message", fin ? m->fin_msg : "");
 		tdm_json_obj_close(j);
 	}
 	tdm_json_arr_close(j);
 	tdm_json_obj_close(j);
 }
 
-static void push_finish(struct coord *co)
+/*
+ * Every answer to the prepare is in, or the deadline came: commit if all
+ * acked and the plan's senders (or the quorum of them) are among them,
+ * else abort; send the outcome to every member that may hold the plan.
+ */
+static void push_decide(struct coord *co)
 {
-	unsigned int i, acked = 0, nacked = 0, missing = 0;
-	int64_t elapsed = now_ns(co) - co->push.start, last = 0;
-	struct ctl_req *w = co->push.waiter;
-	struct hist *h;
+	unsigned int i, acked = 0, nacked = 0, missing = 0, senders = 0, need;
+	const char *first_bad = NULL;
+	uint16_t type;
+	struct coord_peer *pe, *nx;
+	struct hist *h = hist_find(co, co->push.version);
+	int64_t late = clock_ns(co, co->push.clockid) - co->push.commit_by;
 
 	for (i = 0; i < co->nmembers; i++) {
 		struct member *m = &co->members[i];
 
 		if (m->ack_version != co->push.version)
 			continue;
-		if (m->ack == ACK_OK) {
-			acked++;
-			if (m->ack_ns > last)
-				last = m->ack_ns;
-		} else if (m->ack == ACK_NACK) {
-			nacked++;
-		} else if (m->ack == ACK_WAIT) {
+		if (m->ack == ACK_WAIT) {
 			m->ack = ACK_TIMEOUT;
 			snprintf(m->ack_msg, sizeof(m->ack_msg),
+				 "no answer before the deadline");
+		}
+		if (m->ack == ACK_OK) {
+			acked++;
+			if (in_plan(&co->next, m->name))
+				senders++;
+		} else if (m->ack == ACK_NACK || m->ack == ACK_TIMEOUT) {
+			if (m->ack == ACK_NACK)
+				nacked++;
+			else
+				missing++;
+			if (!first_bad)
+				first_bad = m->name;
+		}
+	}
+	need = co->next.nsenders;
+	if (co->cf->quorum && co->cf->quorum < need)
+		need = co->cf->quorum;
+	if (nacked || missing)
+		snprintf(co->push.why, sizeof(co->push.why),
+			 "%u refused, %u did not answer (first: %s)", nacked,
+			 missing, first_bad);
+	else if (senders < need)
+		snprintf(co->push.why, sizeof(co->push.why),
+			 "only %u of the plan's %u senders are connected and prepared (%u needed)",
+			 senders, co->next.nsenders, need);
+	else if (late >= 0)
+		snprintf(co->push.why, sizeof(co->push.why),
+			 "the answers came %.3f ms after the commit deadline",
+			 late / 1e6);
+	co->push.phase = co->push.why[0] ? PH_ABORT : PH_COMMIT;
+	type = co->push.phase == PH_COMMIT ? TDM_MSG_COMMIT : TDM_MSG_ABORT;
+	if (h) {
+		h->acked = acked;
+		h->nacked = nacked;
+		tdm_strlcpy(h->outcome, push_outcome(co), sizeof(h->outcome));
+	}
+	if (co->push.phase == PH_COMMIT) {
+		set_current(co, &co->next);
+		co->have_next = false;
+		log_notice("plan v%u: prepared by all %u member%s in %.3f ms; committing",
+			   co->push.version, acked, acked == 1 ? "" : "s",
+			   (now_ns(co) - co->push.start) / 1e6);
+	} else {
+		tdm_plan_free(&co->next);
+		co->have_next = false;
+		log_warn("plan v%u: aborted, nobody switches: %s",
+			 co->push.version, co->push.why);
+	}
+	/* A member that prepared and is cut off holds from the base time
+	 * until it reconnects and is sent the outcome (on_register).
+	 */
+	for (i = 0; i < co->nmembers; i++) {
+		struct member *m = &co->members[i];
+
+		if (m->peer || m->ack_version != co->push.version ||
+		    m->ack != ACK_OK)
+			continue;
+		m->fin = FIN_LOST;
+		m->fin_type = type;
+		m->fin_version = co->push.version;
+		snprintf(m->fin_msg, sizeof(m->fin_msg),
+			 "cut off before the outcome: it holds from the base time until it reconnects");
+	}
+	/* Every member that prepared, or may have: its answer may be late. */
+	co->push.fin_deadline = now_ns(co) + (int64_t)co->cf->ack_timeout_ns;
+	co->push.sending = true;
+	for (pe = co->peers; pe; pe = nx) {
+		struct member *m = pe->m;
+
+		nx = pe->next;
+		if (!m || pe->dead || m->ack_version != co->push.version ||
+		    m->ack == ACK_NACK || m->ack == ACK_NONE)
+			continue;
+		if (send_outcome(co, pe, type, co->push.version, co->push.why))
+			continue;
+		co->push.fin_sent++;
+		co->push.fin_waiting++;
+	}
+	co->push.sending = false;
+	if (!co->push.fin_waiting)
+		push_finish(co);
+}
+
+/* Every answer to the outcome is in, or its deadline came: reply. */
+static void push_finish(struct coord *co)
+{
+	unsigned int i, acked = 0, nacked = 0, failed = 0;
+	int64_t elapsed = now_ns(co) - co->push.start, last = 0, last_fin = 0;
+	struct ctl_req *w = co->push.waiter;
+	struct hist *h;
+
+	for (i = 0; i < co->nmembers; i++) {
+		struct member *m = &co->members[i];
+
+		if (m->ack_version == co->push.version) {
+			if (m->ack == ACK_OK) {
+				acked++;
+				if (m->ack_ns > last)
+					last = m->ack_ns;
+			} else if (m->ack == ACK_NACK) {
+				nacked++;
+			}
+		}
+		if (m->fin_version != co->push.version || m->fin == FIN_NONE)
+			continue;
+		if (m->fin == FIN_WAIT) {
+			m->fin = FIN_LOST;
+			snprintf(m->fin_msg, sizeof(m->fin_msg),
 				 "no answer within the ack timeout");
-			missing++;
-		} else if (m->ack == ACK_TIMEOUT) {
-			missing++;
+		}
+		if (m->fin == FIN_OK) {
+			if (m->fin_ns > last_fin)
+				last_fin = m->fin_ns;
+		} else {
+			failed++;
 		}
 	}
 	h = hist_find(co, co->push.version);
 	if (h) {
-		h->acked = acked;
-		h->nacked = nacked;
 		h->ack_ns = last;
+		h->fin_ns = last_fin;
 	}
-	if (nacked || missing)
-		log_warn("plan v%u: %u acked, %u refused, %u did not answer (%.3f ms)",
-			 co->push.version, acked, nacked, missing, elapsed / 1e6);
-	else
-		log_notice("plan v%u: acked by all %u member%s in %.3f ms",
+	if (co->push.phase == PH_COMMIT && !failed)
+		log_notice("plan v%u: committed by all %u member%s in %.3f ms",
 			   co->push.version, acked, acked == 1 ? "" : "s",
-			   last / 1e6);
+			   last_fin / 1e6);
+	else if (failed)
+		log_warn("plan v%u: %s; %u member%s did not confirm it (they hold from the base time until they do)",
+			 co->push.version, push_outcome(co), failed,
+			 failed == 1 ? "" : "s");
 	co->push.active = false;
 	co->push.waiter = NULL;
+	/*
+	 * The plan file is what should be in force: a start-up push that was
+	 * aborted (a member slow or briefly away) is tried again, numbered
+	 * anew, after ack_timeout.  Members that prepared it held nothing
+	 * yet, or hold with no plan to go back to: they wait for it.
+	 */
+	if (co->have_retry && co->push.phase == PH_ABORT) {
+		co->retry_at = now_ns(co) + (int64_t)co->cf->ack_timeout_ns;
+		log_notice("the plan file's push is tried again in %.3f s",
+			   co->cf->ack_timeout_ns / 1e9);
+	} else if (co->have_retry && !strcmp(co->push.source, "file")) {
+		tdm_plan_free(&co->retry);
+		co->have_retry = false;
+	}
 	if (w) {
 		struct push_result pr = {
 			.co = co, .acked = acked, .nacked = nacked,
 			.elapsed = elapsed, .last_ack = last,
+			.last_fin = last_fin,
 		};
 
-		report_reply(w, !nacked && !missing, push_result_json,
-			     push_result_text, &pr);
+		report_reply(w, co->push.phase == PH_COMMIT && !failed,
+			     push_result_json, push_result_text, &pr);
 	}
 }
 
@@ -508,13 +793,135 @@ static bool members_run(const struct coord *co, const struct tdm_plan *p, uint32
 	return !first && *version;
 }
 
+/* A const hist_find(). */
+static const struct hist *hist_of(const struct coord *co, uint32_t version)
+{
+	unsigned int i;
+
+	for (i = co->nhist; i-- > 0;)
+		if (co->hist[i].version == version)
+			return &co->hist[i];
+	return NULL;
+}
+
+/* A connected member that runs plan version v (confirmed), or NULL. */
+static const struct member *runs_version(const struct coord *co, uint32_t v)
+{
+	unsigned int i;
+
+	for (i = 0; i < co->nmembers; i++)
+		if (co->members[i].peer && (co->members[i].run_version == v ||
+					    co->members[i].version == v))
+			return &co->members[i];
+	return NULL;
+}
+
+/*
+ * The outcome for a plan v that a member holds prepared: TDM_MSG_COMMIT,
+ * TDM_MSG_ABORT (why set), or 0 while it is not known yet.  A version this
+ * coordinator does not know (it restarted between prepare and outcome)
+ * was committed if a member runs it.  If none does, nobody switched to it
+ * and it is aborted, but only once the coordinator has started (the
+ * quorum is connected, or a push came): until then a member that runs it
+ * may still register.
+ */
+static uint16_t prepared_outcome(const struct coord *co, uint32_t v,
+				 char *why, size_t whylen)
+{
+	const struct hist *h = hist_of(co, v);
+
+	why[0] = '\0';
+	if (co->push.active && co->push.version == v) {
+		if (co->push.phase == PH_PREPARE)
+			return 0;
+		tdm_strlcpy(why, co->push.why, whylen);
+		return co->push.phase == PH_COMMIT ? TDM_MSG_COMMIT : TDM_MSG_ABORT;
+	}
+	if (h && !strcmp(h->outcome, "aborted")) {
+		snprintf(why, whylen, "plan v%u was aborted", v);
+		return TDM_MSG_ABORT;
+	}
+	if (h || runs_version(co, v))
+		return TDM_MSG_COMMIT;
+	if (!co->started)
+		return 0;
+	snprintf(why, whylen, "plan v%u is unknown to this coordinator (restarted?) and no member runs it",
+		 v);
+	return TDM_MSG_ABORT;
+}
+
+/* Send p's member the outcome of the plan it holds prepared, if known. */
+static void resolve_prepared(struct coord *co, struct coord_peer *p)
+{
+	struct member *m = p->m;
+	uint32_t v = m->prepared;
+	const struct member *other;
+	char why[512];
+	uint16_t type;
+
+	if (!v)
+		return;
+	if (v > co->high_water)
+		co->high_water = v;
+	type = prepared_outcome(co, v, why, sizeof(why));
+	if (!type)
+		return;
+	log_notice("member %s holds plan v%u prepared: sending %s%s%s", m->name,
+		   v, tdm_msg_name(type), why[0] ? ": " : "", why);
+	if (send_outcome(co, p, type, v, why))
+		return;
+	if (co->push.active && co->push.version == v) {
+		co->push.fin_sent++;
+		co->push.fin_waiting++;
+	}
+	m->prepared = 0;
+	if (type != TDM_MSG_COMMIT)
+		return;
+	/* It runs v from now on, as the member that does. */
+	m->run_version = v;
+	other = runs_version(co, v);
+	if (co->have_cur && co->cur.version == v) {
+		m->run_base = co->cur.base_time;
+		tdm_plan_digest(&co->cur, m->run_digest);
+		m->has_digest = true;
+	} else if (other && other != m) {
+		m->run_base = other->run_base;
+		memcpy(m->run_digest, other->run_digest, 32);
+		m->has_digest = other->has_digest;
+	}
+}
+
+/* Push the plan file's plan p (taken), kept to be tried again if aborted. */
+static void push_file(struct coord *co, struct tdm_plan *p)
+{
+	char err[512];
+
+	if (co->have_retry)
+		tdm_plan_free(&co->retry);
+	co->have_retry = !tdm_plan_copy(&co->retry, p);
+	/* Numbered anew each time: a version given in the file is used once. */
+	co->retry.version = 0;
+	co->retry_at = 0;
+	if (push_plan(co, p, "file", NULL, err, sizeof(err)))
+		log_err("cannot push the plan file: %s", err);
+}
+
+/* Plans left prepared by a coordinator before us: their outcome. */
+static void resolve_all_prepared(struct coord *co)
+{
+	struct coord_peer *pe;
+
+	for (pe = co->peers; pe; pe = pe->next)
+		if (pe->m && !pe->dead)
+			resolve_prepared(co, pe);
+}
+
 static void try_start(struct coord *co)
 {
 	unsigned int need, have;
 	struct tdm_plan p;
 	uint32_t v = 0;
 	int64_t base = 0;
-	char err[512];
 
 	if (co->started || !co->have_desired)
 		return;
@@ -526,11 +933,12 @@ static void try_start(struct coord *co)
 		return;
 	co->started = true;
 	co->have_desired = false;
+	resolve_all_prepared(co);
 	if (members_run(co, &co->desired, &v, &base) && v >= highest_version(co)) {
 		co->desired.version = v;
 		co->desired.base_time = base;
 		set_current(co, &co->desired);
-		hist_add(co, &co->cur, "adopted");
+		hist_add(co, &co->cur, "adopted", "committed");
 		log_notice("quorum reached (%u of %u); the members already run this plan as v%u: adopted",
 			   have, co->cur.nsenders, v);
 		return;
@@ -539,8 +947,7 @@ static void try_start(struct coord *co)
 		   have, co->desired.nsenders);
 	p = co->desired;
 	memset(&co->desired, 0, sizeof(co->desired));
-	if (push_plan(co, &p, "file", NULL, err, sizeof(err)))
-		log_err("cannot push the plan file: %s", err);
+	push_file(co, &p);
 }
 
 /* ---- protocol ---- */
@@ -595,10 +1002,13 @@ static int on_register(struct coord *co, struct coord_peer *p, const struct tdm_
 	mb->has_digest = m->tb[TDM_A_DIGEST] != NULL;
 	if (mb->has_digest)
 		memcpy(mb->run_digest, mnl_attr_get_payload(m->tb[TDM_A_DIGEST]), 32);
+	mb->prepared = m->tb[TDM_A_PREPARED] ?
+		       mnl_attr_get_u32(m->tb[TDM_A_PREPARED]) : 0;
 	mb->hb = false;
 	mb->ack = ACK_NONE;
-	log_notice("member %s registered from %s (running plan v%u)%s", name,
-		   p->addr, mb->run_version,
+	mb->fin = FIN_NONE;
+	log_notice("member %s registered from %s (running plan v%u%s)%s", name,
+		   p->addr, mb->run_version, mb->prepared ? ", one prepared" : "",
 		   co->have_cur && !in_plan(&co->cur, name) ?
 		   "; it has no windows in the current plan" : "");
 
@@ -608,22 +1018,57 @@ static int on_register(struct coord *co, struct coord_peer *p, const struct tdm_
 	if (co->io.send(co->io.ctx, p->link, nlh, err, errlen))
 		return -1;
 
+	resolve_prepared(co, p);
 	if (!co->started) {
 		try_start(co);
 		return 0;
 	}
-	/* A late member gets the current plan unless it already runs it. */
+	/* A late member gets the current plan unless it already runs it,
+	 * and joins a prepare going on.
+	 */
 	if (co->have_cur && (mb->run_version != co->cur.version ||
 			    mb->run_base != co->cur.base_time)) {
-		if (send_plan(co, p, &co->cur))
+		if (send_plan(co, p, &co->cur, 0))
 			return 0;
-		if (co->push.active && co->push.version == co->cur.version) {
-			co->push.sent++;
-			co->push.waiting++;
-		}
 	} else if (co->have_cur) {
 		mb->ack = ACK_OK;
 		mb->ack_version = co->cur.version;
+	}
+	if (co->push.active && co->push.phase == PH_PREPARE)
+		push_prepare_one(co, p);
+	return 0;
+}
+
+/* The answer to a COMMIT or ABORT. */
+static int on_outcome_ack(struct coord *co, struct member *mb, uint32_t phase,
+			  uint32_t v, uint32_t status, const char *msg)
+{
+	uint16_t type = phase == TDM_PHASE_COMMIT ? TDM_MSG_COMMIT : TDM_MSG_ABORT;
+	bool ok;
+
+	if (mb->fin != FIN_WAIT || v != mb->fin_version || type != mb->fin_type) {
+		log_info("member %s: unexpected answer to %s of plan v%u ignored",
+			 mb->name, tdm_msg_name(type), v);
+		return 0;
+	}
+	/* Nothing to abort (its prepare had failed) is an abort done. */
+	ok = !status || (type == TDM_MSG_ABORT && status == ENOENT);
+	mb->fin = ok ? FIN_OK : FIN_FAIL;
+	tdm_strlcpy(mb->fin_msg, msg, sizeof(mb->fin_msg));
+	if (ok && mb->prepared == v)
+		mb->prepared = 0;
+	if (ok)
+		log_info("member %s: %s of plan v%u done", mb->name,
+			 tdm_msg_name(type), v);
+	else
+		log_warn("member %s: %s of plan v%u failed: %s (%s)", mb->name,
+			 tdm_msg_name(type), v, msg[0] ? msg : "no reason given",
+			 strerror(status));
+	if (co->push.active && co->push.phase != PH_PREPARE &&
+	    v == co->push.version) {
+		mb->fin_ns = now_ns(co) - co->push.start;
+		if (co->push.fin_waiting && !--co->push.fin_waiting)
+			push_finish(co);
 	}
 	return 0;
 }
@@ -633,11 +1078,17 @@ static int on_ack(struct coord *co, struct coord_peer *p, const struct tdm_msg *
 	struct member *mb = p->m;
 	uint32_t v = mnl_attr_get_u32(m->tb[TDM_A_PLAN_VERSION]);
 	uint32_t status = mnl_attr_get_u32(m->tb[TDM_A_STATUS]);
+	uint32_t phase = m->tb[TDM_A_PHASE] ?
+			 mnl_attr_get_u32(m->tb[TDM_A_PHASE]) : TDM_PHASE_PREPARE;
+	bool in_push = co->push.active && co->push.phase == PH_PREPARE &&
+		       v == co->push.version;
 	char msg[sizeof(mb->ack_msg)];
 
 	/* The member's text goes into logs and onto terminals: escaped. */
 	tdm_text_escape(msg, m->tb[TDM_A_MESSAGE] ?
 			mnl_attr_get_str(m->tb[TDM_A_MESSAGE]) : "", sizeof(msg));
+	if (phase != TDM_PHASE_PREPARE)
+		return on_outcome_ack(co, mb, phase, v, status, msg);
 	if (mb->ack != ACK_WAIT || v != mb->ack_version) {
 		log_info("member %s: unexpected ack for plan v%u ignored",
 			 mb->name, v);
@@ -645,8 +1096,10 @@ static int on_ack(struct coord *co, struct coord_peer *p, const struct tdm_msg *
 	}
 	mb->ack = status ? ACK_NACK : ACK_OK;
 	tdm_strlcpy(mb->ack_msg, msg, sizeof(mb->ack_msg));
-	if (co->push.active && v == co->push.version) {
+	if (in_push) {
 		mb->ack_ns = now_ns(co) - co->push.start;
+		if (!status)
+			mb->prepared = v;
 		if (co->push.waiting)
 			co->push.waiting--;
 	}
@@ -654,9 +1107,10 @@ static int on_ack(struct coord *co, struct coord_peer *p, const struct tdm_msg *
 		log_warn("member %s refused plan v%u: %s (%s)", mb->name, v,
 			 msg[0] ? msg : "no reason given", strerror(status));
 	else
-		log_info("member %s installed plan v%u", mb->name, v);
-	if (co->push.active && !co->push.waiting)
-		push_finish(co);
+		log_info("member %s %s plan v%u", mb->name,
+			 in_push ? "prepared" : "installed", v);
+	if (in_push && push_ready(co))
+		push_decide(co);
 	return 0;
 }
 
@@ -692,6 +1146,8 @@ static void on_heartbeat(struct coord_peer *p, const struct tdm_msg *m)
 	mb->version = mnl_attr_get_u32(m->tb[TDM_A_PLAN_VERSION]);
 	mb->pending_version = m->tb[TDM_A_PENDING_VERSION] ?
 			      mnl_attr_get_u32(m->tb[TDM_A_PENDING_VERSION]) : 0;
+	mb->prepared = m->tb[TDM_A_PREPARED] ?
+		       mnl_attr_get_u32(m->tb[TDM_A_PREPARED]) : 0;
 	mb->has_xstats = m->tb[TDM_A_QDISC] != NULL;
 	memset(&mb->xs, 0, sizeof(mb->xs));
 	if (mb->has_xstats) {
@@ -741,12 +1197,22 @@ static void peer_close(struct coord *co, struct coord_peer *p, const char *why)
 		log_notice("member %s (%s) disconnected: %s; its gate keeps the last plan",
 			   p->m->name, p->addr, why);
 		if (p->m->ack == ACK_WAIT && co->push.active &&
+		    co->push.phase == PH_PREPARE &&
 		    p->m->ack_version == co->push.version) {
 			p->m->ack = ACK_TIMEOUT;
 			snprintf(p->m->ack_msg, sizeof(p->m->ack_msg),
 				 "disconnected before answering");
 			if (co->push.waiting)
 				co->push.waiting--;
+		}
+		if (p->m->fin == FIN_WAIT && co->push.active &&
+		    co->push.phase != PH_PREPARE &&
+		    p->m->fin_version == co->push.version) {
+			p->m->fin = FIN_LOST;
+			snprintf(p->m->fin_msg, sizeof(p->m->fin_msg),
+				 "disconnected before answering: it holds from the base time until it reconnects");
+			if (co->push.fin_waiting)
+				co->push.fin_waiting--;
 		}
 		p->m->peer = NULL;
 		p->m->since = now_ns(co);
@@ -772,7 +1238,11 @@ static void peer_close(struct coord *co, struct coord_peer *p, const char *why)
 	co->npeers--;
 	co->io.drop(co->io.ctx, p->link);
 	free(p);
-	if (co->push.active && !co->push.waiting && !co->push.sending)
+	if (!co->push.active || co->push.sending)
+		return;
+	if (co->push.phase == PH_PREPARE && push_ready(co))
+		push_decide(co);
+	else if (co->push.phase != PH_PREPARE && !co->push.fin_waiting)
 		push_finish(co);
 }
 
@@ -865,6 +1335,7 @@ static bool in_any_plan(const struct coord *co, const char *name)
 {
 	return (co->have_cur && in_plan(&co->cur, name)) ||
 	       (co->have_prev && in_plan(&co->prev, name)) ||
+	       (co->have_next && in_plan(&co->next, name)) ||
 	       (co->have_desired && in_plan(&co->desired, name));
 }
 
@@ -930,10 +1401,35 @@ int64_t coord_tick(struct coord *co, int64_t now)
 			next = dl;
 	}
 	if (co->push.active) {
-		if (now >= co->push.deadline)
+		bool prep = co->push.phase == PH_PREPARE;
+		int64_t dl = prep ? co->push.deadline : co->push.fin_deadline;
+
+		if (now < dl) {
+			if (dl < next)
+				next = dl;
+		} else if (prep) {
+			push_decide(co);
+			/* Now waiting for the answers to the outcome. */
+			if (co->push.active && co->push.fin_deadline < next)
+				next = co->push.fin_deadline;
+		} else {
 			push_finish(co);
-		else if (co->push.deadline < next)
-			next = co->push.deadline;
+		}
+	}
+	if (co->have_retry && co->retry_at && !co->push.active) {
+		if (now >= co->retry_at) {
+			struct tdm_plan again;
+
+			co->retry_at = 0;
+			if (tdm_plan_copy(&again, &co->retry)) {
+				log_err("cannot copy the plan file's plan: out of memory");
+			} else {
+				log_notice("pushing the plan file again");
+				push_file(co, &again);
+			}
+		} else if (co->retry_at < next) {
+			next = co->retry_at;
+		}
 	}
 	/* Show the new plan as active once its base time has passed. */
 	if (co->have_prev) {
@@ -981,6 +1477,12 @@ static void status_json(struct tdm_json *j, void *arg)
 		}
 	}
 	tdm_json_bool(j, "push_in_progress", co->push.active);
+	if (co->push.active) {
+		tdm_json_u64(j, "push_version", co->push.version);
+		tdm_json_str(j, "push_phase", push_outcome(co));
+		tdm_json_s64(j, "push_base_time", co->push.base_time);
+		tdm_json_s64(j, "push_commit_by", co->push.commit_by);
+	}
 	tdm_json_arr_open(j, "members");
 	for (i = 0; i < co->nmembers; i++) {
 		const struct member *m = &co->members[i];
@@ -993,9 +1495,13 @@ static void status_json(struct tdm_json *j, void *arg)
 		tdm_json_bool(j, "in_plan", co->have_cur && in_plan(&co->cur, m->name));
 		tdm_json_u64(j, "plan_version", m->version);
 		tdm_json_u64(j, "pending_version", m->pending_version);
+		tdm_json_u64(j, "prepared_version", m->prepared);
 		tdm_json_str(j, "ack", ack_names[m->ack]);
 		tdm_json_u64(j, "ack_version", m->ack_version);
 		tdm_json_str(j, "ack_message", m->ack_msg);
+		tdm_json_str(j, "outcome", fin_names[m->fin]);
+		tdm_json_u64(j, "outcome_version", m->fin_version);
+		tdm_json_str(j, "outcome_message", m->fin_msg);
 		tdm_json_str(j, "sync", sync_state_name(m->sync_state));
 		tdm_json_bool(j, "hold", m->hold);
 		tdm_json_s64(j, "offset_ns", m->offset);
@@ -1029,9 +1535,14 @@ static void status_text(FILE *f, void *arg)
 			fprintf(f, "pending plan: v%u at %s\n", co->cur.version,
 				fmt_tai(co->cur.base_time, co->cur.clockid, tb, sizeof(tb)));
 	}
-	if (co->push.active)
-		fprintf(f, "push of v%u in progress: %u of %u answers missing\n",
-			co->push.version, co->push.waiting, co->push.sent);
+	if (co->push.active && co->push.phase == PH_PREPARE)
+		fprintf(f, "push of v%u: preparing, %u of %u answers missing, outcome due by %s\n",
+			co->push.version, co->push.waiting, co->push.sent,
+			fmt_tai(co->push.commit_by, co->push.clockid, tb, sizeof(tb)));
+	else if (co->push.active)
+		fprintf(f, "push of v%u: %s, %u of %u answers missing\n",
+			co->push.version, push_outcome(co), co->push.fin_waiting,
+			co->push.fin_sent);
 	fprintf(f, "members: %u\n", co->nmembers);
 	fprintf(f, "  %-16s %-12s %-5s %-8s %-6s %-9s %-5s %12s %14s %10s\n",
 		"NAME", "STATE", "PLAN", "PENDING", "ACK", "SYNC", "HOLD",
@@ -1054,6 +1565,10 @@ static void status_text(FILE *f, void *arg)
 			fprintf(f, "      last plan: %s\n", m->ack_msg);
 		if (m->hold && m->reason[0])
 			fprintf(f, "      held: %s\n", m->reason);
+		if (m->fin == FIN_FAIL || m->fin == FIN_LOST)
+			fprintf(f, "      %s of plan v%u: %s\n",
+				m->fin_type == TDM_MSG_COMMIT ? "commit" : "abort",
+				m->fin_version, m->fin_msg);
 	}
 }
 
@@ -1065,6 +1580,8 @@ static void show_json(struct tdm_json *j, void *arg)
 		tdm_plan_json(j, "active", &co->prev);
 	if (co->have_cur)
 		tdm_plan_json(j, co->have_prev ? "pending" : "active", &co->cur);
+	if (co->have_next)
+		tdm_plan_json(j, "preparing", &co->next);
 	tdm_json_obj_close(j);
 }
 
@@ -1101,10 +1618,12 @@ static void history_json(struct tdm_json *j, void *arg)
 		tdm_json_s64(j, "base_time", h->base_time);
 		tdm_json_str(j, "clock", tdm_clock_name(h->clockid));
 		tdm_json_str(j, "source", h->source);
+		tdm_json_str(j, "outcome", h->outcome);
 		tdm_json_u64(j, "sent", h->sent);
 		tdm_json_u64(j, "acked", h->acked);
 		tdm_json_u64(j, "nacked", h->nacked);
 		tdm_json_u64(j, "ack_ns", h->ack_ns);
+		tdm_json_u64(j, "outcome_ack_ns", h->fin_ns);
 		tdm_json_obj_close(j);
 	}
 	tdm_json_arr_close(j);
@@ -1116,14 +1635,16 @@ static void history_text(FILE *f, void *arg)
 	unsigned int i;
 	char tb[64];
 
-	fprintf(f, "%-8s %-36s %-8s %5s %5s %5s %12s\n", "VERSION",
-		"ACTIVATION", "SOURCE", "SENT", "ACKED", "NACKS", "ACKED IN");
+	fprintf(f, "%-8s %-36s %-8s %-10s %5s %5s %5s %12s %12s\n", "VERSION",
+		"ACTIVATION", "SOURCE", "OUTCOME", "SENT", "ACKED", "NACKS",
+		"ACKED IN", "DONE IN");
 	for (i = 0; i < co->nhist; i++) {
 		const struct hist *h = &co->hist[i];
 
-		fprintf(f, "v%-7u %-36s %-8s %5u %5u %5u %9.3f ms\n",
+		fprintf(f, "v%-7u %-36s %-8s %-10s %5u %5u %5u %9.3f ms %9.3f ms\n",
 			h->version, fmt_tai(h->base_time, h->clockid, tb, sizeof(tb)),
-			h->source, h->sent, h->acked, h->nacked, h->ack_ns / 1e6);
+			h->source, h->outcome, h->sent, h->acked, h->nacked,
+			h->ack_ns / 1e6, h->fin_ns / 1e6);
 	}
 }
 
@@ -1133,8 +1654,10 @@ static void ctl_push(struct coord *co, struct ctl_req *r, const char *label)
 	char err[512], msg[600];
 
 	if (co->push.active) {
-		snprintf(msg, sizeof(msg), "a push of plan v%u is in progress (%u answers missing); try again\n",
-			 co->push.version, co->push.waiting);
+		snprintf(msg, sizeof(msg), "a push of plan v%u is in progress (%s, %u answers missing); try again\n",
+			 co->push.version, push_outcome(co),
+			 co->push.phase == PH_PREPARE ? co->push.waiting :
+			 co->push.fin_waiting);
 		ctl_reply(r, false, msg);
 		return;
 	}
@@ -1149,6 +1672,12 @@ static void ctl_push(struct coord *co, struct ctl_req *r, const char *label)
 		co->have_desired = false;
 	}
 	co->started = true;
+	/* A plan pushed by hand replaces the plan file's, retried or not. */
+	if (co->have_retry) {
+		tdm_plan_free(&co->retry);
+		co->have_retry = false;
+	}
+	resolve_all_prepared(co);
 	if (push_plan(co, &p, "tdmctl", r, err, sizeof(err))) {
 		snprintf(msg, sizeof(msg), "%s\n", err);
 		ctl_reply(r, false, msg);
@@ -1178,6 +1707,10 @@ void coord_free(struct coord *co)
 		ctl_reply(co->push.waiter, false, "tdmd is shutting down\n");
 		co->push.waiter = NULL;
 	}
+	/* A prepare in flight stays undecided: members hold from its base
+	 * time, and the next coordinator sends them its outcome (abort).
+	 */
+	co->push.active = false;
 	while (co->peers)
 		peer_close(co, co->peers, "tdmd is shutting down");
 	if (co->have_desired)
@@ -1186,6 +1719,10 @@ void coord_free(struct coord *co)
 		tdm_plan_free(&co->cur);
 	if (co->have_prev)
 		tdm_plan_free(&co->prev);
+	if (co->have_next)
+		tdm_plan_free(&co->next);
+	if (co->have_retry)
+		tdm_plan_free(&co->retry);
 	free(co->members);
 	free(co->hist);
 	free(co->frame);

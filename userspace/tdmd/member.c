@@ -7,10 +7,25 @@
  * state and qdisc counters in heartbeats.  Losing the coordinator changes
  * nothing on the wire: the qdisc keeps running the last plan.
  *
+ * Plan changes come in two phases (tdm_proto.h): a prepared plan waits in
+ * the kernel unconfirmed, and from its base time the gate holds until the
+ * coordinator's COMMIT (confirm) or ABORT reaches us, so that a member cut
+ * off in between neither switches alone nor keeps the old plan while the
+ * others switch.  A plan that gives us no windows is prepared by holding
+ * the gate at once (our windows may be another's in it); an abort
+ * releases it.
+ *
  * The PTP gate asks ptp4l every ptp_interval.  Under policy "require" the
  * qdisc is held (gate closed, bypass traffic still flows) until
  * ptp_good_checks consecutive good answers, and held again after
  * ptp_bad_checks bad ones.  "warn" only logs; "off" never asks.
+ *
+ * On the same interval and with the same hysteresis, the PHC check reads
+ * the offset between the interface's PTP hardware clock and CLOCK_TAI
+ * (tdm_phc.h: whether phc2sys keeps the system clock on the PHC) and
+ * holds beyond phc_threshold under "require".  An interface without a
+ * PHC has nothing for phc2sys to do (ptp4l stamps in software and steers
+ * the system clock itself): the check does not apply, which is said once.
  *
  * With a lease, the member renews the qdisc's lease every quarter of it
  * while the node is healthy (a plan in force, PTP in sync where the
@@ -32,6 +47,7 @@
 
 #include "tdm_json.h"
 #include "tdm_log.h"
+#include "tdm_phc.h"
 #include "tdm_ptp.h"
 #include "tdm_util.h"
 #include "tdmd.h"
@@ -63,14 +79,20 @@ struct member_role {
 	struct tdm_plan plan;		/* latest installed */
 	bool have_plan;
 	uint8_t digest[32];
+	struct tdm_plan prep;		/* prepared, awaiting the outcome */
+	bool have_prep;
+	uint8_t prep_digest[32];
+	uint32_t prep_version;		/* prepared: this plan, or one found in
+					 * the kernel at start (no prep then)
+					 */
+	bool prep_nowin;		/* prep has no windows for us: held */
 
 	/* sync */
 	struct tdm_ptp ptp;
 	bool ptp_open;
 	int64_t next_ptp;
 	enum sync_state sync;
-	bool synced;
-	unsigned int good, bad;
+	struct tdm_hyst ptp_h;		/* ok: PTP in sync */
 	struct tdm_ptp_status st;
 	char reason[300];
 	bool hold_applied;		/* what the qdisc was last told */
@@ -80,6 +102,14 @@ struct member_role {
 	bool qdisc_gone_logged;
 	uint32_t no_windows;		/* a plan without our windows: its version */
 
+	/* PHC health: PHC - CLOCK_TAI, checked with PTP */
+	struct tdm_phc phc;		/* phc.index -1: none (or not checked) */
+	struct tdm_hyst phc_h;		/* ok: within phc_threshold */
+	struct tdm_phc_offset phc_off;	/* the last reading */
+	unsigned long long phc_checks;
+	int phc_method_logged;		/* -1: none yet */
+	char phc_reason[300];
+
 	/* lease */
 	int64_t next_renew;
 	uint64_t renewals;
@@ -87,15 +117,28 @@ struct member_role {
 	char renew_error[256];		/* the last renewal's failure, if any */
 };
 
+/* The PHC check applies: checked, and the interface has a PHC. */
+static bool phc_checked(const struct member_role *me)
+{
+	return me->cf->ptp_policy != PTP_OFF && me->cf->phc_threshold_ns &&
+	       me->phc.index >= 0;
+}
+
+/* PTP in sync, and the PHC too where it is checked. */
+static bool clocks_ok(const struct member_role *me)
+{
+	return me->ptp_h.ok && (!phc_checked(me) || me->phc_h.ok);
+}
+
 /*
- * The gate holds while PTP is not in sync (policy require), and while the
- * latest plan gives this node no windows: its old windows may belong to
- * another sender in that plan.
+ * The gate holds while PTP or the PHC is not in sync (policy require),
+ * and while the latest plan gives this node no windows: its old windows
+ * may belong to another sender in that plan.
  */
 static bool hold_wanted(const struct member_role *me)
 {
-	return (me->cf->ptp_policy == PTP_REQUIRE && !me->synced) ||
-	       me->no_windows;
+	return (me->cf->ptp_policy == PTP_REQUIRE && !clocks_ok(me)) ||
+	       me->no_windows || me->prep_nowin;
 }
 
 static void apply_hold(struct member_role *me);
@@ -149,13 +192,16 @@ static int on_welcome(struct member_role *me, const struct tdm_msg *m)
 	return 0;
 }
 
-static int send_ack(struct member_role *me, uint32_t version, int status, const char *msg)
+static int send_phase_ack(struct member_role *me, uint32_t phase,
+			  uint32_t version, int status, const char *msg)
 {
 	struct nlmsghdr *nlh = frame_begin(TDM_MSG_ACK);
 	char err[256];
 
 	mnl_attr_put_u32(nlh, TDM_A_PLAN_VERSION, version);
 	mnl_attr_put_u32(nlh, TDM_A_STATUS, status);
+	if (phase != TDM_PHASE_PREPARE)
+		mnl_attr_put_u32(nlh, TDM_A_PHASE, phase);
 	if (msg && msg[0])
 		mnl_attr_put_strz(nlh, TDM_A_MESSAGE, msg);
 	if (conn_send(me->c, nlh, err, sizeof(err))) {
@@ -163,6 +209,126 @@ static int send_ack(struct member_role *me, uint32_t version, int status, const 
 		return -1;
 	}
 	return 0;
+}
+
+static int send_ack(struct member_role *me, uint32_t version, int status, const char *msg)
+{
+	return send_phase_ack(me, TDM_PHASE_PREPARE, version, status, msg);
+}
+
+static void prep_forget(struct member_role *me)
+{
+	if (me->have_prep)
+		tdm_plan_free(&me->prep);
+	me->have_prep = false;
+	me->prep_version = 0;
+	me->prep_nowin = false;
+}
+
+/*
+ * A prepare: p waits in the kernel unconfirmed (or, without windows for
+ * us, the gate holds) until COMMIT or ABORT.  Takes p.
+ */
+static int on_prepare(struct member_role *me, struct tdm_plan *p,
+		      const uint8_t *digest, int64_t commit_by)
+{
+	uint32_t version = p->version;
+	char msg[512], tb[64], tc[64];
+
+	if (me->have_prep && me->prep.version == version &&
+	    me->prep.base_time == p->base_time &&
+	    !memcmp(me->prep_digest, digest, 32)) {
+		tdm_plan_free(p);
+		return send_ack(me, version, 0, "already prepared");
+	}
+	/* A newer prepare replaces an older one (its outcome never came). */
+	if (me->prep_version) {
+		log_notice("plan v%u: replaces plan v%u, prepared and never decided",
+			   version, me->prep_version);
+		prep_forget(me);
+		apply_hold(me);
+	}
+	if (!tdm_plan_sender(p, me->cf->name)) {
+		me->prep_nowin = true;
+		apply_hold(me);
+		snprintf(msg, sizeof(msg), "plan v%u has no windows for '%s': the gate is held",
+			 version, me->cf->name);
+		log_warn("%s", msg);
+	} else if (tdm_qdisc_prepare(&me->rtnl, &me->target, p, me->cf->name,
+				     msg, sizeof(msg))) {
+		log_err("plan v%u: cannot prepare it on %s: %s", version,
+			me->target.ifname, msg);
+		tdm_plan_free(p);
+		return send_ack(me, version, EINVAL, msg);
+	} else {
+		msg[0] = '\0';
+		me->qdisc_gone_logged = false;
+		log_notice("plan v%u prepared on %s: base time %s, outcome due by %s",
+			   version, me->target.ifname,
+			   fmt_tai(p->base_time, p->clockid, tb, sizeof(tb)),
+			   fmt_tai(commit_by, p->clockid, tc, sizeof(tc)));
+	}
+	me->prep = *p;
+	me->have_prep = true;
+	me->prep_version = version;
+	memcpy(me->prep_digest, digest, 32);
+	memset(p, 0, sizeof(*p));
+	return send_ack(me, version, 0, msg);
+}
+
+/* COMMIT or ABORT of plan version v. */
+static int on_outcome(struct member_role *me, bool commit, uint32_t v,
+		      const char *why)
+{
+	uint32_t phase = commit ? TDM_PHASE_COMMIT : TDM_PHASE_ABORT;
+	const char *what = commit ? "commit" : "abort";
+	char msg[512];
+	int rc = 0;
+
+	if (me->prep_version != v) {
+		if (commit && me->have_plan && me->plan.version == v)
+			return send_phase_ack(me, phase, v, 0, "already committed");
+		snprintf(msg, sizeof(msg), "no prepared plan v%u to %s (prepared: %s%u)",
+			 v, what, me->prep_version ? "v" : "none ",
+			 me->prep_version);
+		log_warn("refusing the %s: %s", what, msg);
+		return send_phase_ack(me, phase, v, ENOENT, msg);
+	}
+	msg[0] = '\0';
+	if (me->prep_nowin) {
+		/* Nothing in the kernel: the hold is the prepared state. */
+		if (commit)
+			me->no_windows = v;
+	} else if (commit) {
+		rc = tdm_qdisc_confirm(&me->rtnl, &me->target, v, msg, sizeof(msg));
+	} else {
+		rc = tdm_qdisc_abort(&me->rtnl, &me->target, v, msg, sizeof(msg));
+	}
+	if (rc) {
+		log_err("plan v%u: %s on %s failed: %s", v, what,
+			me->target.ifname, msg);
+		return send_phase_ack(me, phase, v, EIO, msg);
+	}
+	if (commit && me->have_prep && !me->prep_nowin) {
+		if (me->have_plan)
+			tdm_plan_free(&me->plan);
+		me->plan = me->prep;
+		me->have_plan = true;
+		memcpy(me->digest, me->prep_digest, 32);
+		me->have_prep = false;
+		me->no_windows = 0;
+	} else if (commit && !me->have_prep) {
+		/* Prepared before a restart: the kernel has it, we do not. */
+		me->kernel_version = v;
+	}
+	prep_forget(me);
+	apply_hold(me);
+	if (commit)
+		log_notice("plan v%u committed on %s", v, me->target.ifname);
+	else
+		log_notice("plan v%u aborted on %s%s%s", v, me->target.ifname,
+			   why[0] ? ": " : "", why);
+	return send_phase_ack(me, phase, v, 0, NULL);
 }
 
 static int on_plan(struct member_role *me, const struct tdm_msg *m, char *err, size_t errlen)
@@ -179,6 +345,11 @@ static int on_plan(struct member_role *me, const struct tdm_msg *m, char *err, s
 		return -1;
 	}
 	tdm_plan_digest(&p, digest);
+	if (m->tb[TDM_A_COMMIT_BY] &&
+	    (!me->have_plan || p.version > me->plan.version) &&
+	    (me->have_plan || p.version >= me->kernel_version))
+		return on_prepare(me, &p, digest,
+				  (int64_t)mnl_attr_get_u64(m->tb[TDM_A_COMMIT_BY]));
 	if (me->have_plan && p.version == me->plan.version &&
 	    p.base_time == me->plan.base_time && !memcmp(digest, me->digest, 32)) {
 		log_info("plan v%u: already installed", p.version);
@@ -204,6 +375,8 @@ static int on_plan(struct member_role *me, const struct tdm_msg *m, char *err, s
 		return send_ack(me, me->no_windows, ENOENT, msg);
 	}
 	me->no_windows = 0;
+	/* It replaces in the kernel any plan prepared and undecided. */
+	prep_forget(me);
 	if (tdm_qdisc_install(&me->rtnl, &me->target, &p, me->cf->name,
 			      hold_wanted(me), msg, sizeof(msg))) {
 		log_err("plan v%u: cannot install it on %s: %s", p.version,
@@ -255,6 +428,9 @@ static int on_frame(struct conn *c, const struct tdm_msg *m, char *err,
 			mnl_attr_put_u32(nlh, TDM_A_PLAN_VERSION, me->kernel_version);
 			mnl_attr_put_u64(nlh, TDM_A_BASE_TIME, me->kernel_base);
 		}
+		/* A plan waiting for an outcome we missed: ask for it. */
+		if (me->prep_version)
+			mnl_attr_put_u32(nlh, TDM_A_PREPARED, me->prep_version);
 		return conn_send(c, nlh, err, errlen);
 	case TDM_MSG_WELCOME:
 		return on_welcome(me, m);
@@ -264,6 +440,22 @@ static int on_frame(struct conn *c, const struct tdm_msg *m, char *err,
 			return -1;
 		}
 		return on_plan(me, m, err, errlen);
+	case TDM_MSG_COMMIT:
+	case TDM_MSG_ABORT:
+		if (!me->welcomed) {
+			snprintf(err, errlen, "%s before WELCOME", tdm_msg_name(m->type));
+			return -1;
+		}
+		{
+			char why[TDM_MESSAGE_MAX];
+
+			tdm_text_escape(why, m->tb[TDM_A_MESSAGE] ?
+					mnl_attr_get_str(m->tb[TDM_A_MESSAGE]) : "",
+					sizeof(why));
+			return on_outcome(me, m->type == TDM_MSG_COMMIT,
+					  mnl_attr_get_u32(m->tb[TDM_A_PLAN_VERSION]),
+					  why);
+		}
 	case TDM_MSG_ERROR:
 		snprintf(err, errlen, "the coordinator refused us: %s",
 			 m->tb[TDM_A_MESSAGE] ?
@@ -401,18 +593,23 @@ static void send_heartbeat(struct member_role *me)
 	read_qdisc(me, &info);
 	nlh = frame_begin(TDM_MSG_HEARTBEAT);
 	nest = mnl_attr_nest_start(nlh, TDM_A_SYNC);
-	mnl_attr_put_u32(nlh, TDM_S_STATE, me->sync);
+	/* A PHC out of sync makes the node unsynced for the coordinator. */
+	mnl_attr_put_u32(nlh, TDM_S_STATE, me->sync == SYNC_GOOD &&
+			 !clocks_ok(me) ? SYNC_BAD : me->sync);
 	mnl_attr_put_u64(nlh, TDM_S_OFFSET, (uint64_t)me->st.master_offset);
 	mnl_attr_put_u32(nlh, TDM_S_PORT_STATE, me->st.port_ok ? me->st.port_state : 0);
 	mnl_attr_put_u8(nlh, TDM_S_HOLD, info.present ? info.hold : hold_wanted(me));
-	if (me->reason[0])
-		mnl_attr_put_strz(nlh, TDM_S_REASON, me->reason);
+	if (me->reason[0] || me->phc_reason[0])
+		mnl_attr_put_strz(nlh, TDM_S_REASON, me->reason[0] ? me->reason :
+				  me->phc_reason);
 	mnl_attr_nest_end(nlh, nest);
 	if (info.present)
 		mnl_attr_put(nlh, TDM_A_QDISC, sizeof(info.xstats), &info.xstats);
 	mnl_attr_put_u32(nlh, TDM_A_PLAN_VERSION, info.present ? info.version : 0);
 	if (info.present && info.pending)
 		mnl_attr_put_u32(nlh, TDM_A_PENDING_VERSION, info.pending_version);
+	if (me->prep_version)
+		mnl_attr_put_u32(nlh, TDM_A_PREPARED, me->prep_version);
 	if (conn_send(me->c, nlh, err, sizeof(err)))
 		disconnect(me, err);
 	me->next_hb = tdm_mono_ns() + me->cf->heartbeat_ns;
@@ -440,7 +637,7 @@ static void ptp_check(struct member_role *me)
 	const struct tdmd_conf *cf = me->cf;
 	char err[256], reason[300];
 	int timeout = cf->ptp_interval_ns / 2000000;
-	bool good, was = me->synced;
+	bool good;
 
 	if (timeout > 200)
 		timeout = 200;
@@ -462,28 +659,21 @@ static void ptp_check(struct member_role *me)
 				    sizeof(reason));
 	}
 	if (good) {
-		me->good++;
-		me->bad = 0;
 		me->reason[0] = '\0';
-		if (!me->synced && me->good >= cf->ptp_good_checks)
-			me->synced = true;
 	} else {
-		me->bad++;
-		me->good = 0;
 		tdm_strlcpy(me->reason, reason, sizeof(me->reason));
-		if (me->synced && me->bad >= cf->ptp_bad_checks)
-			me->synced = false;
-		if (me->sync == SYNC_UNKNOWN && me->bad == 1)
+		if (me->sync == SYNC_UNKNOWN) {
 			log_info("PTP not in sync yet: %s", reason);
+			me->sync = SYNC_BAD;
+		}
 	}
-	me->sync = me->synced ? SYNC_GOOD : (me->sync == SYNC_UNKNOWN && !me->bad ?
-					   SYNC_UNKNOWN : SYNC_BAD);
-	if (me->synced != was) {
-		if (me->synced)
+	if (tdm_hyst_step(&me->ptp_h, good, cf->ptp_good_checks, cf->ptp_bad_checks)) {
+		me->sync = me->ptp_h.ok ? SYNC_GOOD : SYNC_BAD;
+		if (me->ptp_h.ok)
 			log_notice("PTP in sync (port %s, offset %lld ns) after %u good checks%s",
 				   tdm_port_state_name(me->st.port_state),
-				   (long long)me->st.master_offset, me->good,
-				   cf->ptp_policy == PTP_REQUIRE ?
+				   (long long)me->st.master_offset, me->ptp_h.good,
+				   cf->ptp_policy == PTP_REQUIRE && clocks_ok(me) ?
 				   ": releasing the gate" : "");
 		else
 			log_warn("PTP out of sync: %s%s", me->reason,
@@ -496,6 +686,95 @@ static void ptp_check(struct member_role *me)
 	apply_hold(me);
 }
 
+/* ---- PHC health ---- */
+
+/*
+ * At start (before the capabilities go): the interface's PHC, opened.  No
+ * PHC, or no way to ask: the check does not apply, said once.  A PHC that
+ * cannot be opened now is tried again at each check.
+ */
+static void phc_setup(struct member_role *me)
+{
+	char err[256];
+	int index = -1;
+
+	me->phc.fd = -1;
+	me->phc.index = -1;
+	me->phc_method_logged = -1;
+	if (me->cf->ptp_policy == PTP_OFF || !me->cf->phc_threshold_ns)
+		return;
+	if (tdm_phc_index(me->target.ifname, &index, NULL, err, sizeof(err))) {
+		log_notice("PHC check: %s; it does not apply", err);
+		return;
+	}
+	if (index < 0) {
+		log_notice("%s has no PTP hardware clock: the PHC check does not apply",
+			   me->target.ifname);
+		return;
+	}
+	if (tdm_phc_open(&me->phc, index, err, sizeof(err)))
+		log_warn("PHC check: %s (tried again at each check)", err);
+	me->phc.index = index;
+}
+
+static void phc_check(struct member_role *me)
+{
+	const struct tdmd_conf *cf = me->cf;
+	char err[256], reason[300];
+	bool good = false;
+
+	if (!phc_checked(me))
+		return;
+	me->phc_checks++;
+	if (me->phc.fd < 0 &&
+	    tdm_phc_open(&me->phc, me->phc.index, err, sizeof(err))) {
+		snprintf(reason, sizeof(reason), "PHC check: %s", err);
+	} else if (tdm_phc_read(&me->phc, &me->phc_off, err, sizeof(err))) {
+		snprintf(reason, sizeof(reason), "PHC check: %s", err);
+	} else {
+		good = tdm_phc_good(&me->phc_off, cf->phc_threshold_ns, reason,
+				    sizeof(reason));
+		if (me->phc_off.method != me->phc_method_logged) {
+			log_info("PHC %s read with %s (delay %lld ns)", me->phc.path,
+				 tdm_phc_ioctl_name(me->phc_off.method),
+				 (long long)me->phc_off.delay_ns);
+			me->phc_method_logged = me->phc_off.method;
+		}
+	}
+	if (good) {
+		me->phc_reason[0] = '\0';
+	} else {
+		if (me->phc_checks == 1)
+			log_info("PHC not in sync yet: %s", reason);
+		tdm_strlcpy(me->phc_reason, reason, sizeof(me->phc_reason));
+	}
+	if (!tdm_hyst_step(&me->phc_h, good, cf->ptp_good_checks, cf->ptp_bad_checks))
+		return;
+	if (me->phc_h.ok)
+		log_notice("PHC %s in sync with the system clock (offset %lld ns) after %u good checks%s",
+			   me->phc.path, (long long)me->phc_off.offset_ns, me->phc_h.good,
+			   cf->ptp_policy == PTP_REQUIRE && clocks_ok(me) ?
+			   ": releasing the gate" : "");
+	else
+		log_warn("PHC out of sync: %s%s", me->phc_reason,
+			 cf->ptp_policy == PTP_REQUIRE ?
+			 ": holding the gate" : " (policy warn: gate left open)");
+	apply_hold(me);
+	send_heartbeat(me);
+}
+
+/* "off", "none" (no PHC), "unknown", "synced", "unsynced". */
+static const char *phc_state(const struct member_role *me)
+{
+	if (me->cf->ptp_policy == PTP_OFF || !me->cf->phc_threshold_ns)
+		return "off";
+	if (me->phc.index < 0)
+		return "none";
+	if (me->phc_h.ok)
+		return "synced";
+	return me->phc_checks ? "unsynced" : "unknown";
+}
+
 /* ---- the lease ---- */
 
 /* Why the node may not renew its lease now, or NULL if it may. */
@@ -504,7 +783,9 @@ static const char *unhealthy(const struct member_role *me)
 	if (!me->have_plan && !me->qdisc_seen)
 		return "no plan in force";
 	if (hold_wanted(me))
-		return "PTP not in sync";
+		return me->ptp_h.ok && !clocks_ok(me) ?
+		       "the PHC is not in sync with the system clock" :
+		       "PTP not in sync";
 	return NULL;
 }
 
@@ -561,6 +842,7 @@ static int64_t member_tick(struct role *r, int64_t now)
 	if (me->cf->ptp_policy != PTP_OFF) {
 		if (now >= me->next_ptp) {
 			ptp_check(me);
+			phc_check(me);
 			me->next_ptp = now + me->cf->ptp_interval_ns;
 		}
 		if (me->next_ptp < next)
@@ -609,10 +891,23 @@ static void status_json(struct tdm_json *j, void *arg)
 	tdm_json_str(j, "port_state", me->st.port_ok ?
 		     tdm_port_state_name(me->st.port_state) : "-");
 	tdm_json_s64(j, "tai_offset", me->st.tai_offset);
-	tdm_json_u64(j, "good_checks", me->good);
-	tdm_json_u64(j, "bad_checks", me->bad);
+	tdm_json_u64(j, "good_checks", me->ptp_h.good);
+	tdm_json_u64(j, "bad_checks", me->ptp_h.bad);
 	tdm_json_str(j, "reason", me->reason);
 	tdm_json_u64(j, "no_windows_in", me->no_windows);
+	tdm_json_u64(j, "prepared_version", me->prep_version);
+	tdm_json_obj_close(j);
+	tdm_json_obj_open(j, "phc");
+	tdm_json_str(j, "state", phc_state(me));
+	tdm_json_str(j, "device", me->phc.index >= 0 ? me->phc.path : "");
+	tdm_json_s64(j, "offset_ns", me->phc_off.offset_ns);
+	tdm_json_s64(j, "delay_ns", me->phc_off.delay_ns);
+	tdm_json_str(j, "method", me->phc_checks ?
+		     tdm_phc_method_name(me->phc_off.method) : "none");
+	tdm_json_u64(j, "threshold_ns", me->cf->phc_threshold_ns);
+	tdm_json_u64(j, "good_checks", me->phc_h.good);
+	tdm_json_u64(j, "bad_checks", me->phc_h.bad);
+	tdm_json_str(j, "reason", me->phc_reason);
 	tdm_json_obj_close(j);
 	tdm_json_obj_open(j, "qdisc");
 	tdm_json_bool(j, "present", q->present);
@@ -669,9 +964,27 @@ static void status_text(FILE *f, void *arg)
 	if (me->reason[0])
 		fprintf(f, ": %s", me->reason);
 	fputc('\n', f);
+	fprintf(f, "phc: %s", phc_state(me));
+	if (me->phc.index >= 0)
+		fprintf(f, " (%s", me->phc.path);
+	if (me->phc.index >= 0 && me->phc_checks)
+		fprintf(f, ", offset %lld ns by %s, delay %lld ns",
+			(long long)me->phc_off.offset_ns,
+			tdm_phc_method_name(me->phc_off.method),
+			(long long)me->phc_off.delay_ns);
+	if (me->phc.index >= 0)
+		fputc(')', f);
+	if (me->phc_reason[0])
+		fprintf(f, ": %s", me->phc_reason);
+	fputc('\n', f);
 	if (me->no_windows)
 		fprintf(f, "plan v%u has no windows for '%s': the gate is held\n",
 			me->no_windows, me->cf->name);
+	if (me->prep_version)
+		fprintf(f, "plan v%u prepared, waiting for the coordinator's commit or abort%s\n",
+			me->prep_version, me->prep_nowin ?
+			" (no windows for us in it: the gate is held)" :
+			" (from its base time the gate holds until then)");
 	if (!q->present) {
 		fprintf(f, "qdisc: no tdmwin qdisc on %s%s%s\n", me->target.ifname,
 			q->other ? ", found " : "", q->other ? q->kind : "");
@@ -763,6 +1076,8 @@ static struct role *member_start(const struct tdmd *d, char *err,
 	me->cf = &d->conf;
 	me->cev.fd = -1;
 	me->cev.slot = -1;
+	me->phc.fd = -1;
+	me->phc.index = -1;
 	me->target = me->cf->target;
 	if (me->cf->control_priority >= 0)
 		me->target.extra_bypass |= 1u << me->cf->control_priority;
@@ -781,8 +1096,19 @@ static struct role *member_start(const struct tdmd *d, char *err,
 		if (q.present) {
 			me->qdisc_seen = true;
 			me->hold_applied = q.hold;
-			me->kernel_version = q.pending ? q.pending_version : q.version;
-			me->kernel_base = q.pending ? q.pending_base : q.base_time;
+			/* A plan still unconfirmed: its outcome is asked for
+			 * at REGISTER; until then we run what is in force.
+			 */
+			if (q.pending_unconfirmed) {
+				me->prep_version = q.pending ? q.pending_version :
+						   q.version;
+				log_notice("found plan v%u prepared and undecided on %s",
+					   me->prep_version, me->target.ifname);
+			}
+			me->kernel_version = q.pending && !q.pending_unconfirmed ?
+					     q.pending_version : q.version;
+			me->kernel_base = q.pending && !q.pending_unconfirmed ?
+					  q.pending_base : q.base_time;
 			log_info("found a tdmwin qdisc on %s running plan v%u%s",
 				 me->target.ifname, q.version, q.hold ? " (held)" : "");
 		}
@@ -791,7 +1117,7 @@ static struct role *member_start(const struct tdmd *d, char *err,
 	me->next_attempt = tdm_mono_ns();
 	me->next_renew = me->next_attempt;
 	me->sync = me->cf->ptp_policy == PTP_OFF ? SYNC_OFF : SYNC_UNKNOWN;
-	me->synced = false;
+	phc_setup(me);
 	log_info("member '%s' on %s; coordinator %s port %s; PTP policy %s",
 		 me->cf->name, me->target.ifname, me->cf->coord.host,
 		 me->cf->coord.port, tdmd_ptp_policy_name(me->cf->ptp_policy));
@@ -809,9 +1135,11 @@ static void member_stop(struct role *r)
 	}
 	if (me->ptp_open)
 		tdm_ptp_close(&me->ptp);
+	tdm_phc_close(&me->phc);
 	tdm_rtnl_close(&me->rtnl);
 	if (me->have_plan)
 		tdm_plan_free(&me->plan);
+	prep_forget(me);
 	free(me);
 }
 

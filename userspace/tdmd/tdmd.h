@@ -48,6 +48,7 @@ struct tdmd_conf {
 	char plan_file[PATH_MAX];
 	unsigned int quorum;		/* 0: every sender of the plan */
 	uint64_t ack_timeout_ns;
+	uint64_t commit_lead_ns;	/* commit or abort this long before base */
 	uint64_t member_timeout_ns;	/* silence before a member is dropped */
 	int name_takeover;		/* TAKEOVER_REFUSE or TAKEOVER_ALLOW */
 	unsigned int history;
@@ -67,6 +68,7 @@ struct tdmd_conf {
 	unsigned int ptp_good_checks;
 	unsigned int ptp_bad_checks;
 	bool ptp_check_tai;
+	uint64_t phc_threshold_ns;	/* 0: the PHC is not checked */
 };
 
 int tdmd_conf_load(const char *path, struct tdmd_conf *c,

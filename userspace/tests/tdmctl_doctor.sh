@@ -62,7 +62,7 @@ check "stderr is empty" test ! -s "$tmp/a.err"
 check "JSON parses, one finding per check, ids unique" python3 -c "
 import json; d = json.load(open('$tmp/a.json'))
 ids = [x['id'] for x in d['findings']]
-assert len(ids) == 21 and len(set(ids)) == 21, ids
+assert len(ids) == 22 and len(set(ids)) == 22, ids
 assert d['interface'] == 'dva' and d['role'] == 'sender' and not d['role_guessed']
 assert d['worst'] == 'fail'
 for x in d['findings']:
@@ -70,6 +70,8 @@ for x in d['findings']:
     assert x['seen'], x
     if x['severity'] in ('warn', 'fail') : assert x['recommended'], x
 "
+check "ptp.phc_offset skipped: veth has no PHC" \
+	test "$(f "$tmp/a.json" ptp.phc_offset severity)" = skip
 check "net.txqueuelen warns at 10" test "$(f "$tmp/a.json" net.txqueuelen severity)" = warn
 check "net.txqueuelen says 10" grep -q '^txqueuelen 10$' <<<"$(f "$tmp/a.json" net.txqueuelen seen)"
 check "net.txqueuelen fix: ip link set dev dva txqueuelen 1000" \

@@ -78,6 +78,7 @@ static void test_defaults(void **state)
 	assert_int_equal(c.ptp_good_checks, 3);
 	assert_int_equal(c.ptp_bad_checks, 1);
 	assert_true(c.ptp_check_tai);
+	assert_int_equal(c.phc_threshold_ns, 1000);
 	assert_int_equal(c.target.lease_ns, 0);
 }
 
@@ -111,7 +112,7 @@ static void test_every_key(void **state)
 			      "reconnect_max 2s\nptp_policy warn\nptp_socket /s\n"
 			      "ptp_domain 255\nptp_threshold 1ns\nptp_interval 10ms\n"
 			      "ptp_good_checks 1000\nptp_bad_checks 2\n"
-			      "ptp_check_tai no\nlease 1500ms\n",
+			      "ptp_check_tai no\nlease 1500ms\nphc_threshold 20us\n",
 			      &c, err, sizeof(err)), 0);
 	assert_int_equal(c.target.lease_ns, 1500000000ULL);
 	assert_string_equal(c.coord.host, "::1");
@@ -132,9 +133,12 @@ static void test_every_key(void **state)
 	assert_int_equal(c.ptp_good_checks, 1000);
 	assert_int_equal(c.ptp_bad_checks, 2);
 	assert_false(c.ptp_check_tai);
+	assert_int_equal(c.phc_threshold_ns, 20000);
 	assert_int_equal(load("role member\nkey_file /k\ncoordinator c\n"
-			      "interface eth0\nlease off\n", &c, err, sizeof(err)), 0);
+			      "interface eth0\nlease off\nphc_threshold off\n",
+			      &c, err, sizeof(err)), 0);
 	assert_int_equal(c.target.lease_ns, 0);
+	assert_int_equal(c.phc_threshold_ns, 0);
 }
 
 /* A file and the message after "PATH". */
@@ -225,6 +229,8 @@ static const struct {
 	  ":5: ptp_domain: '256' is too large (max 255)" },
 	{ "role member\nkey_file /k\ncoordinator 198.18.0.1\ninterface eth0\nptp_threshold 0\n",
 	  ":5: ptp_threshold: must be at least 1ns" },
+	{ "role member\nkey_file /k\ncoordinator 198.18.0.1\ninterface eth0\nphc_threshold on\n",
+	  ":5: phc_threshold: 'on': not a time (a number with ns, us, ms or s)" },
 	{ "role member\nkey_file /k\ncoordinator 198.18.0.1\ninterface eth0\nlease 99ms\n",
 	  ":5: lease: must be at least 100ms (or off)" },
 	{ "role member\nkey_file /k\ncoordinator 198.18.0.1\ninterface eth0\nlease 3601s\n",

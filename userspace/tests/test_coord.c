@@ -6,7 +6,9 @@
  * push goes to several members and collects their acks, a nack, the ack
  * timeout, a member that disconnects in the middle of a push, one that
  * falls silent, a handshake that never ends, a late member, and the
- * control replies (text and JSON) that tdmctl sees.
+ * control replies (text and JSON) that tdmctl sees.  Plan changes are all
+ * or nothing: prepare, then commit or abort (the commit deadline, a member
+ * cut off after it prepared, a coordinator restarted in between).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -54,6 +56,10 @@ struct link {
 	uint16_t last_type;
 	struct tdm_plan plan;		/* the last PLAN, decoded */
 	bool have_plan;
+	int64_t commit_by;		/* of the last PLAN: 0 = none */
+	uint16_t outcome;		/* the last COMMIT or ABORT */
+	uint32_t outcome_version;
+	unsigned int ncommit, nabort;
 	uint32_t welcome_version;
 	struct coord_peer *peer;
 };
@@ -90,9 +96,21 @@ static int fake_send(void *ctx, void *link, struct nlmsghdr *nlh, char *err,
 	}
 	l->nframes++;
 	l->last_type = nlh->nlmsg_type;
+	if (nlh->nlmsg_type == TDM_MSG_PLAN)
+		l->commit_by = 0;
+	if (nlh->nlmsg_type == TDM_MSG_COMMIT || nlh->nlmsg_type == TDM_MSG_ABORT) {
+		l->outcome = nlh->nlmsg_type;
+		l->ncommit += nlh->nlmsg_type == TDM_MSG_COMMIT;
+		l->nabort += nlh->nlmsg_type == TDM_MSG_ABORT;
+	}
 	mnl_attr_for_each(a, nlh, sizeof(struct tdm_fhdr)) {
 		uint16_t t = mnl_attr_get_type(a);
 
+		if (nlh->nlmsg_type == TDM_MSG_PLAN && t == TDM_A_COMMIT_BY)
+			l->commit_by = (int64_t)mnl_attr_get_u64(a);
+		if ((nlh->nlmsg_type == TDM_MSG_COMMIT ||
+		     nlh->nlmsg_type == TDM_MSG_ABORT) && t == TDM_A_PLAN_VERSION)
+			l->outcome_version = mnl_attr_get_u32(a);
 		if (nlh->nlmsg_type == TDM_MSG_PLAN && t == TDM_A_PLAN) {
 			if (l->have_plan)
 				tdm_plan_free(&l->plan);
@@ -144,6 +162,7 @@ static int fx_setup(void **state)
 	assert_non_null(f->buf);
 	f->conf.role = ROLE_COORDINATOR;
 	f->conf.ack_timeout_ns = 5 * SEC;
+	f->conf.commit_lead_ns = 500 * MS;
 	f->conf.member_timeout_ns = 5 * SEC;
 	f->conf.history = 32;
 	f->mono = 1 * SEC;
@@ -220,9 +239,12 @@ static int deliver_or_close(struct fx *f, struct link *l,
 	return -1;
 }
 
-/* REGISTER as name, running plan (version, base, digest) if given. */
-static void register_as(struct fx *f, struct link *l, const char *name,
-			const struct tdm_plan *runs)
+/*
+ * REGISTER as name, running plan (version, base, digest) if given, and
+ * holding plan version prepared (0: none) awaiting its outcome.
+ */
+static void register_prepared(struct fx *f, struct link *l, const char *name,
+			      const struct tdm_plan *runs, uint32_t prepared)
 {
 	struct nlmsghdr *nlh = msg_begin(f, TDM_MSG_REGISTER);
 	uint8_t digest[32];
@@ -234,7 +256,16 @@ static void register_as(struct fx *f, struct link *l, const char *name,
 		mnl_attr_put_u64(nlh, TDM_A_BASE_TIME, runs->base_time);
 		mnl_attr_put(nlh, TDM_A_DIGEST, sizeof(digest), digest);
 	}
+	if (prepared)
+		mnl_attr_put_u32(nlh, TDM_A_PREPARED, prepared);
 	assert_int_equal(deliver_or_close(f, l, nlh), 0);
+	assert_false(l->dropped);
+}
+
+static void register_as(struct fx *f, struct link *l, const char *name,
+			const struct tdm_plan *runs)
+{
+	register_prepared(f, l, name, runs, 0);
 	assert_int_equal(l->last_type == TDM_MSG_WELCOME ||
 			 l->last_type == TDM_MSG_PLAN, 1);
 }
@@ -286,6 +317,36 @@ static void ack(struct fx *f, struct link *l, uint32_t version, int status,
 	if (msg)
 		mnl_attr_put_strz(nlh, TDM_A_MESSAGE, msg);
 	assert_int_equal(deliver_or_close(f, l, nlh), 0);
+}
+
+/* The answer to a COMMIT or ABORT (phase TDM_PHASE_COMMIT or _ABORT). */
+static void outcome_ack(struct fx *f, struct link *l, uint32_t phase,
+			uint32_t version, int status, const char *msg)
+{
+	struct nlmsghdr *nlh = msg_begin(f, TDM_MSG_ACK);
+
+	mnl_attr_put_u32(nlh, TDM_A_PLAN_VERSION, version);
+	mnl_attr_put_u32(nlh, TDM_A_STATUS, status);
+	mnl_attr_put_u32(nlh, TDM_A_PHASE, phase);
+	if (msg)
+		mnl_attr_put_strz(nlh, TDM_A_MESSAGE, msg);
+	assert_int_equal(deliver_or_close(f, l, nlh), 0);
+}
+
+/* l was sent COMMIT of version; it answers done. */
+static void committed(struct fx *f, struct link *l, uint32_t version)
+{
+	assert_int_equal(l->outcome, TDM_MSG_COMMIT);
+	assert_int_equal(l->outcome_version, version);
+	outcome_ack(f, l, TDM_PHASE_COMMIT, version, 0, NULL);
+}
+
+/* l was sent ABORT of version; it answers done. */
+static void aborted(struct fx *f, struct link *l, uint32_t version)
+{
+	assert_int_equal(l->outcome, TDM_MSG_ABORT);
+	assert_int_equal(l->outcome_version, version);
+	outcome_ack(f, l, TDM_PHASE_ABORT, version, 0, NULL);
 }
 
 static void heartbeat(struct fx *f, struct link *l, uint32_t version)
@@ -359,23 +420,36 @@ static void test_push_acked_by_all(void **state)
 	assert_true(a->plan.base_time > fake_clock(f, CLOCK_TAI));
 	assert_true(a->plan.base_time == b->plan.base_time &&
 		    b->plan.base_time == c->plan.base_time);
+	/* A prepare: the outcome is due commit_lead before the base. */
+	assert_true(a->commit_by == a->plan.base_time - 500 * MS);
 	f->mono += 2 * MS;
 	ack(f, a, 1, 0, NULL);
 	ack(f, b, 1, 0, NULL);
 	assert_false(q.replied);
+	assert_int_equal(a->ncommit + a->nabort, 0);
 	f->mono += 1 * MS;
 	ack(f, c, 1, 0, NULL);
+	/* Every member prepared: all are sent COMMIT at once. */
+	assert_int_equal(a->ncommit + b->ncommit + c->ncommit, 3);
+	assert_int_equal(a->nabort + b->nabort + c->nabort, 0);
+	assert_false(q.replied);
+	f->mono += 1 * MS;
+	committed(f, a, 1);
+	committed(f, b, 1);
+	assert_false(q.replied);
+	committed(f, c, 1);
 	assert_true(q.replied);
 	assert_true(q.ok);
-	assert_has(q.body, "plan v1: base time");
-	assert_has(q.body, "a                    ok in 2.000 ms");
-	assert_has(q.body, "c                    ok in 3.000 ms");
+	assert_has(q.body, "plan v1: committed, base time");
+	assert_has(q.body, "a                    ok in 2.000 ms; commit done in 4.000 ms");
+	assert_has(q.body, "c                    ok in 3.000 ms; commit done in 4.000 ms");
 	req_done(&q);
 
 	control(f, &h, "plan history", true, NULL);
 	assert_true(h.ok);
 	assert_has(h.body, "\"version\":1");
 	assert_has(h.body, "\"source\":\"tdmctl\"");
+	assert_has(h.body, "\"outcome\":\"committed\"");
 	assert_has(h.body, "\"sent\":3");
 	assert_has(h.body, "\"acked\":3");
 	assert_has(h.body, "\"nacked\":0");
@@ -387,6 +461,9 @@ static void test_push_acked_by_all(void **state)
 	ack(f, a, 2, 0, NULL);
 	ack(f, b, 2, 0, NULL);
 	ack(f, c, 2, 0, NULL);
+	committed(f, a, 2);
+	committed(f, b, 2);
+	committed(f, c, 2);
 	assert_true(q.replied && q.ok);
 	req_done(&q);
 }
@@ -398,12 +475,22 @@ static void test_push_nack(void **state)
 	struct link *a, *b;
 	struct req q, s;
 
+	f->conf.quorum = 2;
 	start_abc(f, &a, &b, NULL);
 	control(f, &q, "plan push", true, plan3);
 	ack(f, a, 1, 0, NULL);
 	ack(f, b, 1, EINVAL, "kernel: Window shorter than one minimum frame");
+	/* Nobody switches: a, which prepared, is told to abort; b had
+	 * nothing to abort.
+	 */
+	assert_int_equal(a->nabort, 1);
+	assert_int_equal(a->ncommit + b->ncommit + b->nabort, 0);
+	assert_false(q.replied);
+	aborted(f, a, 1);
 	assert_true(q.replied);
 	assert_false(q.ok);
+	assert_has(q.body, "\"outcome\":\"aborted\"");
+	assert_has(q.body, "\"reason\":\"1 refused, 0 did not answer (first: b)\"");
 	assert_has(q.body, "\"acked\":1");
 	assert_has(q.body, "\"nacked\":1");
 	assert_has(q.body, "\"name\":\"b\",\"ack\":\"nack\"");
@@ -419,6 +506,7 @@ static void test_push_nack(void **state)
 	control(f, &q, "plan push", true, plan3);
 	ack(f, a, 2, 0, NULL);
 	ack(f, b, 2, EINVAL, "no\nFAKE: member c installed\x1b[2J");
+	aborted(f, a, 2);
 	req_done(&q);
 	control(f, &s, "status", false, NULL);
 	assert_has(s.body, "no\\x0aFAKE: member c installed\\x1b[2J");
@@ -435,23 +523,73 @@ static void test_push_ack_timeout(void **state)
 	struct req q;
 	int64_t next;
 
+	f->conf.quorum = 2;
+	f->conf.ack_timeout_ns = 1 * SEC;
+	f->conf.commit_lead_ns = 100 * MS;
 	start_abc(f, &a, &b, NULL);
 	push(f, &q);
 	ack(f, a, 1, 0, NULL);
-	f->mono += 1 * SEC;
+	f->mono += 500 * MS;
 	heartbeat(f, b, 0);
 	next = coord_tick(f->co, f->mono);
 	assert_false(q.replied);
 	/* The tick asks to be called back at the deadline. */
-	assert_true(next <= f->mono + 4 * SEC);
-	f->mono += 4 * SEC;
-	heartbeat(f, a, 1);
-	heartbeat(f, b, 0);
+	assert_true(next == f->mono + 500 * MS);
+	f->mono += 500 * MS;
 	coord_tick(f->co, f->mono);
+	/* Aborted; b too may have prepared by now: told as well. */
+	assert_false(q.replied);
+	assert_int_equal(a->nabort + b->nabort, 2);
+	aborted(f, a, 1);
+	outcome_ack(f, b, TDM_PHASE_ABORT, 1, ENOENT, "no prepared plan v1");
 	assert_true(q.replied);
 	assert_false(q.ok);
-	assert_has(q.body, "b                    timeout: no answer within the ack timeout");
+	assert_has(q.body, "plan v1: aborted, base time");
+	assert_has(q.body, "nobody switches: 0 refused, 1 did not answer (first: b)");
+	assert_has(q.body, "b                    timeout: no answer before the deadline; abort done");
 	assert_false(b->dropped);
+	req_done(&q);
+}
+
+/*
+ * The commit deadline, commit_lead before the base time, comes before the
+ * ack timeout: answers that come after it abort the change.
+ */
+static void test_commit_deadline(void **state)
+{
+	struct fx *f = *state;
+	struct link *a, *b, *c;
+	struct req q;
+	int64_t next;
+
+	f->conf.ack_timeout_ns = 60 * SEC;
+	start_abc(f, &a, &b, &c);
+	push(f, &q);
+	/* base = now + 2 s (lead_time, on a second): the deadline 1.5 s. */
+	assert_true(a->commit_by == fake_clock(f, CLOCK_TAI) + 1500 * MS);
+	next = coord_tick(f->co, f->mono);
+	assert_true(next == f->mono + 1500 * MS);
+	ack(f, a, 1, 0, NULL);
+	ack(f, b, 1, 0, NULL);
+	/* c answers after the deadline, before the tick saw it. */
+	f->mono += 1600 * MS;
+	ack(f, c, 1, 0, NULL);
+	assert_int_equal(a->nabort + b->nabort + c->nabort, 3);
+	assert_int_equal(a->ncommit + b->ncommit + c->ncommit, 0);
+	aborted(f, a, 1);
+	aborted(f, b, 1);
+	aborted(f, c, 1);
+	assert_true(q.replied);
+	assert_false(q.ok);
+	assert_has(q.body, "the answers came 100.000 ms after the commit deadline");
+	req_done(&q);
+
+	/* A lead_time that leaves no room before the deadline is refused. */
+	f->conf.commit_lead_ns = 2 * SEC;
+	push(f, &q);
+	assert_true(q.replied);
+	assert_false(q.ok);
+	assert_has(q.body, "lead_time 2000000000 ns leaves no time to prepare");
 	req_done(&q);
 }
 
@@ -469,6 +607,8 @@ static void test_push_member_lost(void **state)
 	assert_false(q.replied);
 	coord_peer_lost(f->co, b->peer, "connection closed by peer");
 	assert_true(b->dropped);
+	aborted(f, a, 1);
+	aborted(f, c, 1);
 	assert_true(q.replied);
 	assert_false(q.ok);
 	assert_has(q.body, "b                    timeout: disconnected before answering");
@@ -514,12 +654,17 @@ static void test_member_expiry(void **state)
 	struct link *a, *b, *x;
 	struct req q, s;
 
+	f->conf.quorum = 2;
 	start_abc(f, &a, &b, NULL);
 	x = member(f, "x");
 	push(f, &q);
 	ack(f, a, 1, 0, NULL);
 	ack(f, b, 1, 0, NULL);
-	ack(f, x, 1, ENOENT, "no windows");
+	ack(f, x, 1, 0, "plan v1 has no windows for 'x': the gate is held");
+	committed(f, a, 1);
+	committed(f, b, 1);
+	committed(f, x, 1);
+	assert_true(q.replied && q.ok);
 	req_done(&q);
 	f->mono += 6 * SEC;
 	coord_tick(f->co, f->mono);
@@ -611,6 +756,49 @@ static void test_quorum_pushes_file(void **state)
 }
 
 /*
+ * The plan file is what should be in force: its start-up push, aborted
+ * (c refused it), is tried again after ack_timeout, numbered anew, and
+ * commits; a push by hand in the meantime replaces it.
+ */
+static void test_file_push_retried(void **state)
+{
+	struct fx *f = *state;
+	struct link *a, *b, *c;
+	int64_t next;
+
+	write_plan_file(f);
+	start_abc(f, &a, &b, &c);
+	assert_int_equal(c->plan.version, 1);
+	ack(f, a, 1, 0, NULL);
+	ack(f, b, 1, 0, NULL);
+	ack(f, c, 1, EBUSY, "busy");
+	aborted(f, a, 1);
+	aborted(f, b, 1);
+	next = coord_tick(f->co, f->mono);
+	assert_true(next <= f->mono + 5 * SEC);
+	f->mono += 5 * SEC;
+	heartbeat(f, a, 0);
+	heartbeat(f, b, 0);
+	heartbeat(f, c, 0);
+	coord_tick(f->co, f->mono);
+	assert_int_equal(c->plan.version, 2);
+	assert_true(c->commit_by != 0);
+	ack(f, a, 2, 0, NULL);
+	ack(f, b, 2, 0, NULL);
+	ack(f, c, 2, 0, NULL);
+	committed(f, a, 2);
+	committed(f, b, 2);
+	committed(f, c, 2);
+	/* Committed: no more tries. */
+	f->mono += 10 * SEC;
+	heartbeat(f, a, 2);
+	heartbeat(f, b, 2);
+	heartbeat(f, c, 2);
+	coord_tick(f->co, f->mono);
+	assert_int_equal(c->plan.version, 2);
+}
+
+/*
  * A second connection registering a connected name: refused by default
  * while the first is alive; taken over once the first has been silent for
  * member_timeout, or at once with name_takeover allow.
@@ -651,9 +839,11 @@ static void test_late_member(void **state)
 	struct link *a, *b, *c;
 	struct req q;
 
+	f->conf.quorum = 1;
 	start_abc(f, &a, NULL, NULL);
 	push(f, &q);
 	ack(f, a, 1, 0, NULL);
+	committed(f, a, 1);
 	assert_true(q.replied && q.ok);
 	assert_has(q.body, "b                    never connected");
 	req_done(&q);
@@ -664,7 +854,147 @@ static void test_late_member(void **state)
 	assert_true(b->have_plan && c->have_plan);
 	assert_int_equal(b->plan.version, a->plan.version);
 	assert_true(b->plan.base_time == a->plan.base_time);
+	/* Committed already: installed at once, not prepared. */
+	assert_true(b->commit_by == 0);
 	assert_int_equal(c->welcome_version, 1);
+}
+
+/* A member that registers while a prepare goes on joins it. */
+static void test_member_joins_prepare(void **state)
+{
+	struct fx *f = *state;
+	struct link *a, *b, *c;
+	struct req q;
+
+	start_abc(f, &a, &b, NULL);
+	push(f, &q);
+	ack(f, a, 1, 0, NULL);
+	ack(f, b, 1, 0, NULL);
+	assert_int_equal(a->ncommit, 0);	/* c, a sender, is missing */
+	c = member(f, "c");
+	assert_true(c->have_plan && c->commit_by == a->commit_by);
+	ack(f, c, 1, 0, NULL);
+	committed(f, a, 1);
+	committed(f, b, 1);
+	committed(f, c, 1);
+	assert_true(q.replied && q.ok);
+	req_done(&q);
+}
+
+/*
+ * A member cut off after it prepared: the others commit without it (it
+ * prepared); it holds from the base time, and when it reconnects it
+ * reports the plan it holds prepared and is sent the commit.
+ */
+static void test_cut_off_after_prepare(void **state)
+{
+	struct fx *f = *state;
+	struct link *a, *b, *c, *c2;
+	struct req q;
+
+	start_abc(f, &a, &b, &c);
+	push(f, &q);
+	ack(f, c, 1, 0, NULL);
+	coord_peer_lost(f->co, c->peer, "connection reset");
+	ack(f, a, 1, 0, NULL);
+	ack(f, b, 1, 0, NULL);
+	assert_int_equal(a->ncommit + b->ncommit, 2);
+	assert_int_equal(c->ncommit + c->nabort, 0);
+	committed(f, a, 1);
+	committed(f, b, 1);
+	assert_true(q.replied);
+	assert_false(q.ok);
+	assert_has(q.body, "plan v1: committed");
+	assert_has(q.body, "c                    ok in 0.000 ms; commit no answer: cut off before the outcome: it holds from the base time until it reconnects");
+	req_done(&q);
+
+	c2 = connect_link(f);
+	register_prepared(f, c2, "c", NULL, 1);
+	assert_int_equal(c2->ncommit, 1);
+	assert_int_equal(c2->outcome_version, 1);
+	/* It runs the plan now: not sent it again. */
+	assert_false(c2->have_plan);
+	outcome_ack(f, c2, TDM_PHASE_COMMIT, 1, 0, NULL);
+}
+
+/*
+ * A coordinator that restarted between prepare and outcome: a plan no
+ * member runs is aborted everywhere once the quorum is there (not
+ * before: a member that runs it may still come), then the plan file is
+ * adopted or pushed as usual; one that a member runs was committed, and
+ * the others are sent its commit at once.
+ */
+static void test_restart_resolves_prepared(void **state)
+{
+	struct fx *f = *state;
+	struct tdm_plan runs;
+	struct link *l[3];
+	struct req h;
+	char err[256];
+	int i;
+
+	write_plan_file(f);
+	assert_int_equal(tdm_plan_parse(plan3, "p", &runs, err, sizeof(err)), 0);
+	runs.version = 4;
+	runs.base_time = TAI_NOW - 100 * SEC;
+	fx_start(f);
+	for (i = 0; i < 3; i++) {
+		l[i] = connect_link(f);
+		register_prepared(f, l[i], (const char *[]){ "a", "b", "c" }[i],
+				  &runs, 5);
+		if (i < 2)
+			assert_int_equal(l[i]->nabort + l[i]->ncommit, 0);
+	}
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(l[i]->nabort, 1);
+		assert_int_equal(l[i]->ncommit, 0);
+		assert_int_equal(l[i]->outcome_version, 5);
+		/* Back on v4, which is the plan file: adopted, not sent. */
+		assert_false(l[i]->have_plan);
+		outcome_ack(f, l[i], TDM_PHASE_ABORT, 5, 0, NULL);
+	}
+	control(f, &h, "plan history", true, NULL);
+	assert_has(h.body, "\"version\":4");
+	assert_has(h.body, "\"source\":\"adopted\"");
+	req_done(&h);
+	/* The next plan is numbered above the aborted v5, not as v5 again. */
+	control(f, &h, "plan push", false, plan3);
+	assert_int_equal(l[0]->plan.version, 6);
+	for (i = 0; i < 3; i++)
+		ack(f, l[i], 6, 0, NULL);
+	for (i = 0; i < 3; i++)
+		committed(f, l[i], 6);
+	assert_true(h.replied && h.ok);
+	req_done(&h);
+	tdm_plan_free(&runs);
+}
+
+static void test_restart_commits_what_runs(void **state)
+{
+	struct fx *f = *state;
+	struct tdm_plan runs;
+	struct link *l[3];
+	char err[256];
+	int i;
+
+	assert_int_equal(tdm_plan_parse(plan3, "p", &runs, err, sizeof(err)), 0);
+	runs.version = 5;
+	runs.base_time = TAI_NOW - 1 * SEC;
+	fx_start(f);
+	/* a got the commit of v5 before the old coordinator died. */
+	l[0] = connect_link(f);
+	register_prepared(f, l[0], "a", &runs, 0);
+	runs.version = 4;
+	for (i = 1; i < 3; i++) {
+		l[i] = connect_link(f);
+		register_prepared(f, l[i], (const char *[]){ "a", "b", "c" }[i],
+				  &runs, 5);
+		assert_int_equal(l[i]->ncommit, 1);
+		assert_int_equal(l[i]->outcome_version, 5);
+		assert_int_equal(l[i]->nabort, 0);
+	}
+	assert_int_equal(l[0]->ncommit + l[0]->nabort, 0);
+	tdm_plan_free(&runs);
 }
 
 /* A restarted coordinator adopts the plan every member already runs. */
@@ -708,9 +1038,15 @@ static void test_push_while_pushing(void **state)
 	push(f, &q2);
 	assert_true(q2.replied);
 	assert_false(q2.ok);
-	assert_has(q2.body, "a push of plan v1 is in progress (1 answers missing)");
+	assert_has(q2.body, "a push of plan v1 is in progress (preparing, 1 answers missing)");
 	req_done(&q2);
+	f->conf.quorum = 2;
 	ack(f, b, 1, 0, NULL);
+	push(f, &q2);
+	assert_has(q2.body, "a push of plan v1 is in progress (committed, 2 answers missing)");
+	req_done(&q2);
+	committed(f, a, 1);
+	committed(f, b, 1);
 	assert_true(q.replied && q.ok);
 	req_done(&q);
 }
@@ -749,6 +1085,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_adopt, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_push_while_pushing, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_stop_answers_waiter, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_commit_deadline, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_file_push_retried, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_member_joins_prepare, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_cut_off_after_prepare, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_restart_resolves_prepared, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_restart_commits_what_runs, fx_setup, fx_teardown),
 	};
 
 	tdm_log_init("test_coord", LOG_ERR);

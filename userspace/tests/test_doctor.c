@@ -5,6 +5,7 @@
  * set by hand.  The gathering itself is tested on a veth pair by
  * tests/tdmctl_doctor.sh.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -197,6 +198,11 @@ static struct doctor_facts *good_facts(void)
 	f->ts.so_timestamping = SOF_TIMESTAMPING_TX_HARDWARE |
 		SOF_TIMESTAMPING_RX_HARDWARE | SOF_TIMESTAMPING_RAW_HARDWARE;
 	f->ts.phc_index = 2;
+	f->phc.have = true;
+	f->phc.off.offset_ns = -12;
+	f->phc.off.delay_ns = 850;
+	f->phc.off.method = TDM_PHC_EXTENDED;
+	f->phc.off.tai_offset = 37;
 	f->ring.have = true;
 	f->ring.rx = f->ring.rx_max = 8192;
 	f->ring.tx = f->ring.tx_max = 8192;
@@ -343,6 +349,59 @@ static void test_tai_phc2sys(void **state)
 	o = run(f, "nic.timestamping");
 	assert_int_equal(o->sev, DOC_WARN);
 	assert_string_equal(o->fix, "ptp4l -i eth1 -S -m");
+	free(f);
+}
+
+static void test_phc_offset(void **state)
+{
+	struct doctor_facts *f = good_facts();
+	const struct doc_finding *o;
+
+	(void)state;
+	o = run(f, "ptp.phc_offset");
+	assert_int_equal(o->sev, DOC_OK);
+	assert_string_equal(o->seen, "/dev/ptp2 - CLOCK_TAI -12 ns (PTP_SYS_OFFSET_EXTENDED, delay 850 ns)");
+	f->phc.off.offset_ns = 1000;		/* the bound is inclusive */
+	assert_int_equal(run(f, "ptp.phc_offset")->sev, DOC_OK);
+	f->phc.off.offset_ns = -1001;
+	f->phc.off.method = TDM_PHC_BASIC;
+	o = run(f, "ptp.phc_offset");
+	assert_int_equal(o->sev, DOC_WARN);
+	assert_string_equal(o->seen, "/dev/ptp2 - CLOCK_TAI -1001 ns (PTP_SYS_OFFSET, delay 850 ns)");
+	/* phc2sys runs, yet the clocks are apart: its log says why. */
+	assert_string_equal(o->fix, "journalctl -u 'phc2sys*' -n 50");
+	/* Stepped away (phc2sys dead): the fix starts it. */
+	f->phc.off.offset_ns = 1000000123;
+	f->phc.off.method = TDM_PHC_PRECISE;
+	f->phc.off.delay_ns = 0;
+	f->phc2sys = false;
+	o = run(f, "ptp.phc_offset");
+	assert_int_equal(o->sev, DOC_FAIL);
+	assert_string_equal(o->seen, "/dev/ptp2 - CLOCK_TAI 1000000123 ns (PTP_SYS_OFFSET_PRECISE, delay 0 ns)");
+	assert_string_equal(o->want, "|offset| <= 1000 ns: phc2sys keeping the system clock on the PHC");
+	assert_string_equal(o->fix, "phc2sys -a -r -w");
+	f->phc.off.offset_ns = -100000;		/* warn up to 100 us */
+	assert_int_equal(run(f, "ptp.phc_offset")->sev, DOC_WARN);
+	f->phc.off.offset_ns = -100001;
+	assert_int_equal(run(f, "ptp.phc_offset")->sev, DOC_FAIL);
+	/* Unreadable: as a user, a skip; any other error fails. */
+	f->phc.have = false;
+	f->phc.err_no = EACCES;
+	strcpy(f->phc.err, "/dev/ptp2: Permission denied");
+	o = run(f, "ptp.phc_offset");
+	assert_int_equal(o->sev, DOC_SKIP);
+	assert_string_equal(o->seen, "cannot read /dev/ptp2: /dev/ptp2: Permission denied");
+	f->phc.err_no = EIO;
+	strcpy(f->phc.err, "PTP_SYS_OFFSET on /dev/ptp2: Input/output error");
+	assert_int_equal(run(f, "ptp.phc_offset")->sev, DOC_FAIL);
+	/* No PHC (software timestamping), or nothing known of it. */
+	f->ts.phc_index = -1;
+	o = run(f, "ptp.phc_offset");
+	assert_int_equal(o->sev, DOC_SKIP);
+	assert_string_equal(o->seen, "no PTP hardware clock on eth1: nothing for phc2sys to keep the system clock on");
+	f->ts.phc_index = 2;
+	f->ts.have = false;
+	assert_int_equal(run(f, "ptp.phc_offset")->sev, DOC_SKIP);
 	free(f);
 }
 
@@ -629,6 +688,7 @@ int main(void)
 		cmocka_unit_test(test_all_good),
 		cmocka_unit_test(test_ptp),
 		cmocka_unit_test(test_tai_phc2sys),
+		cmocka_unit_test(test_phc_offset),
 		cmocka_unit_test(test_nic),
 		cmocka_unit_test(test_flow_control),
 		cmocka_unit_test(test_queues),

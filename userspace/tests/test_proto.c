@@ -194,7 +194,7 @@ static void test_handshake(void **state)
 	open_ok(&f->cli, f->buf, len, &m);
 	assert_int_equal(m.type, TDM_MSG_HELLO);
 	assert_int_equal(m.seq, 0);
-	assert_int_equal(mnl_attr_get_u32(m.tb[TDM_A_PROTO]), 1);
+	assert_int_equal(mnl_attr_get_u32(m.tb[TDM_A_PROTO]), 2);
 	assert_memory_equal(f->cli.snonce, f->srv.snonce, TDM_NONCE_LEN);
 
 	len = mk_register(&f->cli, f->buf);
@@ -283,6 +283,54 @@ static void test_msg_ack(void **state)
 	assert_int_equal(mnl_attr_get_u32(m.tb[TDM_A_STATUS]), ESTALE);
 	assert_string_equal(mnl_attr_get_str(m.tb[TDM_A_MESSAGE]),
 			    "plan v10 is not newer");
+}
+
+/*
+ * Two-phase plan changes: PLAN may carry COMMIT_BY, COMMIT and ABORT go
+ * from server to client only, an ACK names its phase (a known one).
+ */
+static void test_msg_two_phase(void **state)
+{
+	struct fx *f = *state;
+	struct nlmsghdr *nlh;
+	struct tdm_msg m;
+	size_t len;
+
+	handshake(&f->srv, &f->cli, f->buf);
+	nlh = begin(f->buf, TDM_MSG_COMMIT);
+	mnl_attr_put_u32(nlh, TDM_A_PLAN_VERSION, 9);
+	len = seal(&f->srv, nlh);
+	open_ok(&f->cli, f->buf, len, &m);
+	assert_int_equal(m.type, TDM_MSG_COMMIT);
+	assert_int_equal(mnl_attr_get_u32(m.tb[TDM_A_PLAN_VERSION]), 9);
+
+	nlh = begin(f->buf, TDM_MSG_ABORT);
+	mnl_attr_put_u32(nlh, TDM_A_PLAN_VERSION, 9);
+	mnl_attr_put_strz(nlh, TDM_A_MESSAGE, "b refused");
+	len = seal(&f->srv, nlh);
+	open_ok(&f->cli, f->buf, len, &m);
+	assert_string_equal(tdm_msg_name(m.type), "ABORT");
+	assert_string_equal(mnl_attr_get_str(m.tb[TDM_A_MESSAGE]), "b refused");
+
+	/* A client may not send the outcome. */
+	nlh = begin(f->buf, TDM_MSG_COMMIT);
+	mnl_attr_put_u32(nlh, TDM_A_PLAN_VERSION, 9);
+	assert_true(tdm_frame_seal(&f->cli, nlh, TDM_MAX_FRAME) < 0);
+
+	nlh = begin(f->buf, TDM_MSG_ACK);
+	mnl_attr_put_u32(nlh, TDM_A_PLAN_VERSION, 9);
+	mnl_attr_put_u32(nlh, TDM_A_STATUS, 0);
+	mnl_attr_put_u32(nlh, TDM_A_PHASE, TDM_PHASE_COMMIT);
+	len = seal(&f->cli, nlh);
+	open_ok(&f->srv, f->buf, len, &m);
+	assert_int_equal(mnl_attr_get_u32(m.tb[TDM_A_PHASE]), TDM_PHASE_COMMIT);
+
+	nlh = begin(f->buf, TDM_MSG_ACK);
+	mnl_attr_put_u32(nlh, TDM_A_PLAN_VERSION, 9);
+	mnl_attr_put_u32(nlh, TDM_A_STATUS, 0);
+	mnl_attr_put_u32(nlh, TDM_A_PHASE, __TDM_PHASE_MAX);
+	len = seal(&f->cli, nlh);
+	open_fail(&f->srv, f->buf, len, "PHASE 3 in ACK is not a phase");
 }
 
 static void test_msg_heartbeat(void **state)
@@ -772,9 +820,12 @@ static void test_magic_version(void **state)
 	fh->magic = 0x50545448;		/* "HTTP" */
 	open_fail(&f->cli, f->buf, len, "wrong magic 0x50545448");
 	fh->magic = TDM_MAGIC;
-	fh->version = 2;
+	fh->version = TDM_PROTO_VERSION + 1;
 	open_fail(&f->cli, f->buf, len,
-		  "protocol version 2 not supported (speaks 1)");
+		  "protocol version 3 not supported (speaks 2)");
+	fh->version = 1;	/* before two-phase plan changes */
+	open_fail(&f->cli, f->buf, len,
+		  "protocol version 1 not supported (speaks 2)");
 	fh->version = TDM_PROTO_VERSION;
 	fh->reserved[1] = 1;
 	open_fail(&f->cli, f->buf, len, "reserved");
@@ -1468,6 +1519,7 @@ int main(void)
 		T(test_handshake),
 		T(test_register_optional),
 		T(test_msg_ack),
+		T(test_msg_two_phase),
 		T(test_msg_heartbeat),
 		T(test_msg_error),
 		T(test_msg_names),

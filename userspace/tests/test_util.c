@@ -612,6 +612,37 @@ static void test_text_escape(void **state)
 	assert_string_equal(out, "");
 }
 
+/* ---- tdm_hyst --------------------------------------------------------- */
+
+static void test_hyst(void **state)
+{
+	struct tdm_hyst h = { 0 };
+
+	(void)state;
+	/* Starts not ok; 3 good results to become ok. */
+	assert_false(tdm_hyst_step(&h, true, 3, 2));
+	assert_false(tdm_hyst_step(&h, true, 3, 2));
+	assert_false(h.ok);
+	assert_true(tdm_hyst_step(&h, true, 3, 2));
+	assert_true(h.ok);
+	assert_int_equal(h.good, 3);
+	/* One bad result does not count as two; a good one resets it. */
+	assert_false(tdm_hyst_step(&h, false, 3, 2));
+	assert_true(h.ok);
+	assert_false(tdm_hyst_step(&h, true, 3, 2));
+	assert_false(tdm_hyst_step(&h, false, 3, 2));
+	assert_int_equal(h.bad, 1);
+	assert_true(tdm_hyst_step(&h, false, 3, 2));
+	assert_false(h.ok);
+	assert_int_equal(h.good, 0);
+	/* Going on bad changes nothing more. */
+	assert_false(tdm_hyst_step(&h, false, 3, 2));
+	assert_int_equal(h.bad, 3);
+	/* need 1 (and 0, which tdm.conf refuses, behaves as 1). */
+	assert_true(tdm_hyst_step(&h, true, 1, 1));
+	assert_true(tdm_hyst_step(&h, false, 0, 0));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -632,6 +663,7 @@ int main(void)
 		cmocka_unit_test(test_log_level_parse),
 		cmocka_unit_test(test_text_escape),
 		cmocka_unit_test(test_ratelimit),
+		cmocka_unit_test(test_hyst),
 		cmocka_unit_test(test_log_lazy_init),	/* before any init */
 		cmocka_unit_test(test_log_levels_clamped),
 		cmocka_unit_test(test_log_stderr),
