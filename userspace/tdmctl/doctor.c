@@ -913,6 +913,91 @@ static void check_tdmrx(const struct doctor_facts *f, struct doc_finding *o)
 	FIX("tdmstat capture -i %s -p plan.conf -o run1", f->ifname);
 }
 
+/* Which recorders can work here: tdmrx.ko (loaded, or loadable: in the
+ * module tree, CAP_SYS_MODULE, and no lockdown, which refuses an unsigned
+ * module), the BPF recorder (CAP_BPF and CAP_NET_ADMIN, or CAP_SYS_ADMIN;
+ * lockdown does not stop a tc program).
+ */
+static void check_recorders(const struct doctor_facts *f, struct doc_finding *o)
+{
+	const char *ld = f->node.lockdown[0] ? f->node.lockdown : "unknown";
+	bool locked = f->node.lockdown[0] && strcmp(f->node.lockdown, "none");
+	bool kmod = f->rx.loaded ||
+		    (f->node.kmod_found && f->node.cap_sys_module && !locked);
+	bool bpf = (f->node.cap_bpf && f->node.cap_net_admin) ||
+		   f->node.cap_sys_admin;
+	const char *kwhy;
+
+	if (is_sender(f)) {
+		o->sev = DOC_SKIP;
+		SEEN("receiver check (--role receiver)");
+		return;
+	}
+	WANT("a receive recorder that can work: tdmrx.ko, or the BPF recorder");
+	if (f->rx.loaded)
+		kwhy = "loaded";
+	else if (!f->node.kmod_found)
+		kwhy = "not in the module tree";
+	else if (locked)
+		kwhy = "refused unless signed (lockdown)";
+	else if (!f->node.cap_sys_module)
+		kwhy = "loadable, but not by us (no CAP_SYS_MODULE)";
+	else
+		kwhy = "loadable";
+	SEEN("tdmrx.ko: %s; BPF recorder: %s; lockdown %s; BTF %s",
+	     kwhy, bpf ? "can load (CAP_BPF, CAP_NET_ADMIN)" :
+	     "no CAP_BPF and CAP_NET_ADMIN (run as root)", ld,
+	     f->node.btf ? "present" : "absent (not needed)");
+	if (kmod || bpf) {
+		o->sev = DOC_OK;
+		return;
+	}
+	o->sev = DOC_FAIL;
+	FIX("run tdmstat capture as root (the BPF recorder needs CAP_BPF and CAP_NET_ADMIN)");
+}
+
+/* What of the BPF recorder is on the interface. */
+static void check_bpf_recorder(const struct doctor_facts *f,
+			       struct doc_finding *o)
+{
+	const struct tdm_rxbpf_state *st = &f->bpf.st;
+
+	if (is_sender(f)) {
+		o->sev = DOC_SKIP;
+		SEEN("receiver check (--role receiver)");
+		return;
+	}
+	WANT("the BPF recorder attached by a live tdmstat capture, or nothing");
+	if (!f->bpf.have) {
+		o->sev = DOC_INFO;
+		SEEN("cannot look: %s", f->bpf.err);
+		return;
+	}
+	if (f->bpf.reaped) {
+		o->sev = DOC_WARN;
+		SEEN("removed the BPF recorder's tc filter (tdmrx_bpf, prog id %u) on %s: its owner, pid %d, is gone",
+		     st->prog_id, f->ifname, (int)st->owner);
+		return;
+	}
+	if (!st->attached) {
+		o->sev = DOC_INFO;
+		SEEN("the BPF recorder is not attached to %s", f->ifname);
+		return;
+	}
+	if (st->owner_alive) {
+		o->sev = DOC_OK;
+		SEEN("the BPF recorder (tdmrx_bpf, prog id %u, %s) is attached to %s by pid %d (%s)",
+		     st->prog_id, st->mode == TDMRX_BPF_MODE_TCX ? "tcx link" :
+		     "tc filter", f->ifname, (int)st->owner, st->owner_comm);
+		return;
+	}
+	o->sev = DOC_WARN;
+	SEEN("the BPF recorder (tdmrx_bpf, prog id %u) is attached to %s, its owner, pid %d, is gone",
+	     st->prog_id, f->ifname, (int)st->owner);
+	FIX("tc filter del dev %s ingress pref %u handle 0x%x bpf", f->ifname,
+	    TDMRX_BPF_TC_PRIO, TDMRX_BPF_TC_HANDLE);
+}
+
 const struct doc_check doc_checks[] = {
 	{ "ptp.port",		check_ptp_port },
 	{ "ptp.offset",		check_ptp_offset },
@@ -934,6 +1019,8 @@ const struct doc_check doc_checks[] = {
 	{ "nic.numa",		check_numa },
 	{ "tdm.qdisc",		check_qdisc },
 	{ "tdm.tdmrx",		check_tdmrx },
+	{ "tdm.recorders",	check_recorders },
+	{ "tdm.bpf_recorder",	check_bpf_recorder },
 };
 const size_t doc_nchecks = TDM_ARRAY_SIZE(doc_checks);
 

@@ -21,6 +21,7 @@
 #include "tdm_phc.h"
 #include "tdm_ptp.h"
 #include "tdm_qdisc.h"
+#include "tdm_rxbpf.h"
 
 #define DOC_MAX_CPUS		1024
 #define DOC_MAX_IRQS		256
@@ -142,6 +143,22 @@ struct doctor_facts {
 		unsigned int nports;
 		uint16_t ports[16];
 	} rx;
+	/* What the recorders need on this node (tdm.recorders). */
+	struct {
+		DOC_FACT_HDR;
+		char lockdown[32];	/* the [selected] word; "" unknown */
+		bool btf;		/* /sys/kernel/btf/vmlinux */
+		bool kmod_found;	/* tdmrx.ko in the module tree */
+		bool cap_sys_module, cap_bpf, cap_net_admin, cap_sys_admin;
+	} node;
+	/* The BPF recorder on the interface (tdm.bpf_recorder); a tc filter
+	 * whose owner is gone is removed (reaped), as capture would.
+	 */
+	struct {
+		DOC_FACT_HDR;
+		struct tdm_rxbpf_state st;
+		bool reaped;
+	} bpf;
 };
 
 /* Gather every fact (doctor_facts.c).  Never fails: unreadable facts are

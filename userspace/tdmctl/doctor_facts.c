@@ -2,7 +2,9 @@
 /*
  * tdmctl doctor: gathering the facts.  Everything here only reads:
  * SIOCETHTOOL GET commands, RTM_GETQDISC, RTM_GETDCB, the tdmrx GET, ptp4l's GET
- * management messages, adjtimex(2) with modes 0, sysfs and procfs.
+ * management messages, adjtimex(2) with modes 0, sysfs and procfs, the BPF
+ * programs on the interface.  One exception writes: a tc filter of the
+ * BPF recorder whose owner is gone is removed, as the next capture would.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -13,7 +15,9 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/capability.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <libmnl/libmnl.h>
@@ -29,7 +33,12 @@
 #include "tdm_nl.h"
 #include "tdm_phc.h"
 #include "tdm_rx.h"
+#include "tdm_rxbpf.h"
 #include "tdm_util.h"
+
+#ifndef CAP_BPF
+#define CAP_BPF 39	/* linux/capability.h of 5.8 on */
+#endif
 
 /* A fact that could not be read: errno e and why (a long path is cut). */
 #define FACT_ERR(fact, e, ...) do { \
@@ -618,6 +627,93 @@ static void gather_rx(struct doctor_facts *f)
 	tdm_rx_close(&rx);
 }
 
+static bool cap_on(cap_t c, cap_value_t v)
+{
+	cap_flag_value_t on = CAP_CLEAR;
+
+	return c && !cap_get_flag(c, v, CAP_EFFECTIVE, &on) && on == CAP_SET;
+}
+
+/* The word in brackets of /sys/kernel/security/lockdown ("[none]
+ * integrity confidentiality").
+ */
+static void read_lockdown(char *out, size_t len)
+{
+	char buf[128], *a, *b;
+	FILE *fp = fopen("/sys/kernel/security/lockdown", "re");
+
+	out[0] = 0;
+	if (!fp)
+		return;
+	if (fgets(buf, sizeof(buf), fp) && (a = strchr(buf, '[')) &&
+	    (b = strchr(a, ']'))) {
+		*b = 0;
+		tdm_strlcpy(out, a + 1, len);
+	}
+	fclose(fp);
+}
+
+/* tdmrx.ko in modules.dep of the running kernel (modprobe can find it). */
+static bool kmod_in_tree(void)
+{
+	char path[PATH_MAX], line[1024];
+	struct utsname u;
+	bool found = false;
+	FILE *fp;
+
+	if (uname(&u))
+		return false;
+	snprintf(path, sizeof(path), "/lib/modules/%s/modules.dep", u.release);
+	fp = fopen(path, "re");
+	if (!fp)
+		return false;
+	while (!found && fgets(line, sizeof(line), fp)) {
+		char *c = strchr(line, ':');
+
+		if (c && c - line >= 8 && !strncmp(c - 8, "tdmrx.ko", 8) &&
+		    (c - line == 8 || c[-9] == '/'))
+			found = true;
+	}
+	fclose(fp);
+	return found;
+}
+
+static void gather_node(struct doctor_facts *f)
+{
+	cap_t c = cap_get_proc();
+
+	read_lockdown(f->node.lockdown, sizeof(f->node.lockdown));
+	f->node.btf = !access("/sys/kernel/btf/vmlinux", R_OK);
+	f->node.kmod_found = kmod_in_tree();
+	f->node.cap_sys_module = cap_on(c, CAP_SYS_MODULE);
+	f->node.cap_bpf = cap_on(c, CAP_BPF);
+	f->node.cap_net_admin = cap_on(c, CAP_NET_ADMIN);
+	f->node.cap_sys_admin = cap_on(c, CAP_SYS_ADMIN);
+	if (c)
+		cap_free(c);
+	f->node.have = true;
+}
+
+static void gather_bpf(struct doctor_facts *f)
+{
+	char err[DOC_TEXT];
+	int r;
+
+	if (tdm_rxbpf_query(f->ifname, &f->bpf.st, err, sizeof(err))) {
+		FACT_ERR(f->bpf, errno, "%s", err);
+		return;
+	}
+	f->bpf.have = true;
+	if (f->bpf.st.attached && f->bpf.st.mode == TDMRX_BPF_MODE_TC &&
+	    !f->bpf.st.owner_alive) {
+		r = tdm_rxbpf_reap(f->ifname, err, sizeof(err));
+		if (r > 0)
+			f->bpf.reaped = true;
+		else if (r < 0)
+			FACT_ERR(f->bpf, errno, "%s", err);
+	}
+}
+
 void doctor_gather(struct doctor_facts *f)
 {
 	gather_ptp(f);
@@ -630,9 +726,12 @@ void doctor_gather(struct doctor_facts *f)
 	gather_numa(f);
 	gather_qdisc(f);
 	gather_rx(f);
+	gather_node(f);
+	gather_bpf(f);
 	gather_procs(f);
 	if (f->role_auto)
-		f->role = f->rx.attached &&
-			  !strcmp(f->rx.attached_to, f->ifname) ?
+		f->role = (f->rx.attached &&
+			   !strcmp(f->rx.attached_to, f->ifname)) ||
+			  (f->bpf.st.attached && !f->bpf.reaped) ?
 			  DOC_RECEIVER : DOC_SENDER;
 }

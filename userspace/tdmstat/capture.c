@@ -1,21 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tdmstat capture: attach tdmrx.ko to a device through libtdm's tdm_rx,
+ * tdmstat capture: attach a recorder to a device, tdmrx.ko through
+ * libtdm's tdm_rx or the BPF recorder through tdm_rxbpf (--recorder),
  * drain every per-CPU ring and put the records back into receive order
  * with libtdm's merge (tdm_merge.h) before the engine sees them.  Each
  * ring's watermark says how far its CPU's hook has got; the merge releases
  * what every ring has passed, less the reorder bound, and windows close by
  * that frontier, not by the wall clock, so a receive path that runs late
  * delays the results instead of making packets late.  Ring drops are read
- * from the mapped ring headers and counted apart from network loss.
+ * from the recorder (the mapped ring headers, or the BPF recorder's
+ * per-CPU counters) and counted apart from network loss.  The two
+ * recorders differ only in struct rec below: what follows the rings is
+ * one code path.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <net/if.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <linux/net_tstamp.h>
@@ -24,8 +31,11 @@
 #include "tdm_merge.h"
 #include "tdm_pkt.h"
 #include "tdm_rx.h"
+#include "tdm_rxbpf.h"
 #include "tdm_util.h"
 #include "tdmstat.h"
+
+extern char **environ;
 
 struct tap {
 	FILE *out;			/* -w: records as the rings gave them */
@@ -49,6 +59,136 @@ static void to_engine(void *ctx, const struct tdmrx_record *r)
 	t->records_in++;
 }
 
+/* ---- the recorder: tdmrx.ko or BPF ----------------------------------------- */
+
+struct rec {
+	bool bpf;
+	struct tdm_rx rx;		/* kmod */
+	bool rx_open, attached;
+	struct tdm_rxbpf *b;		/* bpf */
+};
+
+/* modprobe -q tdmrx: 0 if it ran and succeeded. */
+static int modprobe_tdmrx(void)
+{
+	char *argv[] = { "modprobe", "-q", "tdmrx", NULL };
+	posix_spawn_file_actions_t fa;
+	pid_t pid;
+	int st, rc;
+
+	if (posix_spawn_file_actions_init(&fa))
+		return -1;
+	posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null",
+					 O_WRONLY, 0);
+	rc = posix_spawnp(&pid, "modprobe", &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (rc)
+		return -1;
+	if (waitpid(pid, &st, 0) < 0)
+		return -1;
+	return WIFEXITED(st) && !WEXITSTATUS(st) ? 0 : -1;
+}
+
+/* Open the recorder --recorder names; auto: tdmrx.ko if it is loaded or
+ * modprobe loads it, else BPF.
+ */
+static int rec_open(struct tdmstat *t, struct rec *r, char *err, size_t errlen)
+{
+	char kerr[256];
+
+	memset(r, 0, sizeof(*r));
+	if (!strcmp(t->recorder, "bpf")) {
+		r->bpf = true;
+		return 0;
+	}
+	if (!tdm_rx_open(&r->rx, kerr, sizeof(kerr))) {
+		r->rx_open = true;
+		return 0;
+	}
+	if (!modprobe_tdmrx() && !tdm_rx_open(&r->rx, kerr, sizeof(kerr))) {
+		r->rx_open = true;
+		return 0;
+	}
+	if (!strcmp(t->recorder, "kmod"))
+		return tdm_set_err(err, errlen, "%s", kerr);
+	if (!t->quiet)
+		fprintf(stderr, "tdmstat: %s, and modprobe tdmrx failed: the BPF recorder\n",
+			kerr);
+	r->bpf = true;
+	return 0;
+}
+
+static int rec_attach(struct tdmstat *t, struct rec *r,
+		      const struct tdm_rx_cfg *cfg, char *err, size_t errlen)
+{
+	if (r->bpf) {
+		struct tdm_rxbpf_cfg bc = { .nports = cfg->nports,
+					    .ring_records = cfg->ring_records,
+					    .shared = t->shared_ring };
+
+		memcpy(bc.ifname, cfg->ifname, sizeof(bc.ifname));
+		memcpy(bc.ports, cfg->ports, sizeof(bc.ports));
+		if (tdm_rxbpf_open(&r->b, &bc, t->quiet, err, errlen))
+			return -1;
+	} else if (tdm_rx_attach(&r->rx, cfg, err, errlen)) {
+		return -1;
+	}
+	r->attached = true;
+	return 0;
+}
+
+/* The merge's sources: tdmrx's rings, or the CPUs the BPF records name. */
+static unsigned int rec_nsrc(const struct rec *r)
+{
+	return r->bpf ? tdm_rxbpf_nsrc(r->b) : r->rx.nr_rings;
+}
+
+static int rec_wait(struct rec *r, int ms, char *err, size_t errlen)
+{
+	return r->bpf ? tdm_rxbpf_wait(r->b, ms, err, errlen) :
+			tdm_rx_wait(&r->rx, ms, err, errlen);
+}
+
+static void rec_feed(struct rec *r, struct tdm_merge *m, tdm_rx_cb tap,
+		     void *ctx)
+{
+	if (r->bpf)
+		tdm_rxbpf_feed(r->b, m, tap, ctx);
+	else
+		tdm_merge_feed_rings(r->rx.rings, r->rx.nr_rings, m, tap, ctx);
+}
+
+static uint64_t rec_dropped(const struct rec *r)
+{
+	if (r->bpf)
+		return r->b ? tdm_rxbpf_dropped(r->b) : 0;
+	return tdm_rx_dropped(&r->rx);
+}
+
+static bool rec_finished(const struct rec *r)
+{
+	return !r->bpf && tdm_rx_finished(&r->rx);
+}
+
+static int rec_detach(struct rec *r, char *err, size_t errlen)
+{
+	if (!r->attached)
+		return 0;
+	r->attached = false;
+	return r->bpf ? tdm_rxbpf_detach(r->b, err, errlen) :
+			tdm_rx_detach(&r->rx, false, err, errlen);
+}
+
+static void rec_close(struct rec *r)
+{
+	if (r->bpf)
+		tdm_rxbpf_close(r->b);
+	else if (r->rx_open)
+		tdm_rx_close(&r->rx);
+	r->b = NULL;
+	r->rx_open = false;
+}
+
 /*
  * One round: every ring into the merge, the clock offset that puts the
  * rings' CLOCK_MONOTONIC watermarks on the plan's clock (through REALTIME:
@@ -57,19 +197,18 @@ static void to_engine(void *ctx, const struct tdmrx_record *r)
  * the windows that are open then (those of the records just out among
  * them), and the windows close up to that frontier.
  */
-static void feed_round(struct tdmstat *t, struct tdm_rx *rx,
+static void feed_round(struct tdmstat *t, struct rec *rx,
 		       struct tdm_merge *m, struct tap *w)
 {
 	int64_t mono, frontier;
 
-	tdm_merge_feed_rings(rx->rings, rx->nr_rings, m,
-			     w->out ? write_record : NULL, w);
+	rec_feed(rx, m, w->out ? write_record : NULL, w);
 	mono = tdm_mono_ns();
 	tdm_merge_clock(m, mono, tdm_clock_ns(CLOCK_REALTIME) - mono +
 			tdm_stats_cfg(t->st)->rt_offset_ns);
 	frontier = tdm_merge_release(m);
 	tdm_stats_behind(t->st, tdm_merge_behind(m));
-	tdm_stats_ring_drops(t->st, tdm_rx_dropped(rx));
+	tdm_stats_ring_drops(t->st, rec_dropped(rx));
 	if (frontier != INT64_MIN)
 		tdm_stats_advance(t->st, frontier);
 }
@@ -150,12 +289,11 @@ int tdmstat_capture(struct tdmstat *t)
 	struct tdm_rx_cfg cfg = { 0 };
 	struct tap w = { 0 };
 	struct tdm_merge *m = NULL;
-	struct tdm_rx rx;
+	struct rec rx;
 	struct hwtstamp_config hwts_old;
 	char err[512];
 	int64_t end = INT64_MAX, next_plan = 0;
 	int rc = 1, hwts_changed = 0;
-	bool attached = false;
 
 	if (!t->ifname) {
 		fprintf(stderr, "tdmstat: capture needs -i IFACE\n");
@@ -192,20 +330,20 @@ int tdmstat_capture(struct tdmstat *t)
 		if (fwrite(h, 1, sizeof(h), w.out) != sizeof(h))
 			w.err = true;
 	}
-	if (tdm_rx_open(&rx, err, sizeof(err))) {
+	if (rec_open(t, &rx, err, sizeof(err))) {
 		fprintf(stderr, "tdmstat: %s\n", err);
 		goto out_free;
 	}
 	hwts_changed = hwts_enable(t->ifname, &hwts_old, t->quiet);
-	if (tdm_rx_attach(&rx, &cfg, err, sizeof(err))) {
-		fprintf(stderr, "tdmstat: attach to %s: %s\n", t->ifname, err);
+	if (rec_attach(t, &rx, &cfg, err, sizeof(err))) {
+		fprintf(stderr, "tdmstat: attach %s to %s: %s\n",
+			rx.bpf ? "the BPF recorder" : "tdmrx", t->ifname, err);
 		goto out_close;
 	}
-	attached = true;
 	{
 		const struct tdm_stats_cfg *sc = tdm_stats_cfg(t->st);
 		struct tdm_merge_cfg mc = {
-			.nsrc = rx.nr_rings,
+			.nsrc = rec_nsrc(&rx),
 			.bound_ns = (int64_t)t->reorder_bound_ns,
 			.hold_ns = sc->grace_ns + (int64_t)t->reorder_bound_ns,
 			.clock = sc,
@@ -221,19 +359,24 @@ int tdmstat_capture(struct tdmstat *t)
 	}
 	if (t->duration_ns)
 		end = tdm_mono_ns() + (int64_t)t->duration_ns;
-	if (!t->quiet)
-		fprintf(stderr, "tdmstat: recording %s, %u rings%s\n", t->ifname,
-			rx.nr_rings, t->expect_senders ? "" :
+	if (!t->quiet && rx.bpf)
+		fprintf(stderr, "tdmstat: recording %s with the BPF recorder (%s, prog id %u), %u rings of %u records%s\n",
+			t->ifname, tdm_rxbpf_mode(rx.b), tdm_rxbpf_prog_id(rx.b),
+			tdm_rxbpf_nrings(rx.b), tdm_rxbpf_ring_records(rx.b),
+			t->expect_senders ? "" : " (stop with ^C, -d or -e)");
+	else if (!t->quiet)
+		fprintf(stderr, "tdmstat: recording %s with tdmrx, %u rings%s\n",
+			t->ifname, rx.rx.nr_rings, t->expect_senders ? "" :
 			" (stop with ^C, -d or -e)");
 
 	while (!tdm_stop) {
-		if (tdm_rx_wait(&rx, 100, err, sizeof(err)) < 0) {
+		if (rec_wait(&rx, 100, err, sizeof(err)) < 0) {
 			fprintf(stderr, "tdmstat: %s\n", err);
 			goto out_detach;
 		}
 		feed_round(t, &rx, m, &w);
 		tdmstat_progress(t, false);
-		if (tdm_rx_finished(&rx)) {
+		if (rec_finished(&rx)) {
 			fprintf(stderr, "tdmstat: the recorder was detached\n");
 			break;
 		}
@@ -249,17 +392,22 @@ int tdmstat_capture(struct tdmstat *t)
 	}
 	rc = 0;
 out_detach:
-	/* Let go first: the rings stay mapped, their prod is then final. */
-	if (attached && tdm_rx_detach(&rx, false, err, sizeof(err)))
+	/* Let go first: the rings stay mapped, their prod is then final (the
+	 * BPF recorder: once every matched packet is accounted for).
+	 */
+	if (rec_detach(&rx, err, sizeof(err)))
 		fprintf(stderr, "tdmstat: detach: %s\n", err);
+	if (m && rx.bpf && rx.b &&
+	    tdm_rxbpf_drain_final(rx.b, m, w.out ? write_record : NULL, &w, 1000))
+		fprintf(stderr, "tdmstat: the BPF recorder's counters did not settle after the detach\n");
 	if (m) {
 		feed_round(t, &rx, m, &w);
 		tdm_merge_flush(m);
 		tdm_stats_behind(t->st, tdm_merge_behind(m));
 	}
-	tdm_stats_ring_drops(t->st, tdm_rx_dropped(&rx));
+	tdm_stats_ring_drops(t->st, rec_dropped(&rx));
 out_close:
-	tdm_rx_close(&rx);
+	rec_close(&rx);
 	if (hwts_changed)
 		hwts_restore(t->ifname, &hwts_old);
 out_free:

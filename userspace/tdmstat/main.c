@@ -67,6 +67,10 @@ static void usage(FILE *f)
 		"  -d, --duration TIME    capture: stop after TIME\n"
 		"  -e, --senders N        capture: stop once N senders sent their end markers\n"
 		"  -r, --ring RECORDS     capture: records per CPU ring\n"
+		"      --recorder kmod|bpf|auto  capture: tdmrx.ko, the BPF recorder,\n"
+		"                         or tdmrx.ko if it is loaded or loadable, else\n"
+		"                         BPF (default auto)\n"
+		"      --shared-ring      capture, BPF: one ring for every CPU\n"
 		"      --reorder-bound TIME  longest delay from a packet's receive\n"
 		"                         stamp to the recorder (default 10ms): capture's\n"
 		"                         merge of the rings, analyze's of a record file\n"
@@ -137,6 +141,8 @@ int main(int argc, char **argv)
 		{ "hw-offset", required_argument, NULL, 2 },
 		{ "pcap-ts", required_argument, NULL, 3 },
 		{ "reorder-bound", required_argument, NULL, 6 },
+		{ "recorder", required_argument, NULL, 7 },
+		{ "shared-ring", no_argument, NULL, 8 },
 		{ "assign", required_argument, NULL, 'A' },
 		{ "interface", required_argument, NULL, 'i' },
 		{ "duration", required_argument, NULL, 'd' },
@@ -152,7 +158,8 @@ int main(int argc, char **argv)
 	};
 	struct tdmstat t = { .prefix = "tdmstat", .pcap_ts = "sw",
 			     .bench_senders = 3,
-			     .reorder_bound_ns = 10000000 };
+			     .reorder_bound_ns = 10000000,
+			     .recorder = "auto" };
 	bool prefix_set = false;
 	char err[256];
 	uint64_t v;
@@ -259,6 +266,17 @@ int main(int argc, char **argv)
 			break;
 		case 'i':
 			t.ifname = optarg;
+			break;
+		case 7:
+			if (strcmp(optarg, "kmod") && strcmp(optarg, "bpf") &&
+			    strcmp(optarg, "auto")) {
+				snprintf(err, sizeof(err), "use kmod, bpf or auto");
+				goto bad;
+			}
+			t.recorder = optarg;
+			break;
+		case 8:
+			t.shared_ring = true;
 			break;
 		case 'd':
 			if (tdm_parse_time(optarg, &t.duration_ns, err, sizeof(err)))

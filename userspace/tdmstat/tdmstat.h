@@ -8,7 +8,8 @@
  *   output.c    the outputs: CSV files, JSON summary, progress line,
  *               summary table, the metric list
  *   analyze.c   analyze: pcap and record files into the engine
- *   capture.c   capture: tdmrx.ko's rings into the engine
+ *   capture.c   capture: tdmrx.ko's or the BPF recorder's rings into the
+ *               engine
  *   synth.c     synthetic traffic: bench (the engine's speed) and synth
  *               (pcap or record files for analyze)
  *
@@ -61,6 +62,8 @@ struct tdmstat {
 	uint32_t ring_records;
 	uint64_t reorder_bound_ns;	/* capture: merge bound (10 ms) */
 	const char *record_file;	/* capture -w */
+	const char *recorder;		/* capture: "kmod", "bpf", "auto" */
+	bool shared_ring;		/* capture, bpf: one ring for all CPUs */
 	const char *input;		/* analyze */
 	const char *pcap_ts;		/* analyze: sw (default) or hw */
 	uint64_t bench_records;

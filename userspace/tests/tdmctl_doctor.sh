@@ -62,7 +62,7 @@ check "stderr is empty" test ! -s "$tmp/a.err"
 check "JSON parses, one finding per check, ids unique" python3 -c "
 import json; d = json.load(open('$tmp/a.json'))
 ids = [x['id'] for x in d['findings']]
-assert len(ids) == 20 and len(set(ids)) == 20, ids
+assert len(ids) == 22 and len(set(ids)) == 22, ids
 assert d['interface'] == 'dva' and d['role'] == 'sender' and not d['role_guessed']
 assert d['worst'] == 'fail'
 for x in d['findings']:
@@ -104,6 +104,13 @@ if ! grep -q '^tdmrx ' /proc/modules 2>/dev/null; then
 else
 	check "tdm.tdmrx checked for a receiver ($rxsev)" test -n "$rxsev" -a "$rxsev" != skip
 fi
+# As root, the BPF recorder can work (whatever tdmrx.ko can).
+check "tdm.recorders ok as root" test "$(f "$tmp/b.json" tdm.recorders severity)" = ok
+check "tdm.recorders: the BPF recorder can load" \
+	grep -q "BPF recorder: can load (CAP_BPF, CAP_NET_ADMIN); lockdown " <<<"$(f "$tmp/b.json" tdm.recorders seen)"
+check "tdm.bpf_recorder: nothing attached to dvb" \
+	test "$(f "$tmp/b.json" tdm.bpf_recorder seen)" = "the BPF recorder is not attached to dvb"
+check "tdm.recorders skipped for a sender" test "$(f "$tmp/a.json" tdm.recorders severity)" = skip
 
 # A socket where ptp4l would be that never answers.
 python3 -c "
