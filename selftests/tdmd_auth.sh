@@ -74,7 +74,8 @@ elif mode == "forged":
     def attr(t, p):
         pad = (4 - len(p) % 4) % 4
         return struct.pack("<HH", 4 + len(p), t) + p + b"\0" * pad
-    body = struct.pack("<IB3x", 0x574d4454, 1) + attr(1, os.urandom(16)) + attr(3, b"c\0")
+    # magic "TDMW", TDM_PROTO_VERSION (tdm_proto.h): only the MAC is wrong
+    body = struct.pack("<IB3x", 0x574d4454, 2) + attr(1, os.urandom(16)) + attr(3, b"c\0")
     frame_len = 16 + len(body) + 32
     s.sendall(struct.pack("<IHHII", frame_len, 17, 0, 0, 0) + body + os.urandom(32))
 elif mode == "truncated":
