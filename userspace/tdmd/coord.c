@@ -334,7 +334,7 @@ static void hist_add(struct coord *co, const struct tdm_plan *p,
 	tdm_strlcpy(h->outcome, outcome, sizeof(h->outcome));
 }
 
-static struct hist *hist_find(struct coord *co, uint32_t version)
+static const struct hist *hist_of(const struct coord *co, uint32_t version)
 {
 	unsigned int i;
 
@@ -342,6 +342,11 @@ static struct hist *hist_find(struct coord *co, uint32_t version)
 		if (co->hist[i].version == version)
 			return &co->hist[i];
 	return NULL;
+}
+
+static struct hist *hist_find(struct coord *co, uint32_t version)
+{
+	return (struct hist *)hist_of(co, version);
 }
 
 /* Make p (already numbered, with its base time) the current plan. */
@@ -367,6 +372,16 @@ static void set_current(struct coord *co, struct tdm_plan *p)
 static void push_decide(struct coord *co);
 static void push_finish(struct coord *co);
 
+/* How many of the plan being prepared's senders must prepare it. */
+static unsigned int push_need(const struct coord *co)
+{
+	unsigned int need = co->next.nsenders;
+
+	if (co->cf->quorum && co->cf->quorum < need)
+		need = co->cf->quorum;
+	return need;
+}
+
 /*
  * May the prepare be decided before its deadline?  Once every member it
  * was sent to answered, and either one refused or failed (abort) or
@@ -375,12 +390,10 @@ static void push_finish(struct coord *co);
  */
 static bool push_ready(const struct coord *co)
 {
-	unsigned int i, senders = 0, need = co->next.nsenders;
+	unsigned int i, senders = 0, need = push_need(co);
 
 	if (co->push.waiting)
 		return false;
-	if (co->cf->quorum && co->cf->quorum < need)
-		need = co->cf->quorum;
 	for (i = 0; i < co->nmembers; i++) {
 		const struct member *m = &co->members[i];
 
@@ -621,9 +634,7 @@ static void push_decide(struct coord *co)
 				first_bad = m->name;
 		}
 	}
-	need = co->next.nsenders;
-	if (co->cf->quorum && co->cf->quorum < need)
-		need = co->cf->quorum;
+	need = push_need(co);
 	if (nacked || missing)
 		snprintf(co->push.why, sizeof(co->push.why),
 			 "%u refused, %u did not answer (first: %s)", nacked,
@@ -791,17 +802,6 @@ static bool members_run(const struct coord *co, const struct tdm_plan *p, uint32
 		}
 	}
 	return !first && *version;
-}
-
-/* A const hist_find(). */
-static const struct hist *hist_of(const struct coord *co, uint32_t version)
-{
-	unsigned int i;
-
-	for (i = co->nhist; i-- > 0;)
-		if (co->hist[i].version == version)
-			return &co->hist[i];
-	return NULL;
 }
 
 /* A connected member that runs plan version v (confirmed), or NULL. */
