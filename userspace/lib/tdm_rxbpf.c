@@ -676,18 +676,35 @@ size_t tdm_rxbpf_feed(struct tdm_rxbpf *b, struct tdm_merge *m, tdm_rx_cb tap,
 }
 
 int tdm_rxbpf_drain_final(struct tdm_rxbpf *b, struct tdm_merge *m,
-			  tdm_rx_cb tap, void *tap_ctx, int timeout_ms)
+			  tdm_rx_cb tap, void *tap_ctx, int timeout_ms,
+			  uint64_t *unread)
 {
-	int64_t end = tdm_mono_ns() + (int64_t)timeout_ms * 1000000;
+	int64_t idle = (int64_t)timeout_ms * 1000000;
+	int64_t end = tdm_mono_ns() + idle;
 	struct tdmrx_stats s;
 
+	/* The deadline counts from the last record read, not from the
+	 * start: a reader held to a small CPU quota drains a full ring
+	 * slowly but surely, and giving up on it would lose records that
+	 * are there.  Only a ring that stops yielding ends the wait.
+	 */
 	for (;;) {
-		tdm_rxbpf_feed(b, m, tap, tap_ctx);
-		if (!tdm_rxbpf_stats(b, &s) && s.records + s.dropped == s.matched &&
-		    b->read == s.records)
+		bool got = tdm_rxbpf_feed(b, m, tap, tap_ctx) > 0;
+		bool ok = !tdm_rxbpf_stats(b, &s);
+
+		if (ok && s.records + s.dropped == s.matched &&
+		    b->read == s.records) {
+			*unread = 0;
 			return 0;
-		if (tdm_mono_ns() >= end)
+		}
+		if (got)
+			end = tdm_mono_ns() + idle;
+		if (tdm_mono_ns() >= end) {
+			/* matched and not dropped, yet never read */
+			*unread = ok && s.matched > s.dropped + b->read ?
+				  s.matched - s.dropped - b->read : 0;
 			return -1;
+		}
 		usleep(1000);
 	}
 }

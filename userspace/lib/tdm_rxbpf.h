@@ -81,11 +81,13 @@ int tdm_rxbpf_wait(struct tdm_rxbpf *b, int timeout_ms, char *err,
 size_t tdm_rxbpf_feed(struct tdm_rxbpf *b, struct tdm_merge *m, tdm_rx_cb tap,
 		      void *tap_ctx);
 /* After tdm_rxbpf_detach(): feed until every matched packet is accounted
- * for (records read + dropped = matched), at most timeout_ms.  0, or -1 if
- * the counts did not settle.
+ * for (records read + dropped = matched), giving up once timeout_ms pass
+ * with nothing read.  0, or -1 if the counts did not settle, with
+ * *unread = the records matched, not dropped and not read.
  */
 int tdm_rxbpf_drain_final(struct tdm_rxbpf *b, struct tdm_merge *m,
-			  tdm_rx_cb tap, void *tap_ctx, int timeout_ms);
+			  tdm_rx_cb tap, void *tap_ctx, int timeout_ms,
+			  uint64_t *unread);
 
 /* The merge's sources: the possible CPUs. */
 unsigned int tdm_rxbpf_nsrc(const struct tdm_rxbpf *b);

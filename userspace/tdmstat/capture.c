@@ -294,6 +294,7 @@ int tdmstat_capture(struct tdmstat *t)
 	char err[512];
 	int64_t end = INT64_MAX, next_plan = 0;
 	int rc = 1, hwts_changed = 0;
+	uint64_t unread = 0;
 
 	if (!t->ifname) {
 		fprintf(stderr, "tdmstat: capture needs -i IFACE\n");
@@ -398,8 +399,12 @@ out_detach:
 	if (rec_detach(&rx, err, sizeof(err)))
 		fprintf(stderr, "tdmstat: detach: %s\n", err);
 	if (m && rx.bpf && rx.b &&
-	    tdm_rxbpf_drain_final(rx.b, m, w.out ? write_record : NULL, &w, 1000))
-		fprintf(stderr, "tdmstat: the BPF recorder's counters did not settle after the detach\n");
+	    tdm_rxbpf_drain_final(rx.b, m, w.out ? write_record : NULL, &w,
+				  1000, &unread)) {
+		fprintf(stderr, "tdmstat: the BPF recorder's rings yielded nothing for 1 s with %llu matched records not read: the counts below are short by that many\n",
+			(unsigned long long)unread);
+		rc = 1;
+	}
 	if (m) {
 		feed_round(t, &rx, m, &w);
 		tdm_merge_flush(m);
