@@ -38,6 +38,18 @@ if [ -x /usr/bin/python3 ]; then TDM_PY=/usr/bin/python3; else TDM_PY=python3; f
 TDM_UTIL=$TDM_DIR/tdmwin_util.py
 # The helper as a command (python -S: no site, faster start under TCG).
 TDM_PYU=("$TDM_PY" -S "$TDM_UTIL")
+# The same through run.sh's python server (tdm_pyc.c; without a server it
+# runs TDM_PYU itself), for the commands that end on their own: a python
+# start costs seconds under TCG, a fork of the server a few milliseconds.
+# Not for a process the test signals, pins to a CPU, or whose command
+# reads the namespace's /sys (send --raw-ptp): the server's child is
+# neither that process nor in that mount namespace.
+export TDM_PY TDM_UTIL
+if [ -x "$TDM_ROOT/build/selftests/tdm_pyc" ]; then
+	TDM_PYC=("$TDM_ROOT/build/selftests/tdm_pyc")
+else
+	TDM_PYC=("${TDM_PYU[@]}")
+fi
 
 # Addresses: the benchmarking range only.
 TDM_IP_A=198.18.0.1
@@ -228,7 +240,7 @@ tdm_san_reports() {
 }
 
 py() {
-	"${TDM_PYU[@]}" "$@"
+	"${TDM_PYC[@]}" "$@"
 }
 
 # nsx NS CMD...: run in a namespace
@@ -786,14 +798,21 @@ tdm_timing() {
 # child.1:1.kind, child.1:1.options.limit for the qdiscs below classes
 # (the default fifos are invisible: shown with "invisible").
 tdm_snap() {
+	local ns=$2 dev=$3
+	tdm_snap_json "$1" "$(tdm_tc -n "$ns" -j -s qdisc show dev "$dev" invisible)" \
+		"${@:4}"
+}
+
+# tdm_snap_json ARRAY JSON [flat options...]: tdm_snap of a dump taken
+# earlier (a test that must take the dump at a given moment, and can take
+# python's start-up only after it).
+tdm_snap_json() {
 	local -n _arr=$1
-	local ns=$2 dev=$3 line
-	shift 3
+	local line
 	_arr=()
 	while IFS= read -r line; do
 		_arr["${line%%=*}"]=${line#*=}
-	done < <(tdm_tc -n "$ns" -j -s qdisc show dev "$dev" invisible |
-		 py flat --kind tdmwin "$@")
+	done < <(printf '%s\n' "$2" | py flat --kind tdmwin "${@:3}")
 }
 
 # The same for `tc -s class show` (text: tc 6.1 has no JSON for classes),
@@ -956,9 +975,14 @@ tdm_kv() {
 	done <<<"$2"
 }
 
-# Nanoseconds on a clock (CLOCK_REALTIME by default).
+# Nanoseconds on a clock (CLOCK_REALTIME by default).  CLOCK_REALTIME
+# comes from bash's EPOCHREALTIME (microseconds): python's start-up takes
+# seconds under TCG, longer than some of the intervals measured with it.
 tdm_now() {
-	py clock now "${1:-CLOCK_REALTIME}"
+	case ${1:-CLOCK_REALTIME} in
+	CLOCK_REALTIME) echo "${EPOCHREALTIME/./}000" ;;
+	*) py clock now "$1" ;;
+	esac
 }
 
 # tdm_wait_for SECONDS CMD...: poll CMD every 0.1 s until it succeeds, for
