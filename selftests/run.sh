@@ -141,6 +141,42 @@ taint() {
 	cat /proc/sys/kernel/tainted 2>/dev/null || echo 0
 }
 
+# ---- the python server --------------------------------------------------
+
+# tdmwin_util.py's commands through one server (lib.sh, TDM_PYC): a python
+# start takes seconds under TCG and the suite starts hundreds.  Without it
+# (no tdm_pyc built, or the server did not come up) every command starts a
+# python of its own: slower, the same results.
+pyserv_pid=
+start_pyserv() {
+	local sock sdir py=/usr/bin/python3
+	[ -x "$root/build/selftests/tdm_pyc" ] || return 0
+	[ -x "$py" ] || py=python3
+	sdir=$(mktemp -d "${TMPDIR:-/tmp}/tdmwin-pyserv.XXXXXX") || return 0
+	sock=$sdir/sock
+	"$py" -S "$dir/tdmwin_util.py" serve "$sock" >"$sdir/log" 2>&1 &
+	pyserv_pid=$!
+	for _ in $(seq 300); do
+		grep -q '^ready' "$sdir/log" 2>/dev/null && break
+		kill -0 "$pyserv_pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if grep -q '^ready' "$sdir/log" 2>/dev/null; then
+		export TDM_PYSERV=$sock
+	else
+		echo "# the python server did not start (tests start python themselves): $(head -c 300 "$sdir/log")"
+		kill "$pyserv_pid" 2>/dev/null
+		pyserv_pid=
+		rm -rf "$sdir"
+	fi
+}
+stop_pyserv() {
+	[ -n "$pyserv_pid" ] && kill "$pyserv_pid" 2>/dev/null
+	[ -n "${TDM_PYSERV:-}" ] && rm -rf "${TDM_PYSERV%/sock}"
+}
+[ -z "$skip_all" ] && start_pyserv
+trap stop_pyserv EXIT
+
 # ---- run ------------------------------------------------------------------
 
 n=0

@@ -97,7 +97,7 @@ probe() {
 		$((t1 - t0)) -lt 5000
 	if [ "$q" != 0 ]; then
 		tdm_log "$desc: $q packets stuck; kicking the queue with one more packet"
-		nsx "$A" "${TDM_PYU[@]}" send --dst "$TDM_IP_B" --port 5002 --count 1 >/dev/null
+		nsx "$A" "${TDM_PYC[@]}" send --dst "$TDM_IP_B" --port 5002 --count 1 >/dev/null
 		sleep 1.2
 		tdm_log "qlen after the kick: $(qlen)"
 	fi

@@ -161,7 +161,7 @@ check_eq "fq_codel under 1:1" "$(child 1:1 kind)" fq_codel
 tdm_snap_class C "$A" $D 1:1
 check_eq "class 1:1 leaf is 10:" "${C[leaf]:-}" "10:"
 tdm_recv_start r "$B" --bind "$TDM_IP_B" --ports 5001
-nsx "$A" "${TDM_PYU[@]}" send --dst "$TDM_IP_B" --port 5001 --count 50 --rate 500 >/dev/null
+nsx "$A" "${TDM_PYC[@]}" send --dst "$TDM_IP_B" --port 5001 --count 50 --rate 500 >/dev/null
 tdm_recv_wait r 50
 tdm_recv_stop r R
 check_eq "traffic through the grafted fq_codel" "${R[udp5001.n]:-0}" 50
@@ -178,7 +178,7 @@ check_eq "tdmwin still there" "$(tc_a qdisc show dev $D | grep -c 'qdisc tdmwin'
 # (noop); grafting a new one restores the path.
 check "graft pfifo on 1:1 again" tc_a qdisc add dev $D parent 1:1 handle 11: pfifo limit 100
 tdm_recv_start r "$B" --bind "$TDM_IP_B" --ports 5001
-nsx "$A" "${TDM_PYU[@]}" send --dst "$TDM_IP_B" --port 5001 --count 20 --rate 500 >/dev/null
+nsx "$A" "${TDM_PYC[@]}" send --dst "$TDM_IP_B" --port 5001 --count 20 --rate 500 >/dev/null
 tdm_recv_wait r 20
 tdm_recv_stop r R
 check_eq "traffic through the new child" "${R[udp5001.n]:-0}" 20

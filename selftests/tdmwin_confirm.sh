@@ -68,7 +68,7 @@ check_refused "confirm and abort together (tc)" "exclude each other" \
 	chg confirm 2 abort 2
 check_refused "confirm without a version (tc)" "needs VERSION" chg confirm
 check_refused "unconfirmed without a plan (netlink)" "Unconfirmed goes with a new plan" \
-	nsx "$A" "${TDM_PYU[@]}" nl change "$D" '{"unconfirmed": 1}'
+	nsx "$A" "${TDM_PYC[@]}" nl change "$D" '{"unconfirmed": 1}'
 tdm_snap Q "$A" $D
 check_eq "refused requests changed nothing" \
 	"${Q[options.plan_version]:-}:${Q[x.pending]:-}:${Q[x.pending_unconfirmed]:-}" 1:0:0

@@ -17,7 +17,7 @@ ip -n "$A" link set tdmA up
 D=tdmA
 
 tc_a() { tdm_tc -n "$A" "$@"; }
-nl_a() { nsx "$A" "${TDM_PYU[@]}" nl "$@"; }
+nl_a() { nsx "$A" "${TDM_PYC[@]}" nl "$@"; }
 
 
 no_tdmwin() {

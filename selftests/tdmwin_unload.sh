@@ -135,10 +135,10 @@ ns_probe() { # DESC HOW TDMWIN-ARGS...
 	check "$desc: tdmwin in a third namespace" tdm_tc -n "$c" qdisc add dev tdmC root \
 		handle 1: tdmwin "$@"
 	if [ "$how" = local ]; then
-		nsx "$c" "${TDM_PYU[@]}" send --dst 198.18.1.2 --port 5001 --count 50 >/dev/null
+		nsx "$c" "${TDM_PYC[@]}" send --dst 198.18.1.2 --port 5001 --count 50 >/dev/null
 	else
 		# UDP to a closed port of C: C's kernel answers with ICMP errors.
-		nsx "$B" "${TDM_PYU[@]}" send --dst 198.18.1.1 --port 9 --count 5 >/dev/null
+		nsx "$B" "${TDM_PYC[@]}" send --dst 198.18.1.1 --port 9 --count 5 >/dev/null
 		tdm_wait_for 30 waiting
 	fi
 	check_num "$desc: packets wait" "$(qlen_c)" -ge 1

@@ -14,6 +14,7 @@
             wait for a phase of the cycle
   wire-check  can a plan work on the switch testbed (lib.sh tdm_switch)?
             The reason on stderr and exit 2 if not
+  serve SOCK  run the others for tdm_pyc.c, a fork each (run.sh)
 """
 
 # Python starts slowly under QEMU TCG: import only what a command needs
@@ -867,7 +868,89 @@ def cmd_wire_check(a):
     return 0
 
 
+def _setns(fd):
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.setns(fd, 0x40000000) != 0:     # CLONE_NEWNET
+        raise OSError(ctypes.get_errno(), "setns")
+
+
+def _serve_one(conn):
+    """In the forked child: take the client's fds, run its command."""
+    import socket
+    code = 1
+    try:
+        msg, fds, _, _ = socket.recv_fds(conn, 4, 4)
+        if len(msg) != 4 or len(fds) != 4:
+            return
+        n = struct.unpack("=I", msg)[0]
+        req = b""
+        while len(req) < n:
+            more = conn.recv(n - len(req))
+            if not more:
+                return
+            req += more
+        for i in range(3):
+            os.dup2(fds[i], i)
+            os.close(fds[i])
+        _setns(fds[3])
+        os.close(fds[3])
+        parts = [x.decode() for x in req.split(b"\0")[:-1]]
+        os.chdir(parts[0])
+        sys.argv = [sys.argv[0]] + parts[1:]
+        try:
+            main()
+            code = 0
+        except SystemExit as e:
+            if e.code is None:
+                code = 0
+            elif isinstance(e.code, int):
+                code = e.code
+            else:
+                print(e.code, file=sys.stderr)
+                code = 1
+        except BaseException:
+            import traceback
+            traceback.print_exc()
+            code = 1
+        for f in (sys.stdout, sys.stderr):
+            try:
+                f.flush()
+            except OSError:
+                pass
+        conn.sendall(struct.pack("=i", code))
+    finally:
+        os._exit(code)
+
+
+def cmd_serve(path):
+    """Run commands for selftests/tdm_pyc.c, each in a forked child: the
+    interpreter starts and imports once, not once per command."""
+    import argparse  # noqa: F401  (loaded here once, for main())
+    import ctypes  # noqa: F401
+    import json  # noqa: F401
+    import re  # noqa: F401
+    import select  # noqa: F401
+    import signal
+    import socket
+    import tdm_uapi  # noqa: F401
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)   # no zombies
+    srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    srv.bind(path)
+    srv.listen(64)
+    print("ready", flush=True)
+    while True:
+        conn, _ = srv.accept()
+        if os.fork() == 0:
+            srv.close()
+            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+            _serve_one(conn)
+        conn.close()
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "serve":
+        sys.exit(cmd_serve(sys.argv[2]))
     if len(sys.argv) > 1 and sys.argv[1] == "json":
         sys.exit(cmd_json())
     if len(sys.argv) > 1 and sys.argv[1] == "flat":
