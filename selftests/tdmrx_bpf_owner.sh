@@ -6,8 +6,10 @@
 # owner's pid and name.  The owner killed with SIGKILL: on 6.12 its tcx
 # link goes with it, nothing is left; on 6.1 its tc filter stays, and
 # tdmctl doctor removes it and says whose it was; a second owner killed
-# the same way, the next capture removes its filter, says so, and records.  A capture without privileges is refused with a
-# message that names the capabilities it needs.
+# the same way, the next capture removes its filter, says so, and records.
+# A capture that added the clsact qdisc (6.1) removes it when it ends,
+# unless somebody else's filters are on it.  A capture without privileges
+# is refused with a message that names the capabilities it needs.
 
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -89,6 +91,39 @@ ts_json J "$TDM_TMP/three.out"
 check_eq "the next owner recorded every packet" "${J[run.received]:-}:${J[run.lost]:-}" "20:0"
 check_eq "after the capture: no program left" "$(progs)" 0
 check_eq "after the capture: no filter left" "$(filters)" 0
+
+# ---- two captures started together: never both record -------------------------
+# (on tcx each looks again after attaching; the race it closes is a few
+# milliseconds wide, so this catches a regression only now and then)
+for r in r1 r2; do
+	ip netns exec "$B" "$TDMSTAT" capture --recorder bpf -i tdmB -u 5001 -p "$PLAN" -d 4s -q \
+		-o "$TDM_TMP/$r" >"$TDM_TMP/$r.out" 2>"$TDM_TMP/$r.err" &
+	TS_PID[$r]=$!
+done
+wait "${TS_PID[r1]}"; rc1=$?
+wait "${TS_PID[r2]}"; rc2=$?
+# (both may give up, if each attached before the other looked)
+check_num "two captures started together: never both record (exit $rc1, $rc2)" \
+	$(( (rc1 == 0) + (rc2 == 0) )) -le 1
+check_match "  ... one that gave up names the owner" "$(cat "$TDM_TMP/r1.err" "$TDM_TMP/r2.err")" \
+	"BPF recorder is attached to tdmB by pid"
+check_eq "  ... and nothing is left" "$(progs):$(filters)" 0:0
+
+# ---- the clsact qdisc: a capture that added it removes it ----------------------
+clsact() { nsx "$B" tc qdisc show dev tdmB 2>/dev/null | grep -c clsact; }
+nsx "$B" tc qdisc del dev tdmB clsact 2>/dev/null
+ip netns exec "$B" "$TDMSTAT" capture --recorder bpf -i tdmB -u 5001 -p "$PLAN" -d 2s -q \
+	-o "$TDM_TMP/four" 2>"$TDM_TMP/four.err"
+check_eq "a capture on a device without clsact" $? 0
+check_eq "it leaves no clsact qdisc behind" "$(clsact)" 0
+# One that was there, with a filter of somebody else's, stays as it was.
+nsx "$B" tc qdisc add dev tdmB clsact
+nsx "$B" tc filter add dev tdmB egress prio 7 matchall action pass
+ip netns exec "$B" "$TDMSTAT" capture --recorder bpf -i tdmB -u 5001 -p "$PLAN" -d 2s -q \
+	-o "$TDM_TMP/five" 2>"$TDM_TMP/five.err"
+check_eq "a capture beside somebody else's clsact filter" $? 0
+check_eq "their clsact qdisc stays" "$(clsact)" 1
+check_eq "and their filter" "$(nsx "$B" tc filter show dev tdmB egress | grep -c matchall)" 1
 
 # ---- privileges -------------------------------------------------------------------
 if command -v setpriv >/dev/null; then

@@ -41,7 +41,10 @@
 #include <bpf/libbpf.h>
 #include <linux/bpf.h>
 #include <linux/net_tstamp.h>
+#include <linux/pkt_sched.h>
+#include <linux/rtnetlink.h>
 
+#include "tdm_nl.h"
 #include "tdm_rxbpf.h"
 #include "tdm_util.h"
 #include "tdmrx.skel.h"
@@ -70,6 +73,7 @@ struct tdm_rxbpf {
 	int mode;			/* TDMRX_BPF_MODE_* once attached */
 	int link_fd;			/* tcx */
 	bool attached;
+	bool made_clsact;		/* tc: we added the clsact qdisc */
 	int *ring_fd;
 	unsigned int nrings, ncpus;
 	uint32_t ring_bytes, ring_records;
@@ -320,6 +324,44 @@ static int attach_tcx(struct tdm_rxbpf *b)
 	return 0;
 }
 
+static int count_msg(const struct nlmsghdr *nlh, void *data)
+{
+	(void)nlh;
+	++*(unsigned int *)data;
+	return MNL_CB_OK;
+}
+
+/* The tc filters on ifindex's clsact qdisc, ingress and egress: how many
+ * dump messages (0: none), -1 if it cannot be asked.
+ */
+static int clsact_filters(int ifindex)
+{
+	static const uint32_t parents[] = {
+		TC_H_MAKE(TC_H_CLSACT, TC_H_MIN_INGRESS),
+		TC_H_MAKE(TC_H_CLSACT, TC_H_MIN_EGRESS),
+	};
+	char buf[MNL_SOCKET_BUFFER_SIZE], err[128];
+	unsigned int n = 0, i;
+	struct nlmsghdr *nlh;
+	struct tcmsg *tcm;
+	struct tdm_nl nl;
+	int ret = 0;
+
+	if (tdm_nl_open(&nl, NETLINK_ROUTE, err, sizeof(err)))
+		return -1;
+	for (i = 0; i < sizeof(parents) / sizeof(parents[0]) && !ret; i++) {
+		nlh = mnl_nlmsg_put_header(buf);
+		nlh->nlmsg_type = RTM_GETTFILTER;
+		tcm = mnl_nlmsg_put_extra_header(nlh, sizeof(*tcm));
+		tcm->tcm_family = AF_UNSPEC;
+		tcm->tcm_ifindex = ifindex;
+		tcm->tcm_parent = parents[i];
+		ret = tdm_nl_talk(&nl, nlh, true, count_msg, &n, err, sizeof(err));
+	}
+	tdm_nl_close(&nl);
+	return ret ? -1 : (int)n;
+}
+
 static int attach_tc(struct tdm_rxbpf *b, char *err, size_t errlen)
 {
 	struct bpf_tc_hook h;
@@ -327,9 +369,10 @@ static int attach_tc(struct tdm_rxbpf *b, char *err, size_t errlen)
 	int ret;
 
 	tc_hook_of(&h, b->ifindex);
-	ret = bpf_tc_hook_create(&h);	/* clsact; kept when we go */
+	ret = bpf_tc_hook_create(&h);	/* clsact */
 	if (ret && ret != -EEXIST)
 		return set_priv_err(-ret, "cannot add the clsact qdisc", err, errlen);
+	b->made_clsact = !ret;	/* then removed when we go, if left empty */
 	tc_opts_of(&t);
 	t.prog_fd = bpf_program__fd(b->skel->progs.tdmrx_bpf);
 	ret = bpf_tc_attach(&h, &t);	/* no REPLACE: EEXIST if taken */
@@ -342,6 +385,39 @@ static int attach_tc(struct tdm_rxbpf *b, char *err, size_t errlen)
 	if (ret)
 		return set_priv_err(-ret, "cannot attach the tc filter", err, errlen);
 	b->mode = TDMRX_BPF_MODE_TC;
+	return 0;
+}
+
+/*
+ * tcx has no exclusive attach: two captures that both checked for an owner
+ * before either attached would both attach.  So each also looks after
+ * attaching: the owner tag is in place before the attach (load()), and a
+ * capture that finds another tdmrx_bpf program on the ingress besides its
+ * own lets go and reports that one.  Of two that raced, at least one sees
+ * the other; both may give up, but two never record at once.
+ */
+static int tcx_rival(struct tdm_rxbpf *b, char *err, size_t errlen)
+{
+	LIBBPF_OPTS(bpf_prog_query_opts, q);
+	uint32_t ids[64], mine = tdm_rxbpf_prog_id(b), i;
+	struct tdm_rxbpf_state st = { 0 };
+	struct tdmrx_bpf_owner o;
+
+	q.prog_ids = ids;
+	q.prog_cnt = 64;
+	if (bpf_prog_query_opts(b->ifindex, RXBPF_TCX_INGRESS, &q))
+		return set_priv_err(errno, "cannot list the device's BPF programs",
+				    err, errlen);
+	for (i = 0; i < q.prog_cnt && i < 64; i++) {
+		if (ids[i] == mine || prog_owner(ids[i], &o) != 1)
+			continue;
+		fill_state(&st, ids[i], TDMRX_BPF_MODE_TCX, &o);
+		errno = EBUSY;
+		return tdm_set_err(err, errlen,
+			"the BPF recorder is attached to %s by pid %d (%s), tcx link, prog id %u (it attached at the same time as this one)",
+			b->ifname, (int)st.owner,
+			st.owner_comm[0] ? st.owner_comm : "?", st.prog_id);
+	}
 	return 0;
 }
 
@@ -560,6 +636,8 @@ int tdm_rxbpf_open(struct tdm_rxbpf **out, const struct tdm_rxbpf_cfg *cfg,
 	if (ret && attach_tc(b, err, errlen))	/* no tcx: 6.1 */
 		goto fail;
 	b->attached = true;
+	if (b->mode == TDMRX_BPF_MODE_TCX && tcx_rival(b, err, errlen))
+		goto fail;	/* tdm_rxbpf_close() detaches */
 	own.pid = (uint32_t)getpid();
 	own.mode = (uint32_t)b->mode;
 	own.start_ticks = tdm_proc_start_ticks(getpid());
@@ -599,6 +677,16 @@ int tdm_rxbpf_detach(struct tdm_rxbpf *b, char *err, size_t errlen)
 					  strerror(-ret));
 		else
 			ret = 0;
+		/* The clsact qdisc we added goes too, unless somebody put
+		 * filters of their own on it meanwhile (a filter added between
+		 * the count and the removal would go with it: the window is
+		 * one netlink round trip).
+		 */
+		if (!ret && b->made_clsact && clsact_filters(b->ifindex) == 0) {
+			h.attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS;
+			bpf_tc_hook_destroy(&h);
+		}
+		b->made_clsact = false;
 	}
 	return ret;
 }
