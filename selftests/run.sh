@@ -108,7 +108,11 @@ load_module() {
 	return 1
 }
 
-if [ -z "$skip_all" ]; then
+# TDM_NO_MODULES=1: load no module of ours (tdmrx_lockdown.sh, in a guest
+# booted with lockdown=integrity, where they are refused by design).
+if [ -z "$skip_all" ] && [ "${TDM_NO_MODULES:-0}" = 1 ]; then
+	echo "# TDM_NO_MODULES=1: sch_tdmwin not loaded"
+elif [ -z "$skip_all" ]; then
 	load_module
 	# Modules the tests use, loaded up front so that a missing one shows here.
 	for m in veth sch_fq_codel sch_mq; do
