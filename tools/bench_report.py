@@ -183,7 +183,7 @@ def tdmstat_section(runs):
     return out
 
 
-WIRE_METHODS = ("free", "usertdm", "taprio", "tdmwin", "tdmwin_nowire")
+WIRE_METHODS = ("free", "usertdm", "taprio", "taprio_txtime", "tdmwin", "tdmwin_nowire")
 
 
 def wire_section(runs):
