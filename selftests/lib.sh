@@ -346,7 +346,11 @@ tdm_rps() { # NS DEV
 # wire, 235 us) offered at 3000/s against windows [2,8) and [12,16) ms of
 # a 20 ms cycle, which carry about 2100/s; a frame's time on the wire may
 # lie WIRE_SLACK outside its window, at most WIRE_STRAY_PERMILLE per mille
-# of them, none more than WIRE_FAR_NS; the plans' guard is WIRE_GUARD ns.
+# of them (set below: the suite's allowance for departures, OUTLIER_PERMILLE: a
+# straggler is a vCPU stalled between the gate's dequeue and the tap's
+# stamp; seen on a quiet host: 0 to 7 of 5,700-7,100 frames, up to
+# 130 us, and CI failed once on the 1 per mille this was before), none
+# more than WIRE_FAR_NS; the plans' guard is WIRE_GUARD ns.
 # shellcheck disable=SC2034  # used by the tests that source this file
 WIRE_MBIT=50
 WIRE_RING=64
@@ -355,20 +359,20 @@ WIRE_WINS="2000000:6000000,12000000:4000000"
 WIRE_SIZE=1400
 WIRE_RATE=3000
 WIRE_SLACK=100000
-# shellcheck disable=SC2034
-WIRE_STRAY_PERMILLE=1
 # A straggler's limit: a stall of the emulated vCPU between the gate's
 # dequeue and the tap's stamp, even on a quiet host: 792 us seen once in
 # 5754 frames (CI run, host load 0.00), so 1 ms.
 WIRE_FAR_NS=1000000
 # shellcheck disable=SC2034
 WIRE_GUARD=1000000
-# After the emulated NIC: at most 10 % outside.  netem's timer and TCG's
+# After the emulated NIC: at most 20 % outside.  netem's timer and TCG's
 # stalls of milliseconds put some frames late whatever the gate does:
-# measured on a quiet host with the wire clock 0.9-3.0 % (one queue) and
-# 2.8-4.1 % (mq, 16 flows) over two runs; without it 36-46 %, pfifo 49 %.
+# measured on a quiet host with the wire clock 0.9-3.6 % (one queue) and
+# 2.8-14.8 % (mq, 16 flows, where the sender's tap saw 7 of 7,056 out)
+# over four runs; without it 36-46 %, pfifo 49-50 %, and the
+# calibration's wire clock booking a tenth of the wire 40 %.
 # shellcheck disable=SC2034
-WIRE_NIC_PERMILLE=100
+WIRE_NIC_PERMILLE=200
 # Judging needs at least this many frames on the wire per run (about one
 # second of what the windows carry).  Fewer is the emulator not keeping up
 # with the offered traffic (a loaded host, a debug kernel): a timing
@@ -675,6 +679,9 @@ TOL_EARLY=${TDM_TOL_EARLY_NS:-1000000}
 # shellcheck disable=SC2034
 TOL_LATE=${TDM_TOL_LATE_NS:-1500000}
 OUTLIER_PERMILLE=${TDM_OUTLIER_PERMILLE:-5}
+# The wire testbed's stragglers at the sender's tap (WIRE_* above).
+# shellcheck disable=SC2034
+WIRE_STRAY_PERMILLE=$OUTLIER_PERMILLE
 
 # tdm_allowed N: outliers allowed among N judged packets.
 tdm_allowed() { echo $(( $1 * OUTLIER_PERMILLE / 1000 )); }

@@ -17,7 +17,7 @@
 # out-of-order stamp would be dropped every time; etf also drops a frame
 # its timer releases more than DELTA late, which TCG's stalls of a few
 # milliseconds do now and then (35 and 84 of 5800 frames in two runs on a
-# quiet host with DELTA 2 ms): so at most 10 % (WIRE_NIC_PERMILLE) may be
+# quiet host with DELTA 2 ms): so at most 20 % (WIRE_NIC_PERMILLE) may be
 # dropped.  That a
 # NIC's launch time makes departures precise to tens of nanoseconds is a
 # hardware claim this testbed cannot check.
