@@ -45,7 +45,11 @@ declare -A J
 PLAN=$TDM_TMP/plan.conf
 printf '[auto]\nsenders 1\nwindow 5ms\ndead_time 2ms\n' >"$PLAN"
 
-out=$(nsx "$B" "$TDMCTL" doctor -i tdmB --role receiver 2>&1)
+# ip netns exec mounts a /sys of the namespace's own, without securityfs
+# (where the lockdown state is): mount it there, as on a booted system.
+out=$(nsx "$B" sh -c 'mountpoint -q /sys/kernel/security ||
+	mount -t securityfs securityfs /sys/kernel/security; exec "$@"' sh \
+	"$TDMCTL" doctor -i tdmB --role receiver 2>&1)
 check_match "doctor: tdmrx.ko refused by lockdown" "$out" \
 	"tdmrx.ko: refused unless signed \\(lockdown\\); BPF recorder: can load"
 tdm_log "doctor: $(grep -m1 'tdmrx.ko:' <<<"$out")"

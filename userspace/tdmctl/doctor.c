@@ -942,6 +942,8 @@ static void check_recorders(const struct doctor_facts *f, struct doc_finding *o)
 		kwhy = "refused unless signed (lockdown)";
 	else if (!f->node.cap_sys_module)
 		kwhy = "loadable, but not by us (no CAP_SYS_MODULE)";
+	else if (!f->node.lockdown[0])
+		kwhy = "loadable unless lockdown refuses it (state unknown: no /sys/kernel/security/lockdown, securityfs not mounted here)";
 	else
 		kwhy = "loadable";
 	SEEN("tdmrx.ko: %s; BPF recorder: %s; lockdown %s; BTF %s",
