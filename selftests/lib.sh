@@ -659,6 +659,36 @@ tdm_switch_count() {
 	_sc["rx"]=$(( $(nsx "$RX" cat /sys/class/net/rx0/statistics/rx_packets) - ${TDM_SW_RX0:-0} ))
 }
 
+# tdm_switch_taps_start NAME: taps on the switch port's inputs (every
+# sender's wire as it reaches the switch: swp<i>, inbound) and on its output
+# (rx0), the first 96 bytes of each frame (the tdmgen header).
+# tdm_switch_taps_stop NAME stops them once the FIFOs drained.
+tdm_switch_taps_start() {
+	local i
+	for i in "${!S[@]}"; do
+		tdm_cap_start "${1}_in$i" "$SW" "swp$i" udp -Q in -s 96 || return 1
+	done
+	tdm_cap_start "${1}_out" "$RX" rx0 udp -s 96
+}
+tdm_switch_taps_stop() {
+	local i
+	for i in "${!S[@]}"; do tdm_cap_stop "${1}_in$i" >/dev/null; done
+	tdm_cap_stop "${1}_out"
+}
+
+# tdm_switch_port_drops ARRAY NAME [PORT]: the switch port's drops told
+# apart from the taps of tdm_switch_taps_start NAME (tdmwin_util.py
+# port-drops): arrived, departed, dropped; collision (another sender's
+# frame was in the buffer: senders overlapping at the port) and self (one
+# sender's frames alone overfilled it, which a wire at the port's own rate
+# cannot do: the emulator bunched them, Documentation/testbed.rst).
+tdm_switch_port_drops() {
+	local i ins=()
+	for i in "${!S[@]}"; do ins+=("$TDM_TMP/${2}_in$i.pcap"); done
+	tdm_kv "$1" "$(py port-drops --in "${ins[@]}" --out "$TDM_TMP/${2}_out.pcap" \
+		--port "${3:-8081}")"
+}
+
 # tdm_veth_ipv6: IPv6 on the pair made by tdm_veth (no DAD, static neighbours).
 tdm_veth_ipv6() {
 	local a=$1 b=$2
@@ -898,13 +928,14 @@ tdm_recv_stop() {
 	done <"$TDM_TMP/$name.out"
 }
 
-# tdm_cap_start NAME NS DEV FILTER: tcpdump with ns timestamps to
-# $TDM_TMP/NAME.pcap, returns when it listens.
+# tdm_cap_start NAME NS DEV FILTER [TCPDUMP_ARG...]: tcpdump with ns
+# timestamps to $TDM_TMP/NAME.pcap, returns when it listens.
 tdm_cap_start() {
 	local name=$1 ns=$2 dev=$3 filter=$4 i
+	shift 4
 	rm -f "$TDM_TMP/$name.pcap"
 	ip netns exec "$ns" tcpdump -i "$dev" -n -U -Z root --time-stamp-precision=nano \
-		-w "$TDM_TMP/$name.pcap" "$filter" 2>"$TDM_TMP/$name.tcpdump" &
+		"$@" -w "$TDM_TMP/$name.pcap" "$filter" 2>"$TDM_TMP/$name.tcpdump" &
 	eval "TDM_CAP_$name=$!"
 	TDM_BG_PIDS+=($!)
 	for i in $(seq 100); do

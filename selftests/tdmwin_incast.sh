@@ -11,6 +11,11 @@
 #   through the NICs = through the switch port + dropped at the switch port
 #   through the switch port = received by the receiver's device
 #
+# and every drop at the switch port is told apart by taps on the port's
+# inputs and output (tdm_switch_port_drops): a collision (another sender's
+# frame was in the buffer) or a self drop (only the dropped frame's own
+# sender's: the emulator's bunching, which no wire can do).
+#
 # Two runs, the same offered load (each sender 30 frames per 36 ms cycle,
 # together 59 % of the line rate):
 # - free-running: each sender sends its data in bursts, one per cycle of its
@@ -22,10 +27,10 @@
 #   below the line rate.
 # - tdmwin: the same senders paced at the same average rate, each gated to
 #   its own 10 ms window of the 36 ms cycle (2 ms of dead time after each),
-#   with the wire clock at the wire's rate.  The switch port must drop
-#   nothing.  That no frame is lost is a timing check (the quiet-host rule:
-#   a host that preempts the vCPUs for milliseconds delays the NIC's timer
-#   and bunches frames); the exact accounting is not.
+#   with the wire clock at the wire's rate.  No frame may be lost to a
+#   collision at the switch port, beyond the suite's allowance for frames
+#   a stalled vCPU delays past the dead time: a timing check (the
+#   quiet-host rule); the exact accounting is not.
 #
 # Traffic takes 2 x 4 s; set-up, tc and the counters the rest.  Measured
 # only on a shared host with a load of 7-11: 246 s on 6.12 (a guest that
@@ -58,12 +63,15 @@ check_refused "a wire the emulator cannot sustain is refused" "emulator sustains
 	--guard "$GUARD" --size "$WIRE_SIZE" --mbit 1000 --buffer "$SW_BUF"
 tdm_switch_sink 8081 || tdm_skip_all "no receiving socket on the receiver"
 
-declare -A C Q
+declare -A C Q D
 # run NAME: all senders at once (GEN_ARGS, PLAN_i for sender i), then the
-# counts once every FIFO drained; fills C and SENT.
+# counts once every FIFO drained; fills C and SENT, and D with the switch
+# port's drops told apart (tdm_switch_port_drops) from taps on its inputs
+# and its output.
 run() {
 	local name=$1 i pids=() args
 	tdm_switch_reset || return 1
+	tdm_switch_taps_start "$name" || return 1
 	for i in $(seq "$SENDERS"); do
 		args=("${GEN_ARGS[@]//PLAN/$TDM_TMP/$name-$i.conf}")
 		ip netns exec "${S[$i]}" "$TDMGEN" -i $((i - 1)) -s "$WIRE_SIZE" -r "${PPS}pps" \
@@ -74,6 +82,7 @@ run() {
 	wait "${pids[@]}"
 	tdm_wait_for 30 tdm_switch_idle || tdm_log "$name: the FIFOs did not drain in 30 s"
 	sleep 0.2	# the last frames through the receiver's veth
+	tdm_switch_taps_stop "$name"
 	SENT=0 QDROPS=0
 	for i in $(seq "$SENDERS"); do
 		SENT=$((SENT + $(sed -n 's/.*"sent":\([0-9]*\).*/\1/p' "$TDM_TMP/$name-$i.json")))
@@ -90,6 +99,13 @@ run() {
 		"$(( ${C[sw.sent]} + ${C[sw.drops]} ))" "${C[nic.sent]}"
 	check_eq "$name: the receiver got every frame the switch port sent" \
 		"${C[rx]}" "${C[sw.sent]}"
+	tdm_switch_port_drops D "$name"
+	tdm_log "$name: switch port drops: ${D[collision]:-?} with another sender's frames" \
+		"in its buffer, ${D[self]:-?} with only the dropped frame's own sender's"
+	check_eq "$name: the taps saw every frame that reached the switch port" \
+		"${D[arrived]:-}" "${C[nic.sent]}"
+	check_eq "$name: the taps saw every frame the switch port dropped" \
+		"${D[dropped]:-}" "${C[sw.drops]}"
 }
 
 # ---- free-running: bursts on unsynchronized clocks ---------------------------
@@ -110,8 +126,8 @@ tdm_quiet_judge "$mark"
 offered=$((SENT * (WIRE_SIZE + WIRE_FRAME_EXTRA) * 8 / SECS / 1000000))
 check_num "free: the offered load is below the line rate ($offered of $WIRE_MBIT Mbit/s)" \
 	"$offered" -lt "$WIRE_MBIT"
-check_num "free: colliding bursts lose frames at the switch port" "${C[sw.drops]}" -gt 0
-FREE="${C[sw.drops]} of $SENT"
+check_num "free: colliding bursts lose frames at the switch port" "${D[collision]:-0}" -gt 0
+FREE="${C[sw.drops]} of $SENT (${D[collision]} collisions, ${D[self]} self)"
 
 # ---- tdmwin: the same load, each sender in its own window ----------------------
 
@@ -127,9 +143,20 @@ mark=$(tdm_hostload_mark)
 run tdmwin
 tdm_quiet_judge "$mark"
 check_num "tdmwin: frames reached the receiver" "${C[rx]}" -gt 0
-tdm_timing check_eq "tdmwin: no frame lost at the switch port" "${C[sw.drops]}" 0
+# Senders in their own windows never share the port's buffer: a collision
+# is a frame that reached the port outside its sender's window and dead
+# time.  The gate lets every frame go inside its window (tdmwin_wire.sh
+# judges that at the sender's tap); what still reaches the port that late
+# is a vCPU stalled for milliseconds on its way (seen on a quiet host: 5 of
+# 9,996, four frames of one sender 4.9 ms after its window), so collisions
+# get the suite's departure allowance.  Self drops are the emulator's
+# (one sender's frames bunched by a late timer or softirq: 808 of 813
+# drops on a quiet host with a 5-frame buffer, none with 20 frames): they
+# are reported, not judged (Documentation/testbed.rst).
+tdm_timing check_num "tdmwin: frames lost to collisions at the switch port, at most $(tdm_allowed "$SENT")" \
+	"${D[collision]:-$SENT}" -le "$(tdm_allowed "$SENT")"
 tdm_timing check_eq "tdmwin: no frame lost at a NIC" "${C[nic.drops]}" 0
-tdm_timing check_eq "tdmwin: every frame sent reached the receiver" "${C[rx]}" "$SENT"
-tdm_log "lost at the switch port: free-running $FREE, tdmwin ${C[sw.drops]} of $SENT"
+tdm_log "lost at the switch port: free-running $FREE, tdmwin ${C[sw.drops]} of $SENT" \
+	"(${D[collision]} collisions, ${D[self]} self)"
 
 tdm_exit

@@ -14,6 +14,9 @@
             wait for a phase of the cycle
   wire-check  can a plan work on the switch testbed (lib.sh tdm_switch)?
             The reason on stderr and exit 2 if not
+  port-drops  the switch port's drops from taps at its inputs and output:
+            collisions of senders, or one sender's frames bunched by the
+            emulator
   serve SOCK  run the others for tdm_pyc.c, a fork each (run.sh)
 """
 
@@ -428,8 +431,9 @@ def read_pcap(path):
             yield sec * NSEC + frac * mult, data, linktype
 
 
-def udp_info(frame, linktype):
-    """(dport, seq or None, frame length) of an IPv4/IPv6 UDP frame."""
+def udp_payload(frame, linktype):
+    """(dport, offset of the UDP payload) of an IPv4/IPv6 UDP frame, or
+    (None, None)."""
     if linktype == 1:		# Ethernet
         off = 12
         et = struct.unpack("!H", frame[off:off + 2])[0]
@@ -453,9 +457,16 @@ def udp_info(frame, linktype):
         off += 40
     else:
         return None, None
-    dport = struct.unpack("!H", frame[off + 2:off + 4])[0]
+    return struct.unpack("!H", frame[off + 2:off + 4])[0], off + 8
+
+
+def udp_info(frame, linktype):
+    """(dport, seq or None) of an IPv4/IPv6 UDP frame."""
+    dport, off = udp_payload(frame, linktype)
+    if dport is None:
+        return None, None
     seq = None
-    p = frame[off + 8:off + 16]
+    p = frame[off:off + 8]
     if len(p) == 8:
         magic, s = struct.unpack("!II", p)
         if magic == 0x7464_6d77:
@@ -573,6 +584,79 @@ def cmd_pcap(a):
     for t, off, ph in bad[:10]:
         print("# outside: t=%d.%09d plan %d offset %.3f ms"
               % (t // NSEC, t % NSEC, ph, off / 1e6))
+
+
+# ---- port-drops ------------------------------------------------------------
+
+def port_drops(arrivals, departures):
+    """Why the switch port dropped what it dropped.
+
+    ARRIVALS: (t_ns, sender, seq) of every frame at the port's input (the
+    senders' wires), DEPARTURES: {(sender, seq): t_ns} at its output.  A
+    frame that arrived and never left was dropped.  It is a collision drop
+    if, when it arrived, the port's buffer held a frame of another sender
+    (one that arrived before it and left after it arrived): two senders'
+    wires were filling one port.  Otherwise it is a self drop: frames of
+    its own sender alone overfilled a port that drains at the rate of that
+    sender's wire.  No wire can do that; on the switch testbed it is the
+    emulator, which bunches a sender's frames when a timer or the receive
+    softirq runs late (Documentation/testbed.rst).  Returns a dict of
+    counts and the first collisions as (t_ns, sender, [other senders])."""
+    import heapq
+    res = {"arrived": 0, "departed": 0, "dropped": 0, "collision": 0,
+           "self": 0}
+    first = []
+    heap = []			# (departure, sender) of frames in the buffer
+    held = {}			# sender -> its frames in the buffer
+    for t, snd, seq in sorted(arrivals):
+        res["arrived"] += 1
+        while heap and heap[0][0] <= t:
+            _, s = heapq.heappop(heap)
+            held[s] -= 1
+        dep = departures.get((snd, seq))
+        if dep is not None:
+            res["departed"] += 1
+            heapq.heappush(heap, (dep, snd))
+            held[snd] = held.get(snd, 0) + 1
+            continue
+        res["dropped"] += 1
+        others = sorted(s for s, k in held.items() if k and s != snd)
+        if others:
+            res["collision"] += 1
+            if len(first) < 10:
+                first.append((t, snd, others))
+        else:
+            res["self"] += 1
+    return res, first
+
+
+def tdm_frames(path, port):
+    """(t_ns, sender, seq) of the tdmgen frames to PORT in a pcap."""
+    from tdm_uapi import TDMRX as k
+    out = []
+    for t, frame, lt in read_pcap(path):
+        dport, off = udp_payload(frame, lt)
+        if dport != port or len(frame) < off + 24:
+            continue
+        magic, _, _, _, snd, _, seq = struct.unpack("!IBBHIIQ", frame[off:off + 24])
+        if magic == k["TDM_PKT_MAGIC"]:
+            out.append((t, snd, seq))
+    return out
+
+
+def cmd_port_drops(a):
+    """The switch port's drops from taps at its inputs (--in, one per
+    sender's wire) and its output (--out): key=value lines."""
+    arr = []
+    for f in a.inputs:
+        arr += tdm_frames(f, a.port)
+    dep = {(s, q): t for t, s, q in tdm_frames(a.out, a.port)}
+    res, first = port_drops(arr, dep)
+    for k in sorted(res):
+        print("%s=%d" % (k, res[k]))
+    for t, snd, others in first:
+        print("# collision: t=%d.%09d sender %d, buffer held senders %s"
+              % (t // NSEC, t % NSEC, snd, others))
 
 
 # ---- nl: raw netlink qdisc requests ---------------------------------------
@@ -1049,8 +1133,14 @@ def main():
         w.add_argument("--" + o, type=int, required=True)
     w.add_argument("--buffer", type=int, default=1, help="switch port, frames")
 
+    pd = sub.add_parser("port-drops")
+    pd.add_argument("--in", dest="inputs", nargs="+", required=True,
+                    help="taps on the port's inputs (pcap)")
+    pd.add_argument("--out", required=True, help="tap on its output (pcap)")
+    pd.add_argument("--port", type=int, default=8081)
+
     a = p.parse_args()
-    fn = {"wire-check": cmd_wire_check, "flat": cmd_flat, "classes": cmd_classes, "send": cmd_send, "recv": cmd_recv,
+    fn = {"wire-check": cmd_wire_check, "port-drops": cmd_port_drops, "flat": cmd_flat, "classes": cmd_classes, "send": cmd_send, "recv": cmd_recv,
           "pcap": cmd_pcap, "span": cmd_span, "nl": cmd_nl, "clock": cmd_clock}[a.cmd]
     sys.exit(fn(a) or 0)
 

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
 """tools/wire_sweep.py on synthetic sweeps with known answers: the
-smallest clean dead time, the utilization there, and the ratios.
+smallest clean dead time, the utilization there, and the ratios; and the
+switch port's drops told apart (selftests/tdmwin_util.py port_drops).
 
 Prints TAP and "N passed, N failed".  No guest, no root; make check runs it.
 """
@@ -77,6 +78,34 @@ eq(ws.ratio(f["tdmwin"]["dead_ns"], f["usertdm"]["dead_ns"]), 0.1,
 eq(ws.ratio(f["tdmwin"]["dead_ns"], f["taprio"]["dead_ns"]), None,
    "a ratio against a method never clean is none")
 eq(ws.ratio(0, 2000), 0.0, "a dead time of 0 gives the ratio 0")
+
+# The switch port's drops (selftests/tdmwin_util.py port_drops): a drop
+# is a collision only if another sender's frame was in the buffer.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "selftests"))
+import tdmwin_util as tu  # noqa: E402
+
+FT = 100
+arr, dep = [], {}
+for k in range(3):		# sender 0 at line rate: never held
+    arr.append((k * FT, 0, k))
+    dep[(0, k)] = (k + 1) * FT
+for k in range(3, 9):		# sender 0 bunched: 6 at once, 5 fit, 1 dropped
+    arr.append((1000, 0, k))
+    if k < 8:
+        dep[(0, k)] = 1000 + (k - 2) * FT
+arr.append((1050, 1, 0))	# sender 1 while sender 0 fills it: collision
+arr.append((1600, 1, 1))	# after the buffer drained, left: not a drop
+dep[(1, 1)] = 1700
+arr.append((1650, 2, 0))	# sender 1's frame still in: a collision with 1
+res, first = tu.port_drops(list(reversed(arr)), dep)
+eq(res, {"arrived": 12, "departed": 9, "dropped": 3, "collision": 2, "self": 1},
+   "port drops: one self drop, two collisions, whatever the input order")
+eq([(t, s, o) for t, s, o in first], [(1050, 1, [0]), (1650, 2, [1])],
+   "port drops: each collision names the senders in the buffer")
+res, _ = tu.port_drops([(0, 0, 0), (0, 0, 1)], {(0, 0): 0})
+eq((res["collision"], res["self"]), (0, 1),
+   "port drops: a frame that left at the instant of an arrival is not in the buffer")
 
 print("1..%d" % n)
 print("%d passed, %d failed" % (n - failed, failed))
