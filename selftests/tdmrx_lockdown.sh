@@ -57,6 +57,8 @@ tdm_log "doctor: $(grep -m1 'tdmrx.ko:' <<<"$out")"
 out=$(nsx "$B" "$TDMSTAT" capture --recorder kmod -i tdmB -u 5001 -p "$PLAN" -d 1s -q \
 	-o "$TDM_TMP/k" 2>&1)
 check_eq "capture --recorder kmod: fails" $? 1
+check_match "capture --recorder kmod: says why modprobe failed" "$out" \
+	"modprobe tdmrx failed \\(.*(Operation not permitted|Key was rejected|Required key not available)\\)"
 tdm_log "capture --recorder kmod: $out"
 
 ip netns exec "$B" "$TDMSTAT" capture --recorder auto -i tdmB -u 5001 -p "$PLAN" \

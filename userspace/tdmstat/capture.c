@@ -68,25 +68,65 @@ struct rec {
 	struct tdm_rxbpf *b;		/* bpf */
 };
 
-/* modprobe -q tdmrx: 0 if it ran and succeeded. */
-static int modprobe_tdmrx(void)
+/*
+ * modprobe tdmrx: 0 if it ran and succeeded; else what it said (its last
+ * line on stderr, "Operation not permitted" under lockdown, say) in WHY.
+ */
+static int modprobe_tdmrx(char *why, size_t len)
 {
-	char *argv[] = { "modprobe", "-q", "tdmrx", NULL };
+	char *argv[] = { "modprobe", "tdmrx", NULL };
 	posix_spawn_file_actions_t fa;
+	char buf[1024], *line;
+	size_t got = 0;
+	int pfd[2], st, rc;
+	ssize_t n;
 	pid_t pid;
-	int st, rc;
 
-	if (posix_spawn_file_actions_init(&fa))
+	snprintf(why, len, "modprobe did not run");
+	if (pipe2(pfd, O_CLOEXEC))
 		return -1;
-	posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null",
+	if (posix_spawn_file_actions_init(&fa)) {
+		close(pfd[0]);
+		close(pfd[1]);
+		return -1;
+	}
+	posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null",
 					 O_WRONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, pfd[1], STDERR_FILENO);
 	rc = posix_spawnp(&pid, "modprobe", &fa, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
-	if (rc)
+	close(pfd[1]);
+	if (rc) {
+		close(pfd[0]);
+		snprintf(why, len, "modprobe: %s", strerror(rc));
 		return -1;
+	}
+	/* Keep the end of what it says: its reason comes last. */
+	for (;;) {
+		n = read(pfd[0], buf + got, sizeof(buf) - 1 - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+		if (got == sizeof(buf) - 1) {
+			memmove(buf, buf + got / 2, got - got / 2);
+			got -= got / 2;
+		}
+	}
+	close(pfd[0]);
+	buf[got] = '\0';
+	while (got && (buf[got - 1] == '\n' || buf[got - 1] == ' '))
+		buf[--got] = '\0';
+	line = strrchr(buf, '\n');
+	line = line ? line + 1 : buf;
 	if (waitpid(pid, &st, 0) < 0)
 		return -1;
-	return WIFEXITED(st) && !WEXITSTATUS(st) ? 0 : -1;
+	if (WIFEXITED(st) && !WEXITSTATUS(st))
+		return 0;
+	/* a reason cut to fit is still the reason */
+	(void)tdm_strlcpy(why, *line ? line : "modprobe tdmrx failed", len);
+	return -1;
 }
 
 /* Open the recorder --recorder names; auto: tdmrx.ko if it is loaded or
@@ -94,7 +134,7 @@ static int modprobe_tdmrx(void)
  */
 static int rec_open(struct tdmstat *t, struct rec *r, char *err, size_t errlen)
 {
-	char kerr[256];
+	char kerr[256], why[256], mp[300];
 
 	memset(r, 0, sizeof(*r));
 	if (!strcmp(t->recorder, "bpf")) {
@@ -105,15 +145,20 @@ static int rec_open(struct tdmstat *t, struct rec *r, char *err, size_t errlen)
 		r->rx_open = true;
 		return 0;
 	}
-	if (!modprobe_tdmrx() && !tdm_rx_open(&r->rx, kerr, sizeof(kerr))) {
+	if (modprobe_tdmrx(why, sizeof(why)))
+		snprintf(mp, sizeof(mp), ", and modprobe tdmrx failed (%s)", why);
+	else if (!tdm_rx_open(&r->rx, kerr, sizeof(kerr)))
 		r->rx_open = true;
+	else
+		snprintf(mp, sizeof(mp), " after modprobe tdmrx");
+	if (r->rx_open)
 		return 0;
-	}
 	if (!strcmp(t->recorder, "kmod"))
-		return tdm_set_err(err, errlen, "%s", kerr);
+		return tdm_set_err(err, errlen,
+				   "%s%s; tdmctl doctor says which recorders can work here, --recorder bpf needs no module",
+				   kerr, mp);
 	if (!t->quiet)
-		fprintf(stderr, "tdmstat: %s, and modprobe tdmrx failed: the BPF recorder\n",
-			kerr);
+		fprintf(stderr, "tdmstat: %s%s: the BPF recorder\n", kerr, mp);
 	r->bpf = true;
 	return 0;
 }
