@@ -539,6 +539,7 @@ tdm_switch() {
 	local n=$1 i v mac_rx mac
 	SW_BUF=${2:-${TDM_SWITCH_BUF:-$(tdm_switch_buf)}}
 	declare -gA S
+	S=()
 	setup_ns SW NIC RX || return 1
 	ip -n "$SW" link add br0 type bridge || return 1
 	ip link add swr netns "$SW" type veth peer name rx0 netns "$RX" || return 1
@@ -666,9 +667,11 @@ tdm_switch_count() {
 tdm_switch_taps_start() {
 	local i
 	for i in "${!S[@]}"; do
-		tdm_cap_start "${1}_in$i" "$SW" "swp$i" udp -Q in -s 96 || return 1
+		tdm_cap_start "${1}_in$i" "$SW" "swp$i" udp -Q in -s 96 ||
+			{ tdm_switch_taps_stop "$1" >/dev/null; return 1; }
 	done
-	tdm_cap_start "${1}_out" "$RX" rx0 udp -s 96
+	tdm_cap_start "${1}_out" "$RX" rx0 udp -s 96 ||
+		{ tdm_switch_taps_stop "$1" >/dev/null; return 1; }
 }
 tdm_switch_taps_stop() {
 	local i

@@ -121,7 +121,7 @@ EOF
 done
 GEN_ARGS=(--pace windows --plan PLAN --name s)
 mark=$(tdm_hostload_mark)
-run free
+run free || { tdm_fail "free: the run did not complete"; tdm_exit; }
 tdm_quiet_judge "$mark"
 offered=$((SENT * (WIRE_SIZE + WIRE_FRAME_EXTRA) * 8 / SECS / 1000000))
 check_num "free: the offered load is below the line rate ($offered of $WIRE_MBIT Mbit/s)" \
@@ -140,7 +140,7 @@ done
 GEN_ARGS=()
 tdm_quiet_wait 10 || tdm_log "$TDM_LOADED"
 mark=$(tdm_hostload_mark)
-run tdmwin
+run tdmwin || { tdm_fail "tdmwin: the run did not complete"; tdm_exit; }
 tdm_quiet_judge "$mark"
 check_num "tdmwin: frames reached the receiver" "${C[rx]}" -gt 0
 # Senders in their own windows never share the port's buffer: a collision

@@ -188,7 +188,7 @@ WIRE_METHODS = ("free", "usertdm", "taprio", "taprio_txtime", "tdmwin", "tdmwin_
 
 def wire_section(runs):
     """The figure of merit: per sender count and method, the smallest dead
-    time with no overlap and no loss at the switch port, the utilization
+    time with no overlap and no collision at the switch port, the utilization
     there, and the ratios against user-space TDM and taprio."""
     out = []
     for name, r in runs.items():
@@ -223,13 +223,33 @@ def wire_section(runs):
                               "dead time / usertdm's", "dead time / taprio's"], rows))
             out.append("")
             out.append(table(["method", "dead time (us)", "sent", "lost at switch",
+                              "of them collisions", "self drops (emulator)",
                               "NIC drops", "received", "overlapping windows",
                               "windows", "host loaded"],
                              [(p["method"], "%.0f" % (p["dead_ns"] / 1e3), p.get("sent"),
-                               p.get("loss"), p.get("nic_drops"), p.get("received"),
+                               p.get("loss"), p.get("collisions"), p.get("self_drops"),
+                               p.get("nic_drops"), p.get("received"),
                                p.get("overlap"), p.get("windows"),
                                "yes" if p.get("host_loaded") else "no")
                               for p in sorted(at, key=lambda p: (p["method"], p["dead_ns"]))]))
+            out.append("")
+            # Where no method is clean, the collisions still compare them.
+            deads = sorted({p["dead_ns"] for p in at})
+            crow = []
+            for m in methods:
+                row = [m]
+                for d in deads:
+                    c = [p.get("collisions") for p in at
+                         if p["method"] == m and p["dead_ns"] == d]
+                    t = [p.get("collisions") for p in at
+                         if p["method"] == "tdmwin" and p["dead_ns"] == d]
+                    x = c[0] if c else None
+                    row.append("-" if x is None else "%d (%s)" % (
+                        x, wire_sweep.ratio(x, t[0] if t else None)))
+                crow.append(row)
+            out.append("Frames lost to collisions at the switch port, and in "
+                       "brackets their ratio to tdmwin's, per dead time (us):\n")
+            out.append(table(["method"] + ["%.0f" % (d / 1e3) for d in deads], crow))
             out.append("")
         out.append("Targets: tdmwin's smallest clean dead time <= 1/5 of "
                    "usertdm's and <= taprio's; utilization there >= 95 % with "

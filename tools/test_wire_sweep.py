@@ -30,9 +30,11 @@ def eq(got, want, desc):
     tap(got == want, desc, "got %r, want %r" % (got, want))
 
 
-def pt(method, dead_us, overlap=0, loss=0, cycles=100, goodput=0):
+def pt(method, dead_us, overlap=0, loss=0, cycles=100, goodput=0, self_drops=0):
+    """LOSS: frames lost to collisions; SELF_DROPS: the emulator's."""
     return {"method": method, "dead_ns": dead_us * US, "overlap": overlap,
-            "loss": loss, "cycles": cycles, "goodput_bps": goodput}
+            "loss": loss + self_drops, "collisions": loss,
+            "self_drops": self_drops, "cycles": cycles, "goodput_bps": goodput}
 
 
 # tdmwin clean from 200 us up; usertdm dirty below 2000 us; taprio never.
@@ -59,6 +61,15 @@ short = [pt("m", 100, cycles=10), pt("m", 200)]
 eq(ws.smallest_clean(short, "m", 100), 200 * US, "a point of too few cycles is not clean")
 eq(ws.smallest_clean([pt("m", 100, cycles=99)], "m", 100), None,
    "only short points: none")
+# Self drops (the emulator's bunching) do not spoil a point; collisions do.
+bunched = [pt("m", 100, self_drops=600), pt("m", 200, self_drops=50)]
+eq(ws.smallest_clean(bunched, "m", 100), 100 * US,
+   "self drops alone leave a point clean")
+eq(ws.smallest_clean(bunched + [pt("m", 200, loss=1, self_drops=5)], "m", 100), None,
+   "one collision spoils a point whatever its self drops")
+eq(ws.smallest_clean([{"method": "m", "dead_ns": 0, "overlap": 0, "loss": 0,
+                       "cycles": 100}], "m", 100), None,
+   "a point without the collision count is not clean")
 # Order of the input does not matter.
 eq(ws.smallest_clean(list(reversed(sweep)), "tdmwin", 100), 200 * US,
    "the input's order does not matter")
