@@ -362,9 +362,11 @@ WIRE_SLACK=100000
 # A straggler's limit: a stall of the emulated vCPU between the gate's
 # dequeue and the tap's stamp, even on a quiet host: 792 us seen once in
 # 5754 frames (CI run, host load 0.00), 1,061 us once in 8,368 (mq on
-# 6.12, host load 0.00), so 2 ms: still below the 3.6 ms by which a gate
-# that ignores the wire overruns its windows (tdmwin_wire.sh's calibration).
-WIRE_FAR_NS=2000000
+# 6.12, host load 0.00), 2,264 us once in 7,069 (mq on 6.12, host load
+# 0.00, stop 20), so 3 ms: still below the 3.6 ms by which a gate that
+# ignores the wire overruns its windows (tdmwin_wire.sh's calibration),
+# which the stray allowance catches besides (40 % of its frames outside).
+WIRE_FAR_NS=3000000
 # shellcheck disable=SC2034
 WIRE_GUARD=1000000
 # After the emulated NIC: at most 20 % outside.  netem's timer and TCG's
