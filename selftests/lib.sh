@@ -545,31 +545,18 @@ tdm_switch() {
 	setup_ns SW NIC RX || return 1
 	ip -n "$SW" link add br0 type bridge || return 1
 	ip link add swr netns "$SW" type veth peer name rx0 netns "$RX" || return 1
-	ip -n "$SW" link set swr master br0
-	tdm_wire_serializer "$SW" swr "$SW_BUF" add || return 1
+	tdm_switch_port "$RX" rx0 swr swp || return 1
 	ip -n "$RX" addr add "$TDM_SW_IP_RX/24" dev rx0
 	ip -n "$SW" link set br0 up
-	ip -n "$SW" link set swr up
 	ip -n "$RX" link set rx0 up
-	tdm_rps "$SW" swr
-	tdm_rps "$RX" rx0
 	mac_rx=$(nsx "$RX" cat /sys/class/net/rx0/address)
 	bridge -n "$SW" fdb add "$mac_rx" dev swr master static
 	for i in $(seq "$n"); do
 		setup_ns "SND$i" || return 1
 		v=SND$i
 		S[$i]=${!v}
-		ip link add tx0 netns "${S[$i]}" numtxqueues "${TDM_SWITCH_TXQ:-1}" \
-			type veth peer name "nin$i" netns "$NIC" || return 1
-		ip link add "nout$i" netns "$NIC" type veth peer name "swp$i" \
-			netns "$SW" || return 1
-		ip -n "$NIC" link add "nbr$i" type bridge || return 1
-		ip -n "$NIC" link set "nin$i" master "nbr$i"
-		ip -n "$NIC" link set "nout$i" master "nbr$i"
-		tdm_wire_serializer "$NIC" "nout$i" "$WIRE_RING" add || return 1
-		ip -n "$SW" link set "swp$i" master br0
-		for v in "nbr$i" "nin$i" "nout$i"; do ip -n "$NIC" link set "$v" up; done
-		ip -n "$SW" link set "swp$i" up
+		tdm_switch_nic "$i" "${S[$i]}" tx0 numtxqueues "${TDM_SWITCH_TXQ:-1}" ||
+			return 1
 		ip -n "${S[$i]}" addr add "$(tdm_switch_ip "$i")/24" dev tx0
 		ip -n "${S[$i]}" link set tx0 up
 		mac=$(nsx "${S[$i]}" cat /sys/class/net/tx0/address)
@@ -579,10 +566,64 @@ tdm_switch() {
 			dev rx0 nud permanent
 		bridge -n "$NIC" fdb add "$mac_rx" dev "nout$i" master static
 		bridge -n "$SW" fdb add "$mac" dev "swp$i" master static
-		tdm_rps "$NIC" "nin$i"
-		tdm_rps "$NIC" "nout$i"
-		tdm_rps "$SW" "swp$i"
 	done
+}
+
+# tdm_switch_port RXNS RXDEV PORT IN: the switch's port PORT (in $SW, made
+# by the caller, the peer of RXDEV in RXNS, the receiver) joins the bridge
+# br0 and drains toward the receiver at WIRE_MBIT with a buffer of SW_BUF
+# frames.  Records where the switch testbed's helpers below find the
+# port, the receiver's device and the port's inputs: the switch's ports of
+# the senders' wires are named IN<i> (tdm_switch_nic).
+tdm_switch_port() {
+	TDM_SW_RXNS=$1 TDM_SW_RXDEV=$2 TDM_SW_PORT=$3 TDM_SW_IN=$4
+	ip -n "$SW" link set "$TDM_SW_PORT" master br0 || return 1
+	tdm_wire_serializer "$SW" "$TDM_SW_PORT" "$SW_BUF" add || return 1
+	ip -n "$SW" link set "$TDM_SW_PORT" up
+	tdm_rps "$SW" "$TDM_SW_PORT"
+	tdm_rps "$TDM_SW_RXNS" "$TDM_SW_RXDEV"
+}
+
+# tdm_switch_nic I NS DEV [LINK ARGS...]: sender I's device DEV in NS
+# (made here, a veth with LINK ARGS) reaches the switch's bridge br0 in $SW
+# through its own emulated NIC in $NIC:
+#
+#   NS DEV ==veth== nin<I> [bridge nbr<I>] nout<I> ==veth== <TDM_SW_IN><I> [br0]
+#
+# nout<I> is a tdm_wire_serializer of WIRE_RING frames: the NIC's ring
+# and the sender's wire.  Call tdm_switch_port first.
+tdm_switch_nic() {
+	local i=$1 ns=$2 dev=$3 port=$TDM_SW_IN$1 v
+	shift 3
+	ip link add "$dev" netns "$ns" "$@" type veth peer name "nin$i" \
+		netns "$NIC" || return 1
+	ip link add "nout$i" netns "$NIC" type veth peer name "$port" \
+		netns "$SW" || return 1
+	ip -n "$NIC" link add "nbr$i" type bridge || return 1
+	ip -n "$NIC" link set "nin$i" master "nbr$i"
+	ip -n "$NIC" link set "nout$i" master "nbr$i"
+	tdm_wire_serializer "$NIC" "nout$i" "$WIRE_RING" add || return 1
+	ip -n "$SW" link set "$port" master br0
+	for v in "nbr$i" "nin$i" "nout$i"; do ip -n "$NIC" link set "$v" up; done
+	ip -n "$SW" link set "$port" up
+	tdm_rps "$NIC" "nin$i"
+	tdm_rps "$NIC" "nout$i"
+	tdm_rps "$SW" "$port"
+}
+
+# tdm_free_plan FILE I CYCLE_NS WINDOW_NS: the plan of free-running sender
+# I (from 1): one burst of WINDOW_NS per cycle of its own clock (tdmgen
+# --pace windows --plan FILE --name s), the cycle 1/64 longer than sender
+# I-1's, as unsynchronized clocks drift, exaggerated so that the bursts
+# meet within a run of seconds.
+tdm_free_plan() {
+	cat >"$1" <<EOF
+[global]
+clock       realtime
+cycle_time  $(($3 + ($2 - 1) * $3 / 64))ns
+[sender s]
+window 0 ${4}ns
+EOF
 }
 
 # tdm_switch_sink PORT: a UDP socket on the receiver that never reads (the
@@ -618,20 +659,20 @@ tdm_switch_check() {
 # and added again: a replace by the same kind keeps the counters).
 tdm_switch_reset() {
 	local i
-	tc -n "$SW" qdisc del dev swr root
-	tdm_wire_serializer "$SW" swr "$SW_BUF" add || return 1
+	tc -n "$SW" qdisc del dev "$TDM_SW_PORT" root
+	tdm_wire_serializer "$SW" "$TDM_SW_PORT" "$SW_BUF" add || return 1
 	for i in "${!S[@]}"; do
 		tc -n "$NIC" qdisc del dev "nout$i" root
 		tdm_wire_serializer "$NIC" "nout$i" "$WIRE_RING" add || return 1
 	done
-	TDM_SW_RX0=$(nsx "$RX" cat /sys/class/net/rx0/statistics/rx_packets)
+	TDM_SW_RX0=$(nsx "$TDM_SW_RXNS" cat "/sys/class/net/$TDM_SW_RXDEV/statistics/rx_packets")
 }
 
 # tdm_switch_idle: true when every NIC's FIFO and the switch port's buffer
 # are empty.
 tdm_switch_idle() {
 	local i
-	[ "$(tc -n "$SW" -s -j qdisc show dev swr | py flat --kind netem |
+	[ "$(tc -n "$SW" -s -j qdisc show dev "$TDM_SW_PORT" | py flat --kind netem |
 		sed -n 's/^qlen=//p')" = 0 ] || return 1
 	for i in "${!S[@]}"; do
 		[ "$(tc -n "$NIC" -s -j qdisc show dev "nout$i" | py flat --kind netem |
@@ -656,23 +697,26 @@ tdm_switch_count() {
 		_sc[nic.sent]=$(( ${_sc[nic.sent]} + ${q[packets]:-0} ))
 		_sc[nic.drops]=$(( ${_sc[nic.drops]} + ${q[drops]:-0} ))
 	done
-	tdm_kv q "$(tc -n "$SW" -s -j qdisc show dev swr | py flat --kind netem)"
+	tdm_kv q "$(tc -n "$SW" -s -j qdisc show dev "$TDM_SW_PORT" | py flat --kind netem)"
 	_sc["sw.sent"]=${q[packets]:-0}
 	_sc["sw.drops"]=${q[drops]:-0}
-	_sc["rx"]=$(( $(nsx "$RX" cat /sys/class/net/rx0/statistics/rx_packets) - ${TDM_SW_RX0:-0} ))
+	_sc["rx"]=$(( $(nsx "$TDM_SW_RXNS" cat "/sys/class/net/$TDM_SW_RXDEV/statistics/rx_packets") - ${TDM_SW_RX0:-0} ))
 }
 
-# tdm_switch_taps_start NAME: taps on the switch port's inputs (every
-# sender's wire as it reaches the switch: swp<i>, inbound) and on its output
-# (rx0), the first 96 bytes of each frame (the tdmgen header).
-# tdm_switch_taps_stop NAME stops them once the FIFOs drained.
+# tdm_switch_taps_start NAME [PORT]: taps on the switch port's inputs
+# (every sender's wire as it reaches the switch: swp<i>, inbound) and on
+# its output (the receiver's rx0), the first 96 bytes of each frame (the
+# tdmgen header) of UDP to PORT (8081) only: tdm_cap_stop waits for a
+# capture file to stop growing, which PTP's messages beside the data would
+# put off to its time limit.  On tdmd_topology's wire the ports are swm<i>
+# and c0.  tdm_switch_taps_stop NAME stops them once the FIFOs drained.
 tdm_switch_taps_start() {
-	local i
+	local i f="udp dst port ${2:-8081}"
 	for i in "${!S[@]}"; do
-		tdm_cap_start "${1}_in$i" "$SW" "swp$i" udp -Q in -s 96 ||
+		tdm_cap_start "${1}_in$i" "$SW" "$TDM_SW_IN$i" "$f" -Q in -s 96 ||
 			{ tdm_switch_taps_stop "$1" >/dev/null; return 1; }
 	done
-	tdm_cap_start "${1}_out" "$RX" rx0 udp -s 96 ||
+	tdm_cap_start "${1}_out" "$TDM_SW_RXNS" "$TDM_SW_RXDEV" "$f" -s 96 ||
 		{ tdm_switch_taps_stop "$1" >/dev/null; return 1; }
 }
 tdm_switch_taps_stop() {

@@ -37,28 +37,49 @@ tdmd_require() {
 tdmd_ip() { echo "198.18.1.$((10 + $1))"; }
 tdmd_ip6() { echo "2001:db8:7d4::$((10 + $1))"; }
 
-# _tdmd_port NS IFNAME IP IP6 SWPORT: one veth from NS to the switch.
-_tdmd_port() {
-	local ns=$1 dev=$2 ip=$3 ip6=$4 sw=$5
-	ip link add "$dev" netns "$ns" type veth peer name "$sw" netns "$SW" || return 1
-	ip -n "$SW" link set "$sw" master br0 up
-	ip -n "$ns" addr add "$ip/24" dev "$dev"
+# _tdmd_addr NS IFNAME IP IP6: IFNAME's addresses, and up.
+_tdmd_addr() {
+	local ns=$1 dev=$2
+	ip -n "$ns" addr add "$3/24" dev "$dev"
 	nsx "$ns" sysctl -qw "net.ipv6.conf.$dev.disable_ipv6=0"
-	ip -n "$ns" addr add "$ip6/64" dev "$dev" nodad
+	ip -n "$ns" addr add "$4/64" dev "$dev" nodad
 	ip -n "$ns" link set "$dev" up
 }
 
-# tdmd_topology N: namespaces SW (bridge br0), C (coordinator, dev c0) and
+# _tdmd_port NS IFNAME IP IP6 SWPORT: one veth from NS to the switch.
+_tdmd_port() {
+	ip link add "$2" netns "$1" type veth peer name "$5" netns "$SW" || return 1
+	ip -n "$SW" link set "$5" master br0 up
+	_tdmd_addr "$1" "$2" "$3" "$4"
+}
+
+# tdmd_topology N [wire]: namespaces SW (bridge br0), C (coordinator, dev c0) and
 # M1..MN (dev m0); IPv4 and IPv6; static neighbours between the
 # coordinator and each member, so that no ARP or ND has to pass a held
 # gate.  Sets C, SW and M[i].
+#
+# With "wire", the switch testbed's wire (lib.sh, tdm_switch_port and
+# tdm_switch_nic): each member's m0 reaches the switch through an emulated
+# NIC of its own (namespace NIC), and the switch's port toward the
+# coordinator, swc, drains at WIRE_MBIT with a buffer of SW_BUF frames
+# (TDM_SWITCH_BUF, else tdm_switch_buf): the coordinator is the receiver
+# behind the bottleneck.  S[i] is M[i] then, for the tdm_switch_* helpers.
 tdmd_topology() {
-	local n=$1 i ns
-	declare -gA M MAC
+	local n=$1 wire=${2:-} i ns
+	declare -gA M MAC S
 	setup_ns SW C || return 1
 	ip -n "$SW" link add br0 type bridge || return 1
 	ip -n "$SW" link set br0 up
-	_tdmd_port "$C" c0 $TDMD_IP_C $TDMD_IP6_C swc || return 1
+	if [ "$wire" = wire ]; then
+		S=()
+		SW_BUF=${TDM_SWITCH_BUF:-$(tdm_switch_buf)}
+		setup_ns NIC || return 1
+		ip link add c0 netns "$C" type veth peer name swc netns "$SW" || return 1
+		tdm_switch_port "$C" c0 swc swm || return 1
+		_tdmd_addr "$C" c0 $TDMD_IP_C $TDMD_IP6_C
+	else
+		_tdmd_port "$C" c0 $TDMD_IP_C $TDMD_IP6_C swc || return 1
+	fi
 	MAC[0]=$(nsx "$C" cat /sys/class/net/c0/address)
 	for i in $(seq "$n"); do
 		ns="tdm-m$i-$$-$RANDOM"
@@ -66,7 +87,14 @@ tdmd_topology() {
 		NS_LIST+=("$ns")
 		ip -n "$ns" link set lo up
 		M[$i]=$ns
-		_tdmd_port "$ns" m0 "$(tdmd_ip "$i")" "$(tdmd_ip6 "$i")" "swm$i" || return 1
+		if [ "$wire" = wire ]; then
+			S[$i]=$ns
+			tdm_switch_nic "$i" "$ns" m0 || return 1
+			_tdmd_addr "$ns" m0 "$(tdmd_ip "$i")" "$(tdmd_ip6 "$i")"
+		else
+			_tdmd_port "$ns" m0 "$(tdmd_ip "$i")" "$(tdmd_ip6 "$i")" "swm$i" ||
+				return 1
+		fi
 		MAC[$i]=$(nsx "$ns" cat /sys/class/net/m0/address)
 	done
 	for i in $(seq "$n"); do

@@ -111,13 +111,7 @@ run() {
 # ---- free-running: bursts on unsynchronized clocks ---------------------------
 
 for i in $(seq "$SENDERS"); do
-	cat >"$TDM_TMP/free-$i.conf" <<EOF
-[global]
-clock       realtime
-cycle_time  $((CYCLE + (i - 1) * CYCLE / 64))ns
-[sender s]
-window 0 ${WINDOW}ns
-EOF
+	tdm_free_plan "$TDM_TMP/free-$i.conf" "$i" "$CYCLE" "$WINDOW"
 done
 GEN_ARGS=(--pace windows --plan PLAN --name s)
 mark=$(tdm_hostload_mark)

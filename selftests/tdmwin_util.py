@@ -601,11 +601,13 @@ def port_drops(arrivals, departures):
     sender's wire.  No wire can do that; on the switch testbed it is the
     emulator, which bunches a sender's frames when a timer or the receive
     softirq runs late (Documentation/testbed.rst).  Returns a dict of
-    counts and the first collisions as (t_ns, sender, [other senders])."""
+    counts, the first collisions as (t_ns, sender, [other senders]) and
+    the drops by sender: {sender: [collisions, self drops]}."""
     import heapq
     res = {"arrived": 0, "departed": 0, "dropped": 0, "collision": 0,
            "self": 0}
     first = []
+    by = {}
     heap = []			# (departure, sender) of frames in the buffer
     held = {}			# sender -> its frames in the buffer
     for t, snd, seq in sorted(arrivals):
@@ -621,13 +623,16 @@ def port_drops(arrivals, departures):
             continue
         res["dropped"] += 1
         others = sorted(s for s, k in held.items() if k and s != snd)
+        mine = by.setdefault(snd, [0, 0])
         if others:
             res["collision"] += 1
+            mine[0] += 1
             if len(first) < 10:
                 first.append((t, snd, others))
         else:
             res["self"] += 1
-    return res, first
+            mine[1] += 1
+    return res, first, by
 
 
 def tdm_frames(path, port):
@@ -651,9 +656,11 @@ def cmd_port_drops(a):
     for f in a.inputs:
         arr += tdm_frames(f, a.port)
     dep = {(s, q): t for t, s, q in tdm_frames(a.out, a.port)}
-    res, first = port_drops(arr, dep)
+    res, first, by = port_drops(arr, dep)
     for k in sorted(res):
         print("%s=%d" % (k, res[k]))
+    for snd in sorted(by):
+        print("collision.%d=%d\nself.%d=%d" % (snd, by[snd][0], snd, by[snd][1]))
     for t, snd, others in first:
         print("# collision: t=%d.%09d sender %d, buffer held senders %s"
               % (t // NSEC, t % NSEC, snd, others))

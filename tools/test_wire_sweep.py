@@ -109,12 +109,14 @@ arr.append((1050, 1, 0))	# sender 1 while sender 0 fills it: collision
 arr.append((1600, 1, 1))	# after the buffer drained, left: not a drop
 dep[(1, 1)] = 1700
 arr.append((1650, 2, 0))	# sender 1's frame still in: a collision with 1
-res, first = tu.port_drops(list(reversed(arr)), dep)
+res, first, by = tu.port_drops(list(reversed(arr)), dep)
 eq(res, {"arrived": 12, "departed": 9, "dropped": 3, "collision": 2, "self": 1},
    "port drops: one self drop, two collisions, whatever the input order")
 eq([(t, s, o) for t, s, o in first], [(1050, 1, [0]), (1650, 2, [1])],
    "port drops: each collision names the senders in the buffer")
-res, _ = tu.port_drops([(0, 0, 0), (0, 0, 1)], {(0, 0): 0})
+eq(by, {0: [0, 1], 1: [1, 0], 2: [1, 0]},
+   "port drops: each sender's collisions and self drops")
+res, _, _ = tu.port_drops([(0, 0, 0), (0, 0, 1)], {(0, 0): 0})
 eq((res["collision"], res["self"]), (0, 1),
    "port drops: a frame that left at the instant of an arrival is not in the buffer")
 
