@@ -1,18 +1,34 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
 """The demo's report: the gated run, the free-running run (no TDM) and the
-user-space TDM run (the original tool's method) side by side.
+user-space TDM run (the original tool's method) side by side, on the wire
+testbed (Documentation/testbed.rst).
 
 Reads what tools/demo-guest left in its output folder: tdmstat's CSV/JSON
-for each run (gated-*, free-*, usertdm-*), tdmgen's JSON summaries and the
-senders' qdisc counters (tc -s -j), and prints
+for each run (gated-*, free-*, usertdm-*), tdmgen's JSON summaries, the
+senders' qdisc counters (tc -s -j) and the NICs' and the switch port's
+(NAME-switch.json, with the port's drops told apart by its taps), and
+prints
 
   * the first windows of the gated run (the per-window table; all of them
     are in gated-windows.csv),
-  * per sender and run: windows, packets, rate, loss, packets that arrived
-    outside their sender's window, the smallest observed dead time before
-    the sender's windows, and the gate-open latency of its qdisc,
+  * per sender and run: windows, packets, goodput, loss and where it
+    happened (collisions at the switch port, the emulator's bunching
+    there, elsewhere), packets that left or arrived outside their sender's
+    window, windows overlapping another sender's, the smallest observed
+    dead time before the sender's windows, and the gate-open latency of
+    its qdisc,
+  * per run: offered load, goodput and utilization of the line rate, the
+    plan's slot utilization,
   * a verdict per run.
+
+Loss at the switch port is told apart by taps on its inputs and output
+(selftests/tdmwin_util.py port_drops): a collision is a frame dropped while
+another sender's frame was in the port's buffer, the senders overlapping
+at the bottleneck; a self drop is one dropped with only its own sender's
+frames there, which a wire at the port's rate cannot cause: the emulator
+bunched them (a late timer or softirq).  The first is what TDM prevents,
+the second is reported as the emulator's.
 
 Every packet is counted: each received packet (duplicates aside) is
 inside its window, outside it, or of "no window" (its window has no row in
@@ -40,16 +56,22 @@ same check can run with zero tolerances.
 The free-running and user-space TDM runs are reported, not judged: they
 are what the gate is compared with.
 
-With --check the exit status is 1 when the gated run lost packets, lacks a
-sender's sent count, let more than --outlier-permille of its packets
-leave outside their sender's windows, has departures of no window (they
-cannot be judged), or when a run's counts do not add up.
+With --check the exit status is 1 when the gated run lacks a sender's
+sent count, has departures of no window (they cannot be judged), or when
+a run's counts do not add up; and, on a quiet host (timing checks: a vCPU
+stalled for milliseconds delays a frame past its window whatever the gate
+did), when it let more than --outlier-permille of its packets leave
+outside their sender's windows, lost more than that share to collisions
+at the switch port, or lost any frame anywhere but at the switch port.
 """
 import argparse
 import csv
 import json
 import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import wire_sweep  # noqa: E402
 
 
 def load_csv(path):
@@ -83,12 +105,16 @@ def load_run(folder, name, senders, early_ns, late_ns):
             "windows": s.get("windows") or 0,
             "start": s.get("start_rx_ns"), "end": s.get("end_rx_ns"),
             "bytes": 0, "outside_tol": 0, "inside": 0, "no_window": 0,
-            "dead_min": None, "lat_mean": None, "lat_max": None}
+            "dead_min": None, "lat_mean": None, "lat_max": None,
+            "overlaps": 0, "qdisc_drops": None, "collisions": None,
+            "self_drops": None, "nic_drops": None}
     for w in wins:
         r = res.get(int(w["sender"]))
         if r is None:
             continue
         r["bytes"] += num(w["bytes"], 0)
+        if num(w.get("overlap_front"), 0) or num(w.get("overlap_back"), 0):
+            r["overlaps"] += 1
         d = num(w["dead_rx_ns"])
         if d is not None and (r["dead_min"] is None or d < r["dead_min"]):
             r["dead_min"] = d
@@ -121,6 +147,7 @@ def load_run(folder, name, senders, early_ns, late_ns):
             continue
         if r is None or not q:
             continue
+        r["qdisc_drops"] = q[0].get("drops")
         x = q[0].get("xstats") or {}
         if q[0].get("kind") == "tdmwin" and x.get("open_latency_count"):
             r["lat_mean"] = x.get("open_latency_mean")
@@ -131,8 +158,38 @@ def load_run(folder, name, senders, early_ns, late_ns):
             continue
         r["departures"], r["dep_out"], r["dep_nowin"] = departures(
             "%s-tap-tx%d" % (pre, i), i - 1, early_ns, late_ns)
-    return {"senders": res, "run": summary.get("run", {}),
+        r["nic_judged"], r["nic_out"], _ = departures(
+            "%s-nic-tx%d" % (pre, i), i - 1, early_ns, late_ns)
+    try:
+        with open(pre + "-switch.json") as f:
+            sw = json.load(f)
+    except (OSError, ValueError):
+        sw = None
+    for i, x in enumerate((sw or {}).get("senders", [])):
+        r = res.get(i)
+        if r is not None:
+            r["collisions"] = x["collisions"]
+            r["self_drops"] = x["self_drops"]
+            r["nic_drops"] = x["nic_drops"]
+    return {"senders": res, "run": summary.get("run", {}), "switch": sw,
             "have_packets": have_packets, "other": other}
+
+
+def elsewhere(r):
+    """A sender's lost frames that the switch port did not drop (at its
+    qdisc, its NIC, on the way to the receiver's recorder), or None
+    without the counts."""
+    if r["lost"] is None or r["collisions"] is None:
+        return None
+    return r["lost"] - r["collisions"] - r["self_drops"]
+
+
+def goodput_bps(run, r):
+    """Bits per second on the receiver's wire of what the sender got
+    through: its frames received, whole frames on the wire, over the run's
+    duration."""
+    sw = run["switch"]
+    return r["received"] * sw["frame_bytes"] * 8 / float(sw["duration_s"])
 
 
 def departures(pre, sender, early_ns, late_ns):
@@ -216,36 +273,97 @@ RUNS = {"gated": "gated by tdmwin",
         "free": "free-running, no TDM (pfifo)",
         "usertdm": "user-space TDM, the original method (pfifo)"}
 
+# The per-sender table: heading, and its explanation below the table.
+HEADS = [("windows", None), ("packets", "received"),
+         ("goodput", "Mbit/s on the receiver's wire over the run"),
+         ("lost", None),
+         ("coll/self/else", "where: collisions at the switch port, the "
+          "emulator's bunching there, elsewhere"),
+         ("left_out", "departures outside the sender's windows / all, from "
+          "a tap on the sender (where the gate acts)"),
+         ("nic_out", "the same after the sender's NIC, at the switch port's "
+          "input (carries netem's timer latency)"),
+         ("arrived_out", "at the receiver, beyond the timing tolerances"),
+         ("overlaps", "the sender's windows overlapping another sender's "
+          "at the receiver (arrival times: they carry emulator delay)"),
+         ("no_window", "arrivals whose window has no row, not judged"),
+         ("min_dead", "smallest gap (us) observed at the receiver before "
+          "the sender's windows, negative = overlap"),
+         ("open_lat", "the qdisc's gate-open latency (us), mean/max")]
+
+
+def frac(a, b):
+    return "-" if a is None or b is None else "%d/%d" % (a, b)
+
+
+def cells(run, r):
+    if r is None:
+        return ["-"] * len(HEADS)
+    where = "-" if r["collisions"] is None else "%d/%d/%s" % (
+        r["collisions"], r["self_drops"],
+        "-" if elsewhere(r) is None else elsewhere(r))
+    return [str(r["windows"]), str(r["received"]),
+            "-" if run["switch"] is None else "%.2f" % (goodput_bps(run, r) / 1e6),
+            "-" if r["lost"] is None else str(r["lost"]), where,
+            frac(r["dep_out"], r["departures"]), frac(r["nic_out"], r["nic_judged"]),
+            str(r["outside_tol"]), str(r["overlaps"]), str(r["no_window"]),
+            us(r["dead_min"]),
+            "-" if r["lat_mean"] is None else
+            "%s/%s" % (us(r["lat_mean"]), us(r["lat_max"]))]
+
 
 def summary_table(runs, senders):
-    heads = ["windows", "packets", "Mbit/s", "lost", "left_outside",
-             "arrived_outside", "no_window", "min_dead(us)", "open_lat(us)"]
     names = [n for n in RUNS if runs.get(n)]
+    width = [max(9, len(h) + 1) for h, _ in HEADS]
     print("\nper sender and run: " + "; ".join(
         "%s = %s" % (n, RUNS[n]) for n in names))
-    print("  %-6s %-8s" % ("sender", "run") + "".join(" %15s" % h for h in heads))
+    print("  %-6s %-8s" % ("sender", "run") +
+          "".join(" %*s" % (w, h) for w, (h, _) in zip(width, HEADS)))
     for i in range(senders):
         label = runs["gated"]["senders"].get(i, {}).get("name", str(i)) \
             if runs.get("gated") else str(i)
         for name in names:
-            r = runs[name]["senders"].get(i)
-            cells = ["-"] * len(heads) if r is None else [
-                str(r["windows"]), str(r["received"]), rate(r),
-                "-" if r["lost"] is None else str(r["lost"]),
-                "-" if r["departures"] is None else
-                "%d/%d" % (r["dep_out"], r["departures"]),
-                str(r["outside_tol"]), str(r["no_window"]), us(r["dead_min"]),
-                "-" if r["lat_mean"] is None else
-                "%s/%s" % (us(r["lat_mean"]), us(r["lat_max"]))]
-            print("  %-6s %-8s" % (label, name) +
-                  "".join(" %15s" % c for c in cells))
+            run = runs[name]
+            print("  %-6s %-8s" % (label, name) + "".join(
+                " %*s" % (w, c) for w, c in zip(width, cells(
+                    run, run["senders"].get(i)))))
             label = ""
-    print("  (left_outside: departures outside the sender's windows / all, "
-          "from a tap on the sender;\n   arrived_outside: at the receiver, "
-          "beyond the timing tolerances; no_window: arrivals whose window\n"
-          "   has no row, not judged; open_lat: the qdisc's gate-open\n"
-          "   latency, mean/max; min_dead: smallest gap observed at the "
-          "receiver before the sender's windows, negative = overlap)")
+    for h, why in HEADS:
+        if why:
+            print("   %s: %s" % (h, why))
+
+
+def load_line(run):
+    """Offered load, goodput and utilization of the run, and the plan's
+    slot utilization, from the switch testbed's figures."""
+    sw = run["switch"]
+    if sw is None:
+        return "no switch counts (NAME-switch.json)"
+    s = run["senders"].values()
+    line = sw["mbit"] * 1e6
+    sent = sum(r["sent"] or 0 for r in s)
+    good = sum(goodput_bps(run, r) for r in s)
+    offered = sent * sw["frame_bytes"] * 8 / float(sw["duration_s"])
+    slot = wire_sweep.slot_utilization(sw["window_ns"], sw["guard_ns"],
+                                       sw["dead_ns"])
+    return ("offered %.1f Mbit/s (%.0f %% of the %d Mbit/s line), goodput "
+            "%.1f Mbit/s: utilization %.1f %% of the line; the plan's windows "
+            "less their guard are %.1f %% of the cycle"
+            % (offered / 1e6, 100 * offered / line, sw["mbit"], good / 1e6,
+               100 * good / line, 100 * slot))
+
+
+def port_line(run):
+    """The switch port's drops: tdmgen's told apart, and the rest."""
+    sw = run["switch"]
+    if sw is None:
+        return None
+    t = sw["taps"]
+    return ("switch port (buffer %d frames): %d frames out, %d dropped: "
+            "%d collisions + %d the emulator's bunching (tdmgen's, by the "
+            "taps) + %d others (PTP, tdmd, end markers)"
+            % (sw["buffer"], sw["port_sent"], sw["port_drops"], t["collision"],
+               t["self"], sw["port_drops"] - t["dropped"]))
 
 
 def verdict(name, run, a):
@@ -268,6 +386,9 @@ def verdict(name, run, a):
              a.early_us, a.late_us,
              "%d of %d" % (dep_out, dep_n) if dep else "not measured", out, ovl,
              run["run"].get("ring_drops", "?"), run["run"].get("ts_source", "?")))
+    print("   " + load_line(run))
+    if port_line(run):
+        print("   " + port_line(run))
     acc = accounting(run)
     if acc is None:
         print("   arrivals: no per-packet file, not counted one by one")
@@ -283,8 +404,15 @@ def verdict(name, run, a):
         print("   departures: %d inside + %d outside + %d of no window"
               % (dep_n - dep_out, dep_out, dep_nowin))
     bad = [] if acc is None else acc["bad"]
-    return lost, unknown, (dep_n, dep_out) if len(dep) == len(s) and dep_n \
-        else (n, None), dep_nowin, bad
+    coll = None if any(r["collisions"] is None for r in s) else \
+        sum(r["collisions"] for r in s)
+    other = None if any(elsewhere(r) is None for r in s) else \
+        sum(elsewhere(r) for r in s)
+    return {"lost": lost, "unknown": unknown,
+            "dep": (dep_n, dep_out) if len(dep) == len(s) and dep_n else (n, None),
+            "dep_nowin": dep_nowin, "bad": bad, "collisions": coll,
+            "elsewhere": other, "sent": sum(r["sent"] or 0 for r in s),
+            "self": sum(r["self_drops"] or 0 for r in s)}
 
 
 def main():
@@ -308,42 +436,60 @@ def main():
     window_table(a.folder, a.windows)
     summary_table(runs, a.senders)
     print()
-    lost, unknown, (n, dep_out), dep_nowin, gbad = verdict(
-        "gated", runs["gated"], a)
+    g = verdict("gated", runs["gated"], a)
     fbad = []
     for other in ("free", "usertdm"):
         if runs[other]:
-            fbad += verdict(other, runs[other], a)[4]
-    if a.check:
-        bad = []
-        if gbad or fbad:
-            bad.append("the counts do not add up to the packets received "
-                       "(%s)" % ", ".join(gbad + fbad))
-        if dep_nowin:
-            bad.append("%d departures of the gated run have no window "
-                       "(not judged)" % dep_nowin)
-        if lost or unknown:
-            bad.append("the gated run lost packets or lacks a sent count")
-        if dep_out is None:
-            bad.append("no departure tap for every sender")
-        elif a.host_loaded:
-            print("demo: departures outside their windows not judged, "
-                  "reported: %d of %d (%d allowed on a quiet host); %s"
-                  % (dep_out, n, n * a.outlier_permille // 1000,
-                     a.host_loaded))
-        elif dep_out > n * a.outlier_permille // 1000:
-            bad.append("%d of %d packets of the gated run left outside "
-                       "their windows (%d allowed)"
-                       % (dep_out, n, n * a.outlier_permille // 1000))
-        if not n:
-            bad.append("the gated run received nothing")
-        if bad:
-            print("demo check FAILED: " + "; ".join(bad))
-            return 1
-        print("demo check passed: no loss; %d of %d packets left outside "
-              "their sender's windows, %d allowed%s" %
-              (dep_out, n, n * a.outlier_permille // 1000,
-               " (not judged: host loaded)" if a.host_loaded else ""))
+            fbad += verdict(other, runs[other], a)["bad"]
+    if not a.check:
+        return 0
+    n, dep_out = g["dep"]
+    allowed = n * a.outlier_permille // 1000
+    coll_allowed = g["sent"] * a.outlier_permille // 1000
+    bad = []
+    # Timing checks: judged on a quiet host, else reported.
+    timing = []
+    if g["bad"] or fbad:
+        bad.append("the counts do not add up to the packets received "
+                   "(%s)" % ", ".join(g["bad"] + fbad))
+    if g["dep_nowin"]:
+        bad.append("%d departures of the gated run have no window "
+                   "(not judged)" % g["dep_nowin"])
+    if g["unknown"]:
+        bad.append("the gated run lacks a sent count (%s)"
+                   % ", ".join(g["unknown"]))
+    if dep_out is None:
+        bad.append("no departure tap for every sender")
+    elif dep_out > allowed:
+        timing.append("%d of %d packets of the gated run left outside "
+                      "their windows (%d allowed)" % (dep_out, n, allowed))
+    if g["collisions"] is None or g["elsewhere"] is None:
+        bad.append("no switch port counts for every sender")
+    else:
+        if g["collisions"] > coll_allowed:
+            timing.append("the gated run lost %d of %d frames to collisions "
+                          "at the switch port (%d allowed)"
+                          % (g["collisions"], g["sent"], coll_allowed))
+        if g["elsewhere"]:
+            timing.append("the gated run lost %d frames elsewhere than at "
+                          "the switch port" % g["elsewhere"])
+    if not n:
+        bad.append("the gated run received nothing")
+    if timing and a.host_loaded:
+        print("demo: not judged, reported (%s): %s"
+              % (a.host_loaded, "; ".join(timing)))
+    else:
+        bad += timing
+    if bad:
+        print("demo check FAILED: " + "; ".join(bad))
+        return 1
+    print("demo check passed: the gated run lost %d frames: %d to collisions "
+          "at the switch port (%d allowed), %d to the emulator's bunching "
+          "there, %d elsewhere; %d of %d packets left outside their sender's "
+          "windows, %d allowed%s" %
+          (g["lost"], g["collisions"], coll_allowed, g["self"], g["elsewhere"],
+           dep_out, n, allowed,
+           " (not judged: host loaded)" if a.host_loaded else ""))
     return 0
 
 

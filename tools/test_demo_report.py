@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """tools/demo_report.py on crafted input: every packet counted once, as
 inside its window, outside it, or of no window, and the three add up to
-the packets received; a run whose counts do not add up fails --check.
+the packets received; a run whose counts do not add up fails --check;
+the switch port's drops told apart, a collision failing --check and the
+emulator's bunching not.
 
 Prints TAP and "N passed, N failed".  No guest, no root; make check runs it.
 """
@@ -68,8 +70,10 @@ TAPS_LATE = ((1, [(0, 0, 0.4, 0), (0, 2, 10.5, 0)]),
              (2, [(1, 1, 4.1, 0), (1, 1, 9.0, 0)]))
 
 
-def craft(folder, received, taps=TAPS, run="gated"):
-    """A run as tools/demo-guest leaves it; received: per sender."""
+def craft(folder, received, taps=TAPS, run="gated", port=None):
+    """A run as tools/demo-guest leaves it; received: per sender; port:
+    per sender (collisions, self drops, lost elsewhere)."""
+    port = port or {0: (0, 0, 0), 1: (0, 0, 0)}
     write_csv(os.path.join(folder, run + "-windows.csv"), WIN_HEAD,
               [[w, s, "tx%d" % (s + 1), 1, t * MS, (t + 2) * MS, 1, 0, 1400,
                 0, 0, 0, 0, 0, 0] for w, s, t in ROWS])
@@ -78,12 +82,28 @@ def craft(folder, received, taps=TAPS, run="gated"):
     summary = {"run": {"ring_drops": 0, "ts_source": "sw",
                        "overlap_windows": 0},
                "senders": [{"sender": s, "name": "tx%d" % (s + 1),
-                            "sent": received[s], "received": received[s],
-                            "lost": 0, "windows": 2,
+                            "sent": received[s] + sum(port[s]),
+                            "received": received[s],
+                            "lost": sum(port[s]), "windows": 2,
                             "start_rx_ns": 0, "end_rx_ns": 16 * MS}
                            for s in (0, 1)]}
     with open(os.path.join(folder, run + ".json"), "w") as f:
         json.dump(summary, f)
+    sw = {"mbit": 50, "buffer": 5, "ring": 64, "frame_bytes": 1466,
+          "duration_s": 1, "window_ns": 2 * MS, "dead_ns": 3 * MS,
+          "guard_ns": 0, "cycle_ns": 10 * MS,
+          "port_sent": sum(received.values()) + 2,
+          "port_drops": sum(c + x for c, x, _ in port.values()) + 1,
+          "rx_frames": sum(received.values()) + 2,
+          "taps": {"arrived": 0, "departed": 0,
+                   "dropped": sum(c + x for c, x, _ in port.values()),
+                   "collision": sum(c for c, _, _ in port.values()),
+                   "self": sum(x for _, x, _ in port.values())},
+          "senders": [{"nic_sent": received[s], "nic_drops": port[s][2],
+                       "collisions": port[s][0], "self_drops": port[s][1]}
+                      for s in (0, 1)]}
+    with open(os.path.join(folder, run + "-switch.json"), "w") as f:
+        json.dump(sw, f)
     for i, pk in taps:
         pre = os.path.join(folder, "%s-tap-tx%d" % (run, i))
         write_csv(pre + "-windows.csv", WIN_HEAD,
@@ -133,9 +153,39 @@ def main():
         tap(rc == 1 and "1 of 4 packets of the gated run left outside" in out,
             "--check fails on a departure outside its window", out)
         rc, out = report(d, "--check", "--host-loaded", "host loaded: 1.2")
-        tap(rc == 0 and "not judged, reported: 1 of 4" in out and
+        tap(rc == 0 and "not judged, reported" in out and
+            "1 of 4 packets of the gated run left outside" in out and
             "host loaded: 1.2" in out,
             "a loaded host: the departures are reported, not judged", out)
+
+    # The switch port: the emulator's bunching is reported, a collision
+    # and a frame lost elsewhere fail (timing checks: a quiet host only).
+    with tempfile.TemporaryDirectory() as d:
+        craft(d, {0: 3, 1: 4}, TAPS_OK, port={0: (0, 2, 0), 1: (0, 1, 0)})
+        rc, out = report(d, "--check")
+        tap(rc == 0 and "demo check passed" in out,
+            "the emulator's bunching at the switch port does not fail --check",
+            out)
+        tap("4 dropped: 0 collisions + 3 the emulator's bunching (tdmgen's, "
+            "by the taps) + 1 others" in out,
+            "the switch port's drops are told apart", out)
+        tap("0/2/0" in out and "0/1/0" in out,
+            "each sender's loss: collisions, bunching, elsewhere", out)
+        tap("goodput 0.1 Mbit/s: utilization 0.2 % of the line" in out,
+            "the utilization: frames received on the wire over the line rate",
+            out)
+        craft(d, {0: 3, 1: 4}, TAPS_OK, port={0: (1, 0, 0), 1: (0, 0, 0)})
+        rc, out = report(d, "--check")
+        tap(rc == 1 and "lost 1 of 8 frames to collisions" in out,
+            "--check fails on a collision at the switch port", out)
+        rc, out = report(d, "--check", "--host-loaded", "host loaded: 0.9")
+        tap(rc == 0 and "not judged, reported" in out,
+            "a loaded host: the collisions are reported, not judged", out)
+        craft(d, {0: 3, 1: 4}, TAPS_OK, port={0: (0, 0, 0), 1: (0, 0, 2)})
+        rc, out = report(d, "--check")
+        tap(rc == 1 and "lost 2 frames elsewhere than at the switch port" in out,
+            "--check fails on a frame lost elsewhere than at the switch port",
+            out)
 
     # The user-space TDM run beside the gated one: shown, not judged.
     with tempfile.TemporaryDirectory() as d:
