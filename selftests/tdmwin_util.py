@@ -635,18 +635,91 @@ def port_drops(arrivals, departures):
     return res, first, by
 
 
-def tdm_frames(path, port):
-    """(t_ns, sender, seq) of the tdmgen frames to PORT in a pcap."""
+def tdm_records(path, port):
+    """Yield (t_ns, sender, seq, frame, linktype) of the tdmgen frames to
+    PORT in a pcap."""
     from tdm_uapi import TDMRX as k
-    out = []
     for t, frame, lt in read_pcap(path):
         dport, off = udp_payload(frame, lt)
         if dport != port or len(frame) < off + 24:
             continue
         magic, _, _, _, snd, _, seq = struct.unpack("!IBBHIIQ", frame[off:off + 24])
         if magic == k["TDM_PKT_MAGIC"]:
-            out.append((t, snd, seq))
-    return out
+            yield t, snd, seq, frame, lt
+
+
+def tdm_frames(path, port):
+    """(t_ns, sender, seq) of the tdmgen frames to PORT in a pcap."""
+    return [r[:3] for r in tdm_records(path, port)]
+
+
+def ideal_port(departures, frame_ns, buffer, ring):
+    """The switch testbed without the emulator's timing.  DEPARTURES:
+    (t_ns, sender, seq) of every frame as its sender's qdisc let it go (a
+    tap on the sender's device, where the gate acts).  Each sender's NIC
+    holds RING frames (the one on the wire included; one beyond is dropped
+    there) and puts them on a perfect wire of its own, back to back in
+    that order: a frame starts at max(its departure, the end of the one
+    before) and reaches the switch port when its last bit has, FRAME_NS
+    later.  The port drains at the same rate and holds BUFFER frames, the
+    one it is sending included (as netem's limit counts).  Returns
+    (arrivals, departures, nic_drops) in port_drops's form: (t_ns, sender,
+    seq) at the port's input, {(sender, seq): t_ns} when each frame's last
+    bit left the port, and the frames each NIC dropped {sender: n}.  One
+    sender alone never fills the port: its frames reach it no faster than
+    it drains."""
+    import heapq
+    wire_end = {}
+    nic = {}
+    arr = []
+    for t, snd, seq in sorted(departures):
+        end = max(t, wire_end.get(snd, t))
+        if -(-(end - t) // frame_ns) >= ring:
+            nic[snd] = nic.get(snd, 0) + 1
+            continue
+        wire_end[snd] = end + frame_ns
+        arr.append((end + frame_ns, snd, seq))
+    arr.sort()
+    out = {}
+    queue = []			# when the frames in the port leave it
+    last = 0
+    for t, snd, seq in arr:
+        while queue and queue[0] <= t:
+            heapq.heappop(queue)
+        if len(queue) >= buffer:
+            continue
+        last = max(t, last) + frame_ns
+        heapq.heappush(queue, last)
+        out[(snd, seq)] = last
+    return arr, out, nic
+
+
+def cmd_ideal_port(a):
+    """ideal_port on the senders' taps (--in): the port's drops told apart
+    (port_drops) as key=value lines, and with --pcap the frames that left
+    the port, stamped when they did, for tdmstat analyze."""
+    frame_ns = (a.size + WIRE_FRAME_EXTRA) * 8000 // a.mbit
+    dep, raw = [], {}
+    for f in a.inputs:
+        for t, snd, seq, frame, lt in tdm_records(f, a.port):
+            dep.append((t, snd, seq))
+            raw[(snd, seq)] = (frame, lt)
+    arr, out, nic = ideal_port(dep, frame_ns, a.buffer, a.ring)
+    res, _, by = port_drops(arr, out)
+    res["nic_drops"] = sum(nic.values())
+    for k in sorted(res):
+        print("%s=%d" % (k, res[k]))
+    for snd in sorted(by):
+        print("collision.%d=%d\nself.%d=%d" % (snd, by[snd][0], snd, by[snd][1]))
+    if a.pcap:
+        with open(a.pcap, "wb") as f:
+            lt = next(iter(raw.values()))[1] if raw else 1
+            f.write(struct.pack("<IHHiIII", 0xa1b23c4d, 2, 4, 0, 0, 65535, lt))
+            for (snd, seq), t in sorted(out.items(), key=lambda x: x[1]):
+                frame = raw[(snd, seq)][0]
+                f.write(struct.pack("<IIII", t // NSEC, t % NSEC, len(frame),
+                                    a.size + 42))
+                f.write(frame)
 
 
 def cmd_port_drops(a):
@@ -1140,6 +1213,14 @@ def main():
         w.add_argument("--" + o, type=int, required=True)
     w.add_argument("--buffer", type=int, default=1, help="switch port, frames")
 
+    ip = sub.add_parser("ideal-port")
+    ip.add_argument("--in", dest="inputs", nargs="+", required=True,
+                    help="taps on the senders' devices (pcap)")
+    for o in ("size", "mbit", "buffer", "ring"):
+        ip.add_argument("--" + o, type=int, required=True)
+    ip.add_argument("--port", type=int, default=8081)
+    ip.add_argument("--pcap", help="write the port's output here")
+
     pd = sub.add_parser("port-drops")
     pd.add_argument("--in", dest="inputs", nargs="+", required=True,
                     help="taps on the port's inputs (pcap)")
@@ -1147,7 +1228,7 @@ def main():
     pd.add_argument("--port", type=int, default=8081)
 
     a = p.parse_args()
-    fn = {"wire-check": cmd_wire_check, "port-drops": cmd_port_drops, "flat": cmd_flat, "classes": cmd_classes, "send": cmd_send, "recv": cmd_recv,
+    fn = {"wire-check": cmd_wire_check, "port-drops": cmd_port_drops, "ideal-port": cmd_ideal_port, "flat": cmd_flat, "classes": cmd_classes, "send": cmd_send, "recv": cmd_recv,
           "pcap": cmd_pcap, "span": cmd_span, "nl": cmd_nl, "clock": cmd_clock}[a.cmd]
     sys.exit(fn(a) or 0)
 

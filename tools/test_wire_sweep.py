@@ -120,6 +120,28 @@ res, _, _ = tu.port_drops([(0, 0, 0), (0, 0, 1)], {(0, 0): 0})
 eq((res["collision"], res["self"]), (0, 1),
    "port drops: a frame that left at the instant of an arrival is not in the buffer")
 
+# The ideal wire and port (selftests/tdmwin_util.py ideal_port): the
+# senders' departures on perfect wires into a port of BUFFER frames.
+FT = 1000
+arr, out, nic = tu.ideal_port([(0, 0, k) for k in range(10)], FT, 5, 64)
+res, _, by = tu.port_drops(arr, out)
+eq((res["dropped"], nic), (0, {}),
+   "ideal port: one sender's burst goes through its wire at line rate, no drop")
+eq(sorted(out.values())[:3], [2 * FT, 3 * FT, 4 * FT],
+   "ideal port: a frame leaves the port a frame time after it arrived whole")
+burst = [(0, s, k) for s in (0, 1) for k in range(10)]
+res, _, by = tu.port_drops(*tu.ideal_port(burst, FT, 5, 64)[:2])
+eq((res["arrived"], res["dropped"], res["self"], by), (20, 6, 0, {1: [6, 0]}),
+   "ideal port: two bursts at once: the buffer fills by one a frame time, "
+   "6 collisions")
+_, _, nic = tu.ideal_port([(0, 0, k) for k in range(70)], FT, 5, 64)
+eq(nic, {0: 6}, "ideal port: a NIC ring of 64 frames drops the 65th on")
+res, _, _ = tu.port_drops(*tu.ideal_port(
+    [(0, 0, k) for k in range(10)] + [(10 * FT + 1, 1, k) for k in range(10)],
+    FT, 5, 64)[:2])
+eq(res["dropped"], 0, "ideal port: a second sender after the first's last "
+   "frame left loses nothing")
+
 print("1..%d" % n)
 print("%d passed, %d failed" % (n - failed, failed))
 sys.exit(1 if failed else 0)
