@@ -31,10 +31,13 @@ def eq(got, want, desc):
 
 
 def pt(method, dead_us, overlap=0, loss=0, cycles=100, goodput=0, self_drops=0):
-    """LOSS: frames lost to collisions; SELF_DROPS: the emulator's."""
+    """LOSS: frames lost to collisions; SELF_DROPS: the emulator's.  The
+    ideal port the same as the emulated one, without the self drops."""
     return {"method": method, "dead_ns": dead_us * US, "overlap": overlap,
             "loss": loss + self_drops, "collisions": loss,
-            "self_drops": self_drops, "cycles": cycles, "goodput_bps": goodput}
+            "self_drops": self_drops, "cycles": cycles, "goodput_bps": goodput,
+            "ideal_overlap": overlap, "ideal_loss": loss,
+            "ideal_goodput_bps": goodput}
 
 
 # tdmwin clean from 200 us up; usertdm dirty below 2000 us; taprio never.
@@ -68,8 +71,18 @@ eq(ws.smallest_clean(bunched, "m", 100), 100 * US,
 eq(ws.smallest_clean(bunched + [pt("m", 200, loss=1, self_drops=5)], "m", 100), None,
    "one collision spoils a point whatever its self drops")
 eq(ws.smallest_clean([{"method": "m", "dead_ns": 0, "overlap": 0, "loss": 0,
-                       "cycles": 100}], "m", 100), None,
+                       "cycles": 100}], "m", 100, "emulated"), None,
    "a point without the collision count is not clean")
+eq(ws.smallest_clean([{"method": "m", "dead_ns": 0, "overlap": 0, "loss": 0,
+                       "collisions": 0, "cycles": 100}], "m", 100), None,
+   "a point without the ideal port's counts is not clean there")
+# The ideal port judges by default; the emulated one on request.
+two = [dict(pt("m", 100), collisions=3, overlap=2), pt("m", 200)]
+eq((ws.smallest_clean(two, "m", 100), ws.smallest_clean(two, "m", 100, "emulated")),
+   (100 * US, 200 * US), "the figure is judged at the ideal port by default")
+two[0]["ideal_loss"] = 1
+eq(ws.smallest_clean(two, "m", 100), 200 * US,
+   "a collision at the ideal port spoils the point")
 # Order of the input does not matter.
 eq(ws.smallest_clean(list(reversed(sweep)), "tdmwin", 100), 200 * US,
    "the input's order does not matter")

@@ -6,22 +6,35 @@ which the receiver saw no overlap between senders and the switch port
 lost no frame to a collision of senders, and the utilization there.
 
 A point is one run: {"method", "dead_ns", "cycles", "overlap", "loss",
-"collisions", "self_drops", "goodput_bps", ...}.  Pure functions; tools/test_wire_sweep.py tests them
-on synthetic points with known answers.
+"collisions", "self_drops", "goodput_bps", "ideal_overlap", "ideal_loss",
+"ideal_goodput_bps", ...}.  Each point has two ports: the emulated one
+(overlap, collisions, goodput_bps: the switch testbed's netem port and
+the tap after it) and the ideal one (ideal_*: the same NICs, wires and
+port computed from the senders' taps, where the gates act, without the
+emulator's timing; selftests/tdmwin_util.py ideal_port).  The figure is
+judged at the ideal port by default.  Pure functions;
+tools/test_wire_sweep.py tests them on synthetic points with known
+answers.
 """
 
+# Per port: the point's keys of overlapping windows, frames lost to
+# collisions, and goodput.
+PORTS = {"ideal": ("ideal_overlap", "ideal_loss", "ideal_goodput_bps"),
+         "emulated": ("overlap", "collisions", "goodput_bps")}
 
-def clean(p, min_cycles):
+
+def clean(p, min_cycles, port="ideal"):
     """A point is clean when it ran at least MIN_CYCLES cycles (fewer judge
-    nothing) and saw no overlap and no frame lost to a collision at the
-    switch port (another sender's frame in its buffer).  Self drops, one
-    sender's frames bunched by the emulator (selftests/tdmwin_util.py
-    port_drops), are reported, not judged: no wire can make them."""
-    return (p.get("cycles", 0) >= min_cycles and p.get("overlap", 1) == 0
-            and p.get("collisions", 1) == 0)
+    nothing) and saw no overlap and no frame lost to a collision at PORT.
+    At the emulated port, self drops (one sender's frames bunched by the
+    emulator, selftests/tdmwin_util.py port_drops) are reported, not
+    judged: no wire can make them; the ideal port has none."""
+    ovl, coll, _ = PORTS[port]
+    return (p.get("cycles", 0) >= min_cycles and p.get(ovl, 1) == 0
+            and p.get(coll, 1) == 0)
 
 
-def smallest_clean(points, method, min_cycles):
+def smallest_clean(points, method, min_cycles, port="ideal"):
     """The smallest dead time D of METHOD's points such that the point at D
     and every point of a larger dead time are clean: a clean point below a
     dirty one is luck, not a setting to deploy.  None if the point of the
@@ -31,7 +44,7 @@ def smallest_clean(points, method, min_cycles):
                  key=lambda p: p["dead_ns"])
     best = None
     for d in sorted({p["dead_ns"] for p in pts}, reverse=True):
-        if not all(clean(p, min_cycles) for p in pts if p["dead_ns"] == d):
+        if not all(clean(p, min_cycles, port) for p in pts if p["dead_ns"] == d):
             break
         best = d
     return best
@@ -44,19 +57,21 @@ def slot_utilization(window_ns, guard_ns, dead_ns):
     return (window_ns - guard_ns) / float(window_ns + dead_ns)
 
 
-def figure(points, methods, window_ns, guard_ns, line_bps, min_cycles):
-    """Per method: dead_ns (smallest clean, or None), the slot utilization
-    there and the goodput there over the line rate (the mean of the points
-    at that dead time)."""
+def figure(points, methods, window_ns, guard_ns, line_bps, min_cycles,
+           port="ideal"):
+    """Per method: dead_ns (smallest clean at PORT, or None), the slot
+    utilization there and the goodput there (at PORT) over the line rate
+    (the mean of the points at that dead time)."""
+    good = PORTS[port][2]
     out = {}
     for m in methods:
-        d = smallest_clean(points, m, min_cycles)
+        d = smallest_clean(points, m, min_cycles, port)
         row = {"dead_ns": d, "utilization": None, "goodput_ratio": None}
         if d is not None:
             at = [p for p in points if p.get("method") == m and p["dead_ns"] == d]
             row["utilization"] = round(slot_utilization(window_ns, guard_ns, d), 4)
             row["goodput_ratio"] = round(
-                sum(p.get("goodput_bps", 0) for p in at) / len(at) / line_bps, 4)
+                sum(p.get(good) or 0 for p in at) / len(at) / line_bps, 4)
         out[m] = row
     return out
 
