@@ -107,7 +107,8 @@ def load_run(folder, name, senders, early_ns, late_ns):
             "bytes": 0, "outside_tol": 0, "inside": 0, "no_window": 0,
             "dead_min": None, "lat_mean": None, "lat_max": None,
             "overlaps": 0, "qdisc_drops": None, "collisions": None,
-            "self_drops": None, "nic_drops": None}
+            "self_drops": None, "nic_drops": None, "ideal_lost": None,
+            "ideal_overlaps": None}
     for w in wins:
         r = res.get(int(w["sender"]))
         if r is None:
@@ -171,8 +172,37 @@ def load_run(folder, name, senders, early_ns, late_ns):
             r["collisions"] = x["collisions"]
             r["self_drops"] = x["self_drops"]
             r["nic_drops"] = x["nic_drops"]
+    ideal = load_ideal(pre, res)
     return {"senders": res, "run": summary.get("run", {}), "switch": sw,
-            "have_packets": have_packets, "other": other}
+            "have_packets": have_packets, "other": other, "ideal": ideal}
+
+
+def load_ideal(pre, res):
+    """The ideal port's figures (tools/demo: tdmwin_util.py ideal-port on
+    the senders' taps, and tdmstat analyze on its output): per sender in
+    RES, ideal_lost and ideal_overlaps; for the run {"lost", "overlap",
+    "windows"}, or None without them."""
+    try:
+        with open(pre + "-ideal.txt") as f:
+            kv = dict(line.strip().split("=", 1) for line in f
+                      if "=" in line and not line.startswith("#"))
+        with open(pre + "-ideal.json") as f:
+            run = json.load(f).get("run", {})
+        wins = load_csv(pre + "-ideal-windows.csv")
+    except (OSError, ValueError):
+        return None
+    for i, r in res.items():
+        r["ideal_lost"] = int(kv.get("collision.%d" % i, 0)) + \
+            int(kv.get("self.%d" % i, 0))
+        r["ideal_overlaps"] = 0
+    for w in wins:
+        r = res.get(int(w["sender"]))
+        if r is not None and (num(w.get("overlap_front"), 0) or
+                              num(w.get("overlap_back"), 0)):
+            r["ideal_overlaps"] += 1
+    return {"lost": int(kv.get("dropped", 0)) + int(kv.get("nic_drops", 0)),
+            "overlap": run.get("overlap_windows", 0),
+            "windows": run.get("windows", 0)}
 
 
 def elsewhere(r):
@@ -287,6 +317,8 @@ HEADS = [("windows", None), ("packets", "received"),
          ("overlaps", "the sender's windows overlapping another sender's "
           "at the receiver (arrival times: they carry emulator delay)"),
          ("no_window", "arrivals whose window has no row, not judged"),
+         ("ideal", "the ideal port: frames lost / windows overlapping, "
+          "from the sender's taps on perfect wires into the same port"),
          ("min_dead", "smallest gap (us) observed at the receiver before "
           "the sender's windows, negative = overlap"),
          ("open_lat", "the qdisc's gate-open latency (us), mean/max")]
@@ -307,7 +339,7 @@ def cells(run, r):
             "-" if r["lost"] is None else str(r["lost"]), where,
             frac(r["dep_out"], r["departures"]), frac(r["nic_out"], r["nic_judged"]),
             str(r["outside_tol"]), str(r["overlaps"]), str(r["no_window"]),
-            us(r["dead_min"]),
+            frac(r["ideal_lost"], r["ideal_overlaps"]), us(r["dead_min"]),
             "-" if r["lat_mean"] is None else
             "%s/%s" % (us(r["lat_mean"]), us(r["lat_max"]))]
 
@@ -389,6 +421,12 @@ def verdict(name, run, a):
     print("   " + load_line(run))
     if port_line(run):
         print("   " + port_line(run))
+    ideal = run["ideal"]
+    if ideal:
+        print("   ideal port (the senders' taps on perfect wires into the same "
+              "port, without the emulator's timing): %d frames lost, %d of %d "
+              "windows overlapping another sender's"
+              % (ideal["lost"], ideal["overlap"], ideal["windows"]))
     acc = accounting(run)
     if acc is None:
         print("   arrivals: no per-packet file, not counted one by one")
@@ -412,7 +450,7 @@ def verdict(name, run, a):
             "dep": (dep_n, dep_out) if len(dep) == len(s) and dep_n else (n, None),
             "dep_nowin": dep_nowin, "bad": bad, "collisions": coll,
             "elsewhere": other, "sent": sum(r["sent"] or 0 for r in s),
-            "self": sum(r["self_drops"] or 0 for r in s)}
+            "self": sum(r["self_drops"] or 0 for r in s), "ideal": ideal}
 
 
 def main():
@@ -473,6 +511,18 @@ def main():
         if g["elsewhere"]:
             timing.append("the gated run lost %d frames elsewhere than at "
                           "the switch port" % g["elsewhere"])
+    ideal = g["ideal"]
+    if ideal is None:
+        bad.append("no ideal port for the gated run (its taps)")
+    else:
+        if ideal["lost"] > coll_allowed:
+            timing.append("the gated run lost %d frames at the ideal port "
+                          "(%d allowed)" % (ideal["lost"], coll_allowed))
+        ovl_allowed = ideal["windows"] * a.outlier_permille // 1000
+        if ideal["overlap"] > ovl_allowed:
+            timing.append("%d of %d windows of the gated run overlapped "
+                          "another sender's at the ideal port (%d allowed)"
+                          % (ideal["overlap"], ideal["windows"], ovl_allowed))
     if not n:
         bad.append("the gated run received nothing")
     if timing and a.host_loaded:
@@ -485,10 +535,11 @@ def main():
         return 1
     print("demo check passed: the gated run lost %d frames: %d to collisions "
           "at the switch port (%d allowed), %d to the emulator's bunching "
-          "there, %d elsewhere; %d of %d packets left outside their sender's "
+          "there, %d elsewhere; at the ideal port %d lost, %d windows "
+          "overlapping; %d of %d packets left outside their sender's "
           "windows, %d allowed%s" %
           (g["lost"], g["collisions"], coll_allowed, g["self"], g["elsewhere"],
-           dep_out, n, allowed,
+           ideal["lost"], ideal["overlap"], dep_out, n, allowed,
            " (not judged: host loaded)" if a.host_loaded else ""))
     return 0
 

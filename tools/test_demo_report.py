@@ -70,10 +70,12 @@ TAPS_LATE = ((1, [(0, 0, 0.4, 0), (0, 2, 10.5, 0)]),
              (2, [(1, 1, 4.1, 0), (1, 1, 9.0, 0)]))
 
 
-def craft(folder, received, taps=TAPS, run="gated", port=None):
+def craft(folder, received, taps=TAPS, run="gated", port=None, ideal=None):
     """A run as tools/demo-guest leaves it; received: per sender; port:
-    per sender (collisions, self drops, lost elsewhere)."""
+    per sender (collisions, self drops, lost elsewhere); ideal: the ideal
+    port's frames lost per sender and windows overlapping (of sender 0)."""
     port = port or {0: (0, 0, 0), 1: (0, 0, 0)}
+    ideal = ideal or ({0: 0, 1: 0}, 0)
     write_csv(os.path.join(folder, run + "-windows.csv"), WIN_HEAD,
               [[w, s, "tx%d" % (s + 1), 1, t * MS, (t + 2) * MS, 1, 0, 1400,
                 0, 0, 0, 0, 0, 0] for w, s, t in ROWS])
@@ -104,6 +106,17 @@ def craft(folder, received, taps=TAPS, run="gated", port=None):
                       for s in (0, 1)]}
     with open(os.path.join(folder, run + "-switch.json"), "w") as f:
         json.dump(sw, f)
+    lost, ovl = ideal
+    with open(os.path.join(folder, run + "-ideal.txt"), "w") as f:
+        f.write("dropped=%d\nnic_drops=0\n" % sum(lost.values()))
+        for s_, k in lost.items():
+            f.write("collision.%d=%d\nself.%d=0\n" % (s_, k, s_))
+    with open(os.path.join(folder, run + "-ideal.json"), "w") as f:
+        json.dump({"run": {"overlap_windows": ovl, "windows": len(ROWS)}}, f)
+    write_csv(os.path.join(folder, run + "-ideal-windows.csv"), WIN_HEAD,
+              [[w, s_, "tx", 1, t * MS, (t + 2) * MS, 1, 0, 1, 0, 0, 0, 0,
+                1 if s_ == 0 and k < ovl else 0, 0]
+               for k, (w, s_, t) in enumerate(ROWS)])
     for i, pk in taps:
         pre = os.path.join(folder, "%s-tap-tx%d" % (run, i))
         write_csv(pre + "-windows.csv", WIN_HEAD,
@@ -186,6 +199,22 @@ def main():
         tap(rc == 1 and "lost 2 frames elsewhere than at the switch port" in out,
             "--check fails on a frame lost elsewhere than at the switch port",
             out)
+
+        # The ideal port: the senders' taps on perfect wires.
+        craft(d, {0: 3, 1: 4}, TAPS_OK, ideal=({0: 0, 1: 1}, 0))
+        rc, out = report(d, "--check")
+        tap(rc == 1 and "lost 1 frames at the ideal port (0 allowed)" in out
+            and "0/0" in out and "1/0" in out,
+            "--check fails on a frame lost at the ideal port, per sender shown",
+            out)
+        craft(d, {0: 3, 1: 4}, TAPS_OK, ideal=({0: 0, 1: 0}, 1))
+        rc, out = report(d, "--check")
+        tap(rc == 1 and "1 of 3 windows of the gated run overlapped" in out,
+            "--check fails on a window overlapping at the ideal port", out)
+        os.remove(os.path.join(d, "gated-ideal.txt"))
+        rc, out = report(d, "--check")
+        tap(rc == 1 and "no ideal port for the gated run" in out,
+            "--check fails without the ideal port", out)
 
     # The user-space TDM run beside the gated one: shown, not judged.
     with tempfile.TemporaryDirectory() as d:
