@@ -83,6 +83,15 @@ eq((ws.smallest_clean(two, "m", 100), ws.smallest_clean(two, "m", 100, "emulated
 two[0]["ideal_loss"] = 1
 eq(ws.smallest_clean(two, "m", 100), 200 * US,
    "a collision at the ideal port spoils the point")
+# With an allowance (per mille of the windows and of the frames sent).
+al = [dict(pt("m", 100, overlap=5), windows=1000, sent=4000),
+      dict(pt("m", 200, loss=4), windows=1000, sent=4000),
+      dict(pt("m", 400, overlap=6), windows=1000, sent=4000)]
+eq(ws.smallest_clean(al, "m", 100), None, "strict: any overlap spoils a point")
+eq(ws.smallest_clean(al[:2], "m", 100, permille=5), 100 * US,
+   "5 per mille: 5 of 1000 windows and 4 of 4000 frames are allowed")
+eq(ws.smallest_clean(al, "m", 100, permille=5), None,
+   "5 per mille: 6 of 1000 windows are not")
 # Order of the input does not matter.
 eq(ws.smallest_clean(list(reversed(sweep)), "tdmwin", 100), 200 * US,
    "the input's order does not matter")

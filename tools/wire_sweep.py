@@ -23,18 +23,25 @@ PORTS = {"ideal": ("ideal_overlap", "ideal_loss", "ideal_goodput_bps"),
          "emulated": ("overlap", "collisions", "goodput_bps")}
 
 
-def clean(p, min_cycles, port="ideal"):
+def clean(p, min_cycles, port="ideal", permille=0):
     """A point is clean when it ran at least MIN_CYCLES cycles (fewer judge
-    nothing) and saw no overlap and no frame lost to a collision at PORT.
-    At the emulated port, self drops (one sender's frames bunched by the
-    emulator, selftests/tdmwin_util.py port_drops) are reported, not
-    judged: no wire can make them; the ideal port has none."""
+    nothing) and saw no overlap and no frame lost to a collision at PORT;
+    with PERMILLE, at most that share of its windows overlapping and of
+    its frames lost (the selftests' departure allowance: the ideal port
+    still carries the senders' taps' stamps, which a stalled vCPU
+    delays).  At the emulated port, self drops (one sender's frames
+    bunched by the emulator, selftests/tdmwin_util.py port_drops) are
+    reported, not judged: no wire can make them; the ideal port has
+    none."""
     ovl, coll, _ = PORTS[port]
-    return (p.get("cycles", 0) >= min_cycles and p.get(ovl, 1) == 0
-            and p.get(coll, 1) == 0)
+    o, c = p.get(ovl), p.get(coll)
+    if p.get("cycles", 0) < min_cycles or o is None or c is None:
+        return False
+    return (o <= p.get("windows", 0) * permille // 1000
+            and c <= p.get("sent", 0) * permille // 1000)
 
 
-def smallest_clean(points, method, min_cycles, port="ideal"):
+def smallest_clean(points, method, min_cycles, port="ideal", permille=0):
     """The smallest dead time D of METHOD's points such that the point at D
     and every point of a larger dead time are clean: a clean point below a
     dirty one is luck, not a setting to deploy.  None if the point of the
@@ -44,7 +51,8 @@ def smallest_clean(points, method, min_cycles, port="ideal"):
                  key=lambda p: p["dead_ns"])
     best = None
     for d in sorted({p["dead_ns"] for p in pts}, reverse=True):
-        if not all(clean(p, min_cycles, port) for p in pts if p["dead_ns"] == d):
+        if not all(clean(p, min_cycles, port, permille)
+                   for p in pts if p["dead_ns"] == d):
             break
         best = d
     return best
@@ -58,14 +66,14 @@ def slot_utilization(window_ns, guard_ns, dead_ns):
 
 
 def figure(points, methods, window_ns, guard_ns, line_bps, min_cycles,
-           port="ideal"):
-    """Per method: dead_ns (smallest clean at PORT, or None), the slot
-    utilization there and the goodput there (at PORT) over the line rate
+           port="ideal", permille=0):
+    """Per method: dead_ns (smallest clean at PORT with PERMILLE, or
+    None), the slot utilization there and the goodput there (at PORT) over the line rate
     (the mean of the points at that dead time)."""
     good = PORTS[port][2]
     out = {}
     for m in methods:
-        d = smallest_clean(points, m, min_cycles, port)
+        d = smallest_clean(points, m, min_cycles, port, permille)
         row = {"dead_ns": d, "utilization": None, "goodput_ratio": None}
         if d is not None:
             at = [p for p in points if p.get("method") == m and p["dead_ns"] == d]
