@@ -85,6 +85,12 @@ def num(v, default=None):
     return int(v)
 
 
+def overlapped(w):
+    """A window row that overlaps another sender's window, at its front
+    or at its back."""
+    return bool(num(w.get("overlap_front"), 0) or num(w.get("overlap_back"), 0))
+
+
 def load_run(folder, name, senders, early_ns, late_ns):
     """Per-sender figures of one run."""
     pre = os.path.join(folder, name)
@@ -106,7 +112,7 @@ def load_run(folder, name, senders, early_ns, late_ns):
             "start": s.get("start_rx_ns"), "end": s.get("end_rx_ns"),
             "bytes": 0, "outside_tol": 0, "inside": 0, "no_window": 0,
             "dead_min": None, "lat_mean": None, "lat_max": None,
-            "overlaps": 0, "qdisc_drops": None, "collisions": None,
+            "overlaps": 0, "collisions": None,
             "self_drops": None, "nic_drops": None, "ideal_lost": None,
             "ideal_overlaps": None}
     for w in wins:
@@ -114,7 +120,7 @@ def load_run(folder, name, senders, early_ns, late_ns):
         if r is None:
             continue
         r["bytes"] += num(w["bytes"], 0)
-        if num(w.get("overlap_front"), 0) or num(w.get("overlap_back"), 0):
+        if overlapped(w):
             r["overlaps"] += 1
         d = num(w["dead_rx_ns"])
         if d is not None and (r["dead_min"] is None or d < r["dead_min"]):
@@ -148,7 +154,6 @@ def load_run(folder, name, senders, early_ns, late_ns):
             continue
         if r is None or not q:
             continue
-        r["qdisc_drops"] = q[0].get("drops")
         x = q[0].get("xstats") or {}
         if q[0].get("kind") == "tdmwin" and x.get("open_latency_count"):
             r["lat_mean"] = x.get("open_latency_mean")
@@ -197,8 +202,7 @@ def load_ideal(pre, res):
         r["ideal_overlaps"] = 0
     for w in wins:
         r = res.get(int(w["sender"]))
-        if r is not None and (num(w.get("overlap_front"), 0) or
-                              num(w.get("overlap_back"), 0)):
+        if r is not None and overlapped(w):
             r["ideal_overlaps"] += 1
     return {"lost": int(kv.get("dropped", 0)) + int(kv.get("nic_drops", 0)),
             "overlap": run.get("overlap_windows", 0),
@@ -290,12 +294,6 @@ def window_table(folder, count):
             v = w.get(key, "")
             vals.append(fmt(num(v)) if fmt else (v or "-"))
         print("  " + " ".join("%15s" % v for v in vals))
-
-
-def rate(r):
-    if not r["start"] or not r["end"] or r["end"] <= r["start"]:
-        return "-"
-    return "%.1f" % (r["bytes"] * 8 / ((r["end"] - r["start"]) / 1e9) / 1e6)
 
 
 # The runs of a demo, in the order shown, and what each one is.
