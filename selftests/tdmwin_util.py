@@ -694,6 +694,15 @@ def ideal_port(departures, frame_ns, buffer, ring):
     return arr, out, nic
 
 
+def print_drops(res, by):
+    """port_drops's counts as key=value lines: the totals, then each
+    sender's collision.S and self.S."""
+    for k in sorted(res):
+        print("%s=%d" % (k, res[k]))
+    for snd in sorted(by):
+        print("collision.%d=%d\nself.%d=%d" % (snd, by[snd][0], snd, by[snd][1]))
+
+
 def cmd_ideal_port(a):
     """ideal_port on the senders' taps (--in): the port's drops told apart
     (port_drops) as key=value lines, and with --pcap the frames that left
@@ -707,10 +716,7 @@ def cmd_ideal_port(a):
     arr, out, nic = ideal_port(dep, frame_ns, a.buffer, a.ring)
     res, _, by = port_drops(arr, out)
     res["nic_drops"] = sum(nic.values())
-    for k in sorted(res):
-        print("%s=%d" % (k, res[k]))
-    for snd in sorted(by):
-        print("collision.%d=%d\nself.%d=%d" % (snd, by[snd][0], snd, by[snd][1]))
+    print_drops(res, by)
     if a.pcap:
         with open(a.pcap, "wb") as f:
             lt = next(iter(raw.values()))[1] if raw else 1
@@ -730,10 +736,7 @@ def cmd_port_drops(a):
         arr += tdm_frames(f, a.port)
     dep = {(s, q): t for t, s, q in tdm_frames(a.out, a.port)}
     res, first, by = port_drops(arr, dep)
-    for k in sorted(res):
-        print("%s=%d" % (k, res[k]))
-    for snd in sorted(by):
-        print("collision.%d=%d\nself.%d=%d" % (snd, by[snd][0], snd, by[snd][1]))
+    print_drops(res, by)
     for t, snd, others in first:
         print("# collision: t=%d.%09d sender %d, buffer held senders %s"
               % (t // NSEC, t % NSEC, snd, others))
