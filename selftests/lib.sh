@@ -369,12 +369,13 @@ WIRE_SLACK=100000
 WIRE_FAR_NS=3000000
 # shellcheck disable=SC2034
 WIRE_GUARD=1000000
-# After the emulated NIC: at most 20 % outside.  netem's timer and TCG's
-# stalls of milliseconds put some frames late whatever the gate does:
-# measured on a quiet host with the wire clock 0.9-3.6 % (one queue) and
-# 2.8-14.8 % (mq, 16 flows, where the sender's tap saw 7 of 7,056 out)
-# over four runs; without it 36-46 %, pfifo 49-50 %, and the
-# calibration's wire clock booking a tenth of the wire 40 %.
+# etf's drops in tdmwin_txtime.sh: at most 20 %.  etf drops a frame its
+# timer releases more than its delta late, which TCG's stalls of a few
+# milliseconds do now and then whatever the stamps are (35 and 84 of 5,800
+# frames in two runs on a quiet host).  (This was also the share of
+# frames allowed outside their windows after the emulated NIC, until CI
+# saw 20.7 % under mq while the sender's tap saw 3 of 7,735 out: the
+# frames netem delays are now told apart, tdm_wire_run's N[outside_gate].)
 # shellcheck disable=SC2034
 WIRE_NIC_PERMILLE=200
 # Judging needs at least this many frames on the wire per run (about one
@@ -449,8 +450,12 @@ tdm_wire_setup() {
 #      before and WIRE_SLACK after.
 #   N: the tap after the emulated NIC, each frame's time on the wire before
 #      its stamp, against the whole window with the same tolerances.  It
-#      carries netem's own timer latency and TCG's stalls (which no guard
-#      covers every time), so the tests judge it only by WIRE_NIC_PERMILLE.
+#      carries netem's own timer latency and TCG's stalls, which no guard
+#      covers every time: each frame is matched to its end on P's perfect
+#      wire, netem's lateness is the difference (N[nic_late_*_ns]), and
+#      N[outside_gate] counts the frames outside even with netem's
+#      lateness beyond GUARD (the plan's budget for it) taken back.  The
+#      tests judge N by that, strictly; N[outside] is reported.
 # Fills P and N (tdm_kv) and, if the host was busy meanwhile, TDM_LOADED.
 tdm_wire_run() {
 	local name=$1 base=$2 early=$3 guard=$4 flows=${5:-1} out mark w wins=
@@ -469,7 +474,7 @@ tdm_wire_run() {
 	out=$(py pcap "$TDM_TMP/$name.pcap" --port 5001 --cycle "$WIRE_CYCLE" \
 		--base "$base" --windows "$WIRE_WINS" --tol-early "$early" \
 		--tol-late "$WIRE_SLACK" --wire-mbit "$WIRE_MBIT" --far "$WIRE_FAR_NS" \
-		--bins 10)
+		--ref "$TDM_TMP/${name}_tx.pcap" --nic-late "$guard" --bins 10)
 	tdm_kv N "$out"
 	out=$(py pcap "$TDM_TMP/${name}_tx.pcap" --port 5001 --cycle "$WIRE_CYCLE" \
 		--base "$base" --windows "$wins" --tol-early "$early" \
@@ -480,7 +485,10 @@ tdm_wire_run() {
 	tdm_log "$name: the gate, on a perfect wire from the sender's tap:" \
 		"${P[judged]:-0} frames, ${P[outside]:-?} outside their windows, farthest" \
 		"${P[max_out_ns]:-?} ns out; after the emulated NIC: ${N[judged]:-0}" \
-		"frames, ${N[outside]:-?} outside, farthest ${N[max_out_ns]:-?} ns out"
+		"frames, ${N[outside]:-?} outside, farthest ${N[max_out_ns]:-?} ns out," \
+		"${N[outside_gate]:-?} of them not netem's lateness beyond the guard" \
+		"(netem late by ${N[nic_late_p50_ns]:-?} ns median," \
+		"${N[nic_late_p99_ns]:-?} at the 99th percentile, ${N[nic_late_max_ns]:-?} at most)"
 }
 
 # ---- the switch testbed: senders, their NICs, a switch port, a receiver ----

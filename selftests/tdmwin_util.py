@@ -499,31 +499,55 @@ def cmd_pcap(a):
     perfect wire at that rate sends the frames back to back in that order:
     each starts at max(its stamp, the end of the one before).  max_out_ns is the farthest a frame lay outside its nearest
     window (no tolerance), far the frames beyond --far ns.
+    With --ref (a tap after a serializer, and the sender's tap as REF):
+    each frame is matched by its sequence number to the end it has on a
+    perfect wire from REF (as --serialize computes it), and the lateness
+    of the serializer is its stamp less that end (nic_late_p50_ns,
+    nic_late_p99_ns, nic_late_max_ns).  The plan budgets --nic-late of it
+    (the guard); outside_gate counts the frames still outside when the
+    lateness beyond that is taken back, the frames the serializer's own
+    delays do not explain; unmatched the frames not in REF (judged as
+    they are).
     Prints key=value lines and a histogram (lines starting with '#').
     """
     plans = [(a.base, a.cycle, parse_windows(a.windows))]
     if a.switch is not None:
         plans.append((a.base2, a.cycle2 or a.cycle, parse_windows(a.windows2)))
-    pkts = []
-    serial_end = 0
-    for t, frame, lt in read_pcap(a.file):
-        dport, seq = udp_info(frame, lt)
-        if a.port and dport != a.port:
-            continue
-        wire = 0
-        if a.wire_mbit:
-            wire = -(-(len(frame) + a.wire_overhead) * 8000 // a.wire_mbit)
-        if a.serialize:
-            # t is when the qdisc let the frame go: a wire at --wire-mbit
-            # starts it when it has sent the frames before it.
-            start = max(t, serial_end)
-            serial_end = start + wire
-            pkts.append((start, seq, wire))
-        else:
-            pkts.append((t - wire, seq, wire))
+
+    def frames(path, serialize):
+        """(start on the wire, seq, time on the wire) of each frame."""
+        out = []
+        serial_end = 0
+        for t, frame, lt in read_pcap(path):
+            dport, seq = udp_info(frame, lt)
+            if a.port and dport != a.port:
+                continue
+            wire = 0
+            if a.wire_mbit:
+                wire = -(-(len(frame) + a.wire_overhead) * 8000 // a.wire_mbit)
+            if serialize:
+                # t is when the qdisc let the frame go: a wire at
+                # --wire-mbit starts it when it has sent the frames
+                # before it.
+                start = max(t, serial_end)
+                serial_end = start + wire
+                out.append((start, seq, wire))
+            else:
+                out.append((t - wire, seq, wire))
+        return out
+
+    pkts = frames(a.file, a.serialize)
+    ideal = {}
+    if a.ref:
+        ideal = {seq: start + wire for start, seq, wire in frames(a.ref, True)
+                 if seq is not None}
     res = {"total": len(pkts), "judged": 0, "inside": 0, "outside": 0,
            "skipped": 0, "phase1": 0, "phase2": 0, "first_ns": 0,
            "last_ns": 0, "reorder": 0, "max_out_ns": 0, "far": 0}
+    if a.ref:
+        res.update(outside_gate=0, unmatched=0, nic_late_p50_ns=0,
+                   nic_late_p99_ns=0, nic_late_max_ns=0)
+    lates = []
     if pkts:
         res["first_ns"] = pkts[0][0]
         res["last_ns"] = pkts[-1][0]
@@ -536,6 +560,21 @@ def cmd_pcap(a):
     bins = a.bins
     hist = [[0] * bins for _ in plans]
     bad = []
+
+    def place(t, wire, wins, cycle):
+        """(inside, distance outside) of a frame starting at offset t."""
+        ok = False
+        dist = cycle
+        for wo, wl in wins:
+            for shift in (-cycle, 0, cycle):
+                lo = wo + shift - a.tol_early
+                hi = wo + wl + shift + a.tol_late
+                if lo <= t and t + wire < hi:
+                    ok = True
+                dist = min(dist, max(wo + shift - t,
+                                     t + wire - (wo + wl + shift), 0))
+        return ok, dist
+
     for t, seq, wire in pkts:
         if a.switch is not None and abs(t - a.switch) < a.tol_late:
             res["skipped"] += 1
@@ -545,16 +584,7 @@ def cmd_pcap(a):
         res["phase%d" % (idx + 1)] += 1
         off = (t - base) % cycle
         hist[idx][min(off * bins // cycle, bins - 1)] += 1
-        ok = False
-        dist = cycle
-        for wo, wl in wins:
-            for shift in (-cycle, 0, cycle):
-                lo = wo + shift - a.tol_early
-                hi = wo + wl + shift + a.tol_late
-                if lo <= off and off + wire < hi:
-                    ok = True
-                dist = min(dist, max(wo + shift - off,
-                                     off + wire - (wo + wl + shift), 0))
+        ok, dist = place(off, wire, wins, cycle)
         res["judged"] += 1
         if ok:
             res["inside"] += 1
@@ -564,6 +594,24 @@ def cmd_pcap(a):
         res["max_out_ns"] = max(res["max_out_ns"], dist)
         if dist > a.far:
             res["far"] += 1
+        if a.ref:
+            end = ideal.get(seq)
+            if end is None:
+                res["unmatched"] += 1
+                res["outside_gate"] += not ok
+                continue
+            late = t + wire - end
+            lates.append(late)
+            if not ok:
+                # Take back what the serializer was late beyond its budget.
+                back = max(late - a.nic_late, 0)
+                res["outside_gate"] += not place(off - back, wire, wins,
+                                                 cycle)[0]
+    if lates:
+        lates.sort()
+        res["nic_late_p50_ns"] = lates[len(lates) // 2]
+        res["nic_late_p99_ns"] = lates[len(lates) * 99 // 100]
+        res["nic_late_max_ns"] = lates[-1]
     for k in sorted(res):
         print("%s=%d" % (k, res[k]))
     for i, (base, cycle, wins) in enumerate(plans):
@@ -1190,6 +1238,10 @@ def main():
     c.add_argument("--wire-overhead", type=int, default=24)
     c.add_argument("--serialize", action="store_true")
     c.add_argument("--far", type=int, default=500000)
+    c.add_argument("--ref", metavar="PCAP",
+                   help="the sender's tap, to tell the serializer's delays")
+    c.add_argument("--nic-late", type=int, default=0,
+                   help="lateness of the serializer the plan budgets, ns")
 
     sp = sub.add_parser("span")
     sp.add_argument("file")

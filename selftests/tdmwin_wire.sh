@@ -26,11 +26,14 @@
 #   when its last bit has left the wire, and its whole time on the wire is
 #   judged against the window.  This stamp also carries netem's own timer
 #   latency and, now and then, a stall of the emulator of a few
-#   milliseconds, which belong to the emulated NIC, not to the gate: the
-#   plans' guard (1 ms, WIRE_GUARD) covers the usual latency, and at most
-#   20 % (WIRE_NIC_PERMILLE) may lie outside (measured on a quiet host:
-#   0.9-3.6 % on one queue, 2.8-14.8 % under mq; without the wire clock
-#   36-46 %, pfifo 49-50 %).  The strict judgement is the sender's tap's.
+#   milliseconds, which belong to the emulated NIC, not to the gate (on a
+#   quiet host 0.9-3.6 % of the frames lay outside on one queue, 2.8-20.7 %
+#   under mq, while the sender's tap saw at most 7 of 7,056).  Each frame
+#   is matched to its end on the perfect wire above: netem's lateness is
+#   the difference, the plans' guard (1 ms, WIRE_GUARD) is its budget, and
+#   a frame still outside with the lateness beyond the guard taken back is
+#   the gate's, allowed as at the sender's tap.  Frames outside in all are
+#   reported (without the wire clock 36-46 %, pfifo 49-50 %).
 # - The wire runs at 50 Mbit/s so that a frame's 235 us on the wire is
 #   long against TCG's clock reads, and the offered 3000 frames/s exceed the
 #   2100/s that the windows carry, so that the queue never runs dry.  (The
@@ -87,8 +90,8 @@ check "tdmwin, link-speed ten times the wire's" tdmwin_add link-speed $((MBIT * 
 run fast
 check_num "calibration: the sender's tap sees the overrun (${P[outside]:-?} of ${P[judged]:-?} outside)" \
 	"$(pct "${P[outside]}" "${P[judged]}")" -ge 5
-check_num "calibration: the tap after the NIC sees it (${N[outside]:-?} of ${N[judged]:-?} outside)" \
-	"$(pct "${N[outside]}" "${N[judged]}")" -ge 5
+check_num "calibration: the tap after the NIC sees it, not as netem's lateness (${N[outside_gate]:-?} of ${N[judged]:-?} outside)" \
+	"$(pct "${N[outside_gate]}" "${N[judged]}")" -ge 5
 
 # ---- 3. the wire clock -------------------------------------------------------------
 
@@ -99,7 +102,7 @@ run wire
 judge() { # WHAT
 	local allowed nic
 	allowed=$(( ${P[judged]:-0} * WIRE_STRAY_PERMILLE / 1000 ))
-	nic=$(( ${N[judged]:-0} * WIRE_NIC_PERMILLE / 1000 ))
+	nic=$(( ${N[judged]:-0} * WIRE_STRAY_PERMILLE / 1000 ))
 	check_num "$1: frames reached the wire" "${N[judged]:-0}" -gt 0
 	tdm_timing check_num "$1: enough frames to judge" "${N[judged]:-0}" -ge "$WIRE_MIN_FRAMES"
 	# (both taps keep up with 3000 frames/s unless the host is loaded)
@@ -109,8 +112,8 @@ judge() { # WHAT
 		"${P[outside]:-99999}" -le "$allowed"
 	tdm_timing check_num "$1: none more than $WIRE_FAR_NS ns late (farthest ${P[max_out_ns]:-?} ns)" \
 		"${P[far]:-99999}" -eq 0
-	tdm_timing check_num "$1: after the emulated NIC, frames outside their windows (allowed $nic)" \
-		"${N[outside]:-99999}" -le "$nic"
+	tdm_timing check_num "$1: after the emulated NIC, frames outside their windows that netem's lateness beyond the guard does not explain (allowed $nic; ${N[outside]:-?} outside in all)" \
+		"${N[outside_gate]:-99999}" -le "$nic"
 }
 judge "wire clock"
 tdm_snap Q "$A" $D

@@ -164,6 +164,72 @@ res, _, _ = tu.port_drops(*tu.ideal_port(
 eq(res["dropped"], 0, "ideal port: a second sender after the first's last "
    "frame left loses nothing")
 
+# The tap after the emulated NIC (tdmwin_util.py pcap --ref): a frame
+# outside its window is the gate's unless the NIC's lateness against a
+# perfect wire from the sender's tap, beyond the guard, explains it.
+import struct  # noqa: E402
+import subprocess  # noqa: E402
+import tempfile  # noqa: E402
+
+K = 1000
+FRAME = 1226		# with 24 bytes of overhead 200 us at 50 Mbit/s
+
+
+def write_pcap(path, frames):
+    """FRAMES: (t_ns, seq); Ethernet, IPv4, UDP to 5001, the sender's
+    magic and seq, padded to FRAME bytes."""
+    with open(path, "wb") as f:
+        f.write(struct.pack("<IHHiIII", 0xa1b23c4d, 2, 4, 0, 0, 65535, 1))
+        for t, seq in frames:
+            ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, FRAME - 14, 0, 0, 64,
+                             17, 0, bytes(4), bytes(4))
+            udp = struct.pack("!HHHH", 40000, 5001, FRAME - 34, 0)
+            body = struct.pack("!II", 0x7464_6d77, seq)
+            fr = bytes(12) + b"\x08\x00" + ip + udp + body
+            fr += bytes(FRAME - len(fr))
+            f.write(struct.pack("<IIII", t // 10**9, t % 10**9, len(fr), len(fr)))
+            f.write(fr)
+
+
+def pcap_ref(nic, ref):
+    """tdmwin_util.py pcap of NIC against REF: a 10 ms cycle, the window
+    [0, 4) ms, a guard of 1 ms, 100 us allowed late."""
+    with tempfile.TemporaryDirectory() as d:
+        write_pcap(os.path.join(d, "n.pcap"), nic)
+        write_pcap(os.path.join(d, "r.pcap"), ref)
+        out = subprocess.run(
+            [sys.executable, tu.__file__, "pcap", os.path.join(d, "n.pcap"),
+             "--port", "5001", "--cycle", str(10000 * K), "--windows",
+             "0:%d" % (4000 * K), "--tol-early", "0", "--tol-late",
+             str(100 * K), "--wire-mbit", "50", "--ref",
+             os.path.join(d, "r.pcap"), "--nic-late", str(1000 * K)],
+            capture_output=True, text=True, check=True).stdout
+    return dict(l.split("=") for l in out.splitlines() if "=" in l)
+
+
+# The gate lets 15 frames go back to back from 0: on a perfect wire they
+# end at 200 us ... 3 ms, the window less the guard.
+ref = [(k * 200 * K, k) for k in range(15)]
+ends = [(k + 1) * 200 * K for k in range(15)]
+r = pcap_ref([(e + 900 * K, k) for k, e in enumerate(ends)], ref)
+eq((r["outside"], r["outside_gate"], r["nic_late_p50_ns"]),
+   ("0", "0", str(900 * K)),
+   "after the NIC: late by less than the guard, every frame inside")
+r = pcap_ref([(e + (2000 * K if k >= 10 else 0), k)
+              for k, e in enumerate(ends)], ref)
+eq((r["outside"], r["outside_gate"], r["nic_late_max_ns"]),
+   ("5", "0", str(2000 * K)),
+   "after the NIC: a stall of the NIC of 2 ms puts 5 out, none the gate's")
+r = pcap_ref([(e + 2000 * K, k) for k, e in enumerate(ends)] +
+             [(4400 * K, 15), (4800 * K, 16), (14300 * K, 17)],
+             ref + [(4200 * K, 15), (4600 * K, 16), (13600 * K, 17)])
+eq((r["outside"], r["outside_gate"]), ("8", "3"),
+   "after the NIC: frames the gate let go after the window, or into the "
+   "guard with the NIC late by less than it, stay the gate's")
+r = pcap_ref([(e, k) for k, e in enumerate(ends)] + [(9000 * K, 99)], ref)
+eq((r["outside"], r["outside_gate"], r["unmatched"]), ("1", "1", "1"),
+   "after the NIC: a frame the sender's tap did not see is judged as it is")
+
 print("1..%d" % n)
 print("%d passed, %d failed" % (n - failed, failed))
 sys.exit(1 if failed else 0)
