@@ -195,7 +195,8 @@ def outlier_permille():
     return int(m.group(1))
 
 
-WIRE_METHODS = ("free", "usertdm", "taprio", "taprio_txtime", "tdmwin", "tdmwin_nowire")
+WIRE_METHODS = ("free", "usertdm", "taprio", "taprio_txtime", "tdmwin",
+                "tdmwin_txtime", "tdmwin_nowire")
 
 
 def wire_section(runs):
