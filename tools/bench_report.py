@@ -248,13 +248,15 @@ def wire_section(runs):
                                   "utilization sum(W-G)/cycle", "goodput / line rate",
                                   "dead time / usertdm's", "dead time / taprio's"], rows))
                 out.append("")
-            out.append(table(["method", "dead time (us)", "sent", "lost at switch",
+            out.append(table(["method", "dead time (us)", "sent",
+                              "dropped before the NIC (senders' qdiscs)",
+                              "lost at switch",
                               "of them collisions", "self drops (emulator)",
                               "NIC drops", "received", "overlapping windows",
                               "ideal port: lost", "ideal: overlapping",
                               "windows", "host loaded"],
                              [(p["method"], "%.0f" % (p["dead_ns"] / 1e3), p.get("sent"),
-                               p.get("loss"), p.get("collisions"), p.get("self_drops"),
+                               p.get("before_nic"), p.get("loss"), p.get("collisions"), p.get("self_drops"),
                                p.get("nic_drops"), p.get("received"),
                                p.get("overlap"), p.get("ideal_loss"),
                                p.get("ideal_overlap"), p.get("windows"),
