@@ -254,12 +254,17 @@ def wire_section(runs):
                               "of them collisions", "self drops (emulator)",
                               "NIC drops", "received", "overlapping windows",
                               "ideal port: lost", "ideal: overlapping",
-                              "windows", "host loaded"],
+                              "windows", "capacity (frames the windows carry)",
+                              "left the senders (taps)",
+                              "tdmwin's mean open latency (us)", "host loaded"],
                              [(p["method"], "%.0f" % (p["dead_ns"] / 1e3), p.get("sent"),
                                p.get("before_nic"), p.get("loss"), p.get("collisions"), p.get("self_drops"),
                                p.get("nic_drops"), p.get("received"),
                                p.get("overlap"), p.get("ideal_loss"),
                                p.get("ideal_overlap"), p.get("windows"),
+                               p.get("capacity"), p.get("tapped"),
+                               None if p.get("open_latency_mean_ns") is None
+                               else "%.0f" % (p["open_latency_mean_ns"] / 1e3),
                                "yes" if p.get("host_loaded") else "no")
                               for p in sorted(at, key=lambda p: (p["method"], p["dead_ns"]))]))
             out.append("")

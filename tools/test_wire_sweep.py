@@ -230,6 +230,27 @@ r = pcap_ref([(e, k) for k, e in enumerate(ends)] + [(9000 * K, 99)], ref)
 eq((r["outside"], r["outside_gate"], r["unmatched"]), ("1", "1", "1"),
    "after the NIC: a frame the sender's tap did not see is judged as it is")
 
+
+
+def clean_cli(point, *args):
+    """wire_sweep.py clean on POINT (JSON text): its exit status."""
+    return subprocess.run([sys.executable, ws.__file__, "clean"] + list(args),
+                          input=point, capture_output=True, text=True).returncode
+
+
+# The downward sweep (WIRE_DESCEND) stops a method where this says "not
+# clean": 3 of 1,000 windows overlapping is within 5 per mille, not
+# strictly; too few cycles judge nothing; what is not a point is refused.
+import json  # noqa: E402
+p3 = json.dumps(dict(pt("tdmwin", 500, overlap=3), cycles=1000, windows=1000,
+                     sent=40000))
+eq((clean_cli(p3, "--min-cycles", "1000", "--permille", "5"),
+    clean_cli(p3, "--min-cycles", "1000"),
+    clean_cli(p3, "--min-cycles", "1001", "--permille", "5"),
+    clean_cli("null", "--min-cycles", "1"),
+    clean_cli("{", "--min-cycles", "1")),
+   (0, 1, 1, 2, 2), "wire_sweep.py clean: exit 0 clean, 1 not, 2 bad input")
+
 print("1..%d" % n)
 print("%d passed, %d failed" % (n - failed, failed))
 sys.exit(1 if failed else 0)

@@ -16,6 +16,7 @@ judged at the ideal port by default.  Pure functions;
 tools/test_wire_sweep.py tests them on synthetic points with known
 answers.
 """
+import sys
 
 # Per port: the point's keys of overlapping windows, frames lost to
 # collisions, and goodput.
@@ -89,3 +90,32 @@ def ratio(a, b):
     if a is None or b is None or b == 0:
         return None
     return round(a / float(b), 3)
+
+
+def main(argv):
+    """wire_sweep.py clean --min-cycles N [--permille P] [--port PORT]:
+    exit 0 if the point (JSON on stdin) is clean, 1 if not, 2 on bad
+    input.  tools/bench-wire-guest asks it when it sweeps downwards
+    (WIRE_DESCEND), to stop a method at its first point that is not."""
+    import argparse
+    import json
+    ap = argparse.ArgumentParser(prog="wire_sweep.py")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    c = sub.add_parser("clean", help="is the point on stdin clean?")
+    c.add_argument("--min-cycles", type=int, required=True)
+    c.add_argument("--permille", type=int, default=0)
+    c.add_argument("--port", choices=sorted(PORTS), default="ideal")
+    a = ap.parse_args(argv)
+    try:
+        p = json.load(sys.stdin)
+    except ValueError as e:
+        print("wire_sweep.py: the point is not JSON: %s" % e, file=sys.stderr)
+        return 2
+    if not isinstance(p, dict):
+        print("wire_sweep.py: the point is not a JSON object", file=sys.stderr)
+        return 2
+    return 0 if clean(p, a.min_cycles, a.port, a.permille) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
