@@ -77,6 +77,24 @@ done
 plotted "tdmplot hist --tx" "$tmp/p-histtx" "$tdmplot" hist --tx "$r" -o "$tmp/p-histtx"
 plotted "tdmplot timeline --xlim 5" "$tmp/p-tl5" "$tdmplot" timeline --xlim 5 "$r" -o "$tmp/p-tl5"
 plotted "tdmplot sweep over three dead times" "$tmp/p-sweep" "$tdmplot" sweep "${runs[@]}" -o "$tmp/p-sweep"
+# methods: a dead-time sweep as tools/bench-wire-guest writes it with
+# WIRE_DESCEND=1: one method stopped at its first point (one point), one
+# with three, loss from 0 to 10^5 (a log scale must keep the 0), and a
+# point whose taps could not tell the emulated port's drops apart (null).
+pt() { # method dead_us ideal_loss ideal_overlap collisions overlap
+	printf '{"method": "%s", "senders": 8, "dead_ns": %d, "cycles": 1000, ' "$1" $(($2 * 1000))
+	printf '"ideal_loss": %s, "ideal_overlap": %s, "collisions": %s, "overlap": %s}' "$3" "$4" "$5" "$6"
+}
+{
+	printf '{"kernel": "test", "mbit": 50, "points": [\n'
+	pt free 4000 164805 6254 170000 6300; echo ,
+	pt tdmwin 4000 0 0 300 12; echo ,
+	pt tdmwin 2000 0 0 null 40; echo ,
+	pt tdmwin 1000 3 6 900 80
+	printf '\n]}\n'
+} >"$tmp/sweep.json"
+plotted "tdmplot methods on a downward sweep" "$tmp/p-methods" "$tdmplot" methods \
+	"$tmp/sweep.json" -o "$tmp/p-methods"
 # all: the four plots of one run, into a folder.
 "$tdmplot" all "$r" -o "$tmp/all" >"$tmp/log" 2>&1
 rc=$?
