@@ -282,10 +282,12 @@ def wire_section(runs):
                         t = [p.get(key) for p in at
                              if p["method"] == "tdmwin" and p["dead_ns"] == d]
                         x = c[0] if c else None
+                        q = wire_sweep.ratio(x, t[0] if t else None)
                         row.append("-" if x is None else "%d (%s)" % (
-                            x, wire_sweep.ratio(x, t[0] if t else None)))
+                            x, "-" if q is None else q))
                     crow.append(row)
-                out.append("%s, and in brackets their ratio to tdmwin's, per "
+                out.append("%s, and in brackets their ratio to tdmwin's "
+                           "(- where tdmwin lost none or did not run), per "
                            "dead time (us):\n" % what)
                 out.append(table(["method"] + ["%.0f" % (d / 1e3) for d in deads], crow))
                 out.append("")
