@@ -746,6 +746,20 @@ tdm_switch_port_drops() {
 		--port "${3:-8081}")"
 }
 
+# tdm_switch_taps_complete DROPS COUNTS: did the taps behind DROPS
+# (tdm_switch_port_drops) see every frame that reached the switch port and
+# every one it dropped, by the port's own counters (COUNTS, from
+# tdm_switch_count)?  Only then can they tell its drops apart.  If not,
+# says what they missed and fails.
+tdm_switch_taps_complete() {
+	local -n _d=$1 _c=$2
+	[ "${_d[arrived]:-}" = "${_c[nic.sent]}" ] &&
+		[ "${_d[dropped]:-}" = "${_c[sw.drops]}" ] && return 0
+	echo "the taps saw ${_d[arrived]:-no} of the ${_c[nic.sent]} frames that" \
+		"reached the switch port and ${_d[dropped]:-no} of the ${_c[sw.drops]} it dropped"
+	return 1
+}
+
 # tdm_veth_ipv6: IPv6 on the pair made by tdm_veth (no DAD, static neighbours).
 tdm_veth_ipv6() {
 	local a=$1 b=$2
