@@ -231,7 +231,6 @@ eq((r["outside"], r["outside_gate"], r["unmatched"]), ("1", "1", "1"),
    "after the NIC: a frame the sender's tap did not see is judged as it is")
 
 
-
 def clean_cli(point, *args):
     """wire_sweep.py clean on POINT (JSON text): its exit status."""
     return subprocess.run([sys.executable, ws.__file__, "clean"] + list(args),
