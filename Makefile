@@ -20,6 +20,8 @@
 #   make lint            checkpatch, sparse and W=1 on both kernels, plugin ABI
 #   make unit            user-space unit tests under ASan/UBSan
 #   make fuzz            each libFuzzer harness for FUZZ_TIME seconds (20)
+#   make testbed-test    the testbed's host tests (testbed/tests: its models
+#                        and judges on synthetic captures; no guest)
 
 TOP	:= $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 BUILD	:= $(TOP)/build
@@ -42,7 +44,7 @@ UCFLAGS	:= -std=c11 -O1 -g -Wall -Wextra -Werror -fno-omit-frame-pointer \
 
 .PHONY: all modules modules-testbed testdev-build plugin tools install uninstall unit \
 	fuzz lint check check-debug setup demo bench clean help dkms-install \
-	dkms-uninstall
+	dkms-uninstall testbed-test
 
 US	:= $(MAKE) -C $(TOP)/userspace O=$(BUILD)/us
 FUZZ_TIME ?= 20
@@ -194,6 +196,10 @@ $(BUILD)/test_gate: userspace/tests/test_gate.c userspace/lib/tdm_gate.h \
 
 lint: setup
 	$(TOP)/tools/lint
+
+# The testbed's host tests: Debian's python3, standard library only.
+testbed-test:
+	/usr/bin/python3 $(TOP)/testbed/tests/run
 
 check: setup
 	$(TOP)/tools/check

@@ -29,6 +29,11 @@ import sys
 import time
 
 NSEC = 1000000000
+# The testbed's models and judges (pcap, ideal-port, port-drops,
+# wire-check) live in testbed/tdmtb; the commands here wrap them.  The
+# guest sees the same tree.
+sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                             "..", "testbed"))
 
 
 def die(msg):
@@ -401,393 +406,46 @@ def cmd_recv(a):
         sys.stdout.write(text)
 
 
-# ---- pcap -----------------------------------------------------------------
-
-def read_pcap(path):
-    """Yield (t_ns, frame) from a pcap file (micro- or nanosecond)."""
-    with open(path, "rb") as f:
-        hdr = f.read(24)
-        if len(hdr) < 24:
-            return
-        magic = struct.unpack("<I", hdr[:4])[0]
-        if magic in (0xa1b2c3d4, 0xa1b23c4d):
-            endian = "<"
-        else:
-            magic = struct.unpack(">I", hdr[:4])[0]
-            endian = ">"
-        if magic == 0xa1b23c4d:
-            mult = 1
-        elif magic == 0xa1b2c3d4:
-            mult = 1000
-        else:
-            die("%s: not a pcap file" % path)
-        linktype = struct.unpack(endian + "I", hdr[20:24])[0]
-        while True:
-            rh = f.read(16)
-            if len(rh) < 16:
-                return
-            sec, frac, incl, orig = struct.unpack(endian + "IIII", rh)
-            data = f.read(incl)
-            yield sec * NSEC + frac * mult, data, linktype
-
-
-def udp_payload(frame, linktype):
-    """(dport, offset of the UDP payload) of an IPv4/IPv6 UDP frame, or
-    (None, None)."""
-    if linktype == 1:		# Ethernet
-        off = 12
-        et = struct.unpack("!H", frame[off:off + 2])[0]
-        off += 2
-        while et in (0x8100, 0x88a8):
-            et = struct.unpack("!H", frame[off + 2:off + 4])[0]
-            off += 4
-    elif linktype == 113:	# Linux cooked
-        et = struct.unpack("!H", frame[14:16])[0]
-        off = 16
-    else:
-        return None, None
-    if et == 0x0800:
-        ihl = (frame[off] & 0xf) * 4
-        if frame[off + 9] != 17:
-            return None, None
-        off += ihl
-    elif et == 0x86dd:
-        if frame[off + 6] != 17:
-            return None, None
-        off += 40
-    else:
-        return None, None
-    return struct.unpack("!H", frame[off + 2:off + 4])[0], off + 8
-
-
-def udp_info(frame, linktype):
-    """(dport, seq or None) of an IPv4/IPv6 UDP frame."""
-    dport, off = udp_payload(frame, linktype)
-    if dport is None:
-        return None, None
-    seq = None
-    p = frame[off:off + 8]
-    if len(p) == 8:
-        magic, s = struct.unpack("!II", p)
-        if magic == 0x7464_6d77:
-            seq = s
-    return dport, seq
-
-
-def parse_windows(text):
-    wins = []
-    for w in text.split(","):
-        if w:
-            o, l = w.split(":")
-            wins.append((int(o), int(l)))
-    return wins
-
+# ---- pcap, ideal-port, port-drops: the testbed's judges (testbed/tdmtb) ----
 
 def cmd_pcap(a):
-    """Check that packets fall inside the windows of one or two plans.
+    """Check that packets fall inside the windows of one or two plans
+    (tdmtb.judge.judge says how).  Prints key=value lines and a histogram
+    (lines starting with '#')."""
+    from tdmtb.judge import judge
+    opts = {k: v for k, v in vars(a).items() if k not in ("cmd", "file")}
+    for line in judge(a.file, **opts).lines():
+        print(line)
 
-    Plan 1 applies to packets before --switch (or all of them), plan 2 to
-    packets after it; packets within --tol-late of the switch are not judged.
-    A packet is inside if offset in [off - tol_early, off + len + tol_late)
-    for some window (offsets taken modulo the cycle, both directions).
-    With --wire-mbit the capture is a tap after a serializer (netem rate)
-    that stamps a frame when its last bit has left: the frame occupied the
-    wire for (length + --wire-overhead) * 8 / rate before its stamp, and
-    that whole interval must lie inside the window, widened by the same
-    tolerances.  With --serialize as well, the capture is a tap on the
-    sender's device, which stamps a frame when the qdisc lets it go, and a
-    perfect wire at that rate sends the frames back to back in that order:
-    each starts at max(its stamp, the end of the one before).  max_out_ns is the farthest a frame lay outside its nearest
-    window (no tolerance), far the frames beyond --far ns.
-    With --ref (a tap after a serializer, and the sender's tap as REF):
-    each frame is matched by its sequence number to the end it has on a
-    perfect wire from REF (as --serialize computes it), and the lateness
-    of the serializer is its stamp less that end (nic_late_p50_ns,
-    nic_late_p99_ns, nic_late_max_ns).  The plan budgets --nic-late of it
-    (the guard); outside_gate counts the frames still outside when the
-    lateness beyond that is taken back, the frames the serializer's own
-    delays do not explain; unmatched the frames not in REF (judged as
-    they are).
-    Prints key=value lines and a histogram (lines starting with '#').
-    """
-    plans = [(a.base, a.cycle, parse_windows(a.windows))]
-    if a.switch is not None:
-        plans.append((a.base2, a.cycle2 or a.cycle, parse_windows(a.windows2)))
 
-    def frames(path, serialize):
-        """(start on the wire, seq, time on the wire) of each frame."""
-        out = []
-        serial_end = 0
-        for t, frame, lt in read_pcap(path):
-            dport, seq = udp_info(frame, lt)
-            if a.port and dport != a.port:
-                continue
-            wire = 0
-            if a.wire_mbit:
-                wire = -(-(len(frame) + a.wire_overhead) * 8000 // a.wire_mbit)
-            if serialize:
-                # t is when the qdisc let the frame go: a wire at
-                # --wire-mbit starts it when it has sent the frames
-                # before it.
-                start = max(t, serial_end)
-                serial_end = start + wire
-                out.append((start, seq, wire))
-            else:
-                out.append((t - wire, seq, wire))
-        return out
-
-    pkts = frames(a.file, a.serialize)
-    ideal = {}
-    if a.ref:
-        ideal = {seq: start + wire for start, seq, wire in frames(a.ref, True)
-                 if seq is not None}
-    res = {"total": len(pkts), "judged": 0, "inside": 0, "outside": 0,
-           "skipped": 0, "phase1": 0, "phase2": 0, "first_ns": 0,
-           "last_ns": 0, "reorder": 0, "max_out_ns": 0, "far": 0}
-    if a.ref:
-        res.update(outside_gate=0, unmatched=0, nic_late_p50_ns=0,
-                   nic_late_p99_ns=0, nic_late_max_ns=0)
-    lates = []
-    if pkts:
-        res["first_ns"] = pkts[0][0]
-        res["last_ns"] = pkts[-1][0]
-    last_seq = -1
-    for _, seq, _ in pkts:
-        if seq is not None:
-            if seq < last_seq:
-                res["reorder"] += 1
-            last_seq = max(last_seq, seq)
-    bins = a.bins
-    hist = [[0] * bins for _ in plans]
-    bad = []
-
-    def place(t, wire, wins, cycle):
-        """(inside, distance outside) of a frame starting at offset t."""
-        ok = False
-        dist = cycle
-        for wo, wl in wins:
-            for shift in (-cycle, 0, cycle):
-                lo = wo + shift - a.tol_early
-                hi = wo + wl + shift + a.tol_late
-                if lo <= t and t + wire < hi:
-                    ok = True
-                dist = min(dist, max(wo + shift - t,
-                                     t + wire - (wo + wl + shift), 0))
-        return ok, dist
-
-    for t, seq, wire in pkts:
-        if a.switch is not None and abs(t - a.switch) < a.tol_late:
-            res["skipped"] += 1
-            continue
-        idx = 1 if (a.switch is not None and t >= a.switch) else 0
-        base, cycle, wins = plans[idx]
-        res["phase%d" % (idx + 1)] += 1
-        off = (t - base) % cycle
-        hist[idx][min(off * bins // cycle, bins - 1)] += 1
-        ok, dist = place(off, wire, wins, cycle)
-        res["judged"] += 1
-        if ok:
-            res["inside"] += 1
-        else:
-            res["outside"] += 1
-            bad.append((t, off, idx + 1))
-        res["max_out_ns"] = max(res["max_out_ns"], dist)
-        if dist > a.far:
-            res["far"] += 1
-        if a.ref:
-            end = ideal.get(seq)
-            if end is None:
-                res["unmatched"] += 1
-                res["outside_gate"] += not ok
-                continue
-            late = t + wire - end
-            lates.append(late)
-            if not ok:
-                # Take back what the serializer was late beyond its budget.
-                back = max(late - a.nic_late, 0)
-                res["outside_gate"] += not place(off - back, wire, wins,
-                                                 cycle)[0]
-    if lates:
-        lates.sort()
-        res["nic_late_p50_ns"] = lates[len(lates) // 2]
-        res["nic_late_p99_ns"] = lates[len(lates) * 99 // 100]
-        res["nic_late_max_ns"] = lates[-1]
-    for k in sorted(res):
+def cmd_span(a):
+    """Departures of a capture around an instant (tdmtb.judge.span):
+    key=value lines."""
+    from tdmtb.judge import span
+    res = span(a.file, a.to, a.start, a.port)
+    for k in ("in_span", "last_before", "first_after"):
         print("%s=%d" % (k, res[k]))
-    for i, (base, cycle, wins) in enumerate(plans):
-        if a.switch is None and i:
-            break
-        width = cycle / bins
-        print("# plan %d: cycle %d ns, windows %s (ns); tol -%d/+%d ns"
-              % (i + 1, cycle, wins, a.tol_early, a.tol_late))
-        top = max(hist[i]) or 1
-        for b in range(bins):
-            lo = b * width
-            mark = " "
-            for wo, wl in wins:
-                if wo <= lo + width / 2 < wo + wl:
-                    mark = "W"
-            print("#  %8.3f ms %s %6d %s" % (lo / 1e6, mark, hist[i][b],
-                                             "*" * (hist[i][b] * 50 // top)))
-    for t, off, ph in bad[:10]:
-        print("# outside: t=%d.%09d plan %d offset %.3f ms"
-              % (t // NSEC, t % NSEC, ph, off / 1e6))
-
-
-# ---- port-drops ------------------------------------------------------------
-
-def port_drops(arrivals, departures):
-    """Why the switch port dropped what it dropped.
-
-    ARRIVALS: (t_ns, sender, seq) of every frame at the port's input (the
-    senders' wires), DEPARTURES: {(sender, seq): t_ns} at its output.  A
-    frame that arrived and never left was dropped.  It is a collision drop
-    if, when it arrived, the port's buffer held a frame of another sender
-    (one that arrived before it and left after it arrived): two senders'
-    wires were filling one port.  Otherwise it is a self drop: frames of
-    its own sender alone overfilled a port that drains at the rate of that
-    sender's wire.  No wire can do that; on the switch testbed it is the
-    emulator, which bunches a sender's frames when a timer or the receive
-    softirq runs late (Documentation/testbed.rst).  Returns a dict of
-    counts, the first collisions as (t_ns, sender, [other senders]) and
-    the drops by sender: {sender: [collisions, self drops]}."""
-    import heapq
-    res = {"arrived": 0, "departed": 0, "dropped": 0, "collision": 0,
-           "self": 0}
-    first = []
-    by = {}
-    heap = []			# (departure, sender) of frames in the buffer
-    held = {}			# sender -> its frames in the buffer
-    for t, snd, seq in sorted(arrivals):
-        res["arrived"] += 1
-        while heap and heap[0][0] <= t:
-            _, s = heapq.heappop(heap)
-            held[s] -= 1
-        dep = departures.get((snd, seq))
-        if dep is not None:
-            res["departed"] += 1
-            heapq.heappush(heap, (dep, snd))
-            held[snd] = held.get(snd, 0) + 1
-            continue
-        res["dropped"] += 1
-        others = sorted(s for s, k in held.items() if k and s != snd)
-        mine = by.setdefault(snd, [0, 0])
-        if others:
-            res["collision"] += 1
-            mine[0] += 1
-            if len(first) < 10:
-                first.append((t, snd, others))
-        else:
-            res["self"] += 1
-            mine[1] += 1
-    return res, first, by
-
-
-def tdm_records(path, port):
-    """Yield (t_ns, sender, seq, frame, linktype) of the tdmgen frames to
-    PORT in a pcap."""
-    from tdm_uapi import TDMRX as k
-    for t, frame, lt in read_pcap(path):
-        dport, off = udp_payload(frame, lt)
-        if dport != port or len(frame) < off + 24:
-            continue
-        magic, _, _, _, snd, _, seq = struct.unpack("!IBBHIIQ", frame[off:off + 24])
-        if magic == k["TDM_PKT_MAGIC"]:
-            yield t, snd, seq, frame, lt
-
-
-def tdm_frames(path, port):
-    """(t_ns, sender, seq) of the tdmgen frames to PORT in a pcap."""
-    return [r[:3] for r in tdm_records(path, port)]
-
-
-def ideal_port(departures, frame_ns, buffer, ring):
-    """The switch testbed without the emulator's timing.  DEPARTURES:
-    (t_ns, sender, seq) of every frame as its sender's qdisc let it go (a
-    tap on the sender's device, where the gate acts).  Each sender's NIC
-    holds RING frames (the one on the wire included; one beyond is dropped
-    there) and puts them on a perfect wire of its own, back to back in
-    that order: a frame starts at max(its departure, the end of the one
-    before) and reaches the switch port when its last bit has, FRAME_NS
-    later.  The port drains at the same rate and holds BUFFER frames, the
-    one it is sending included (as netem's limit counts).  Returns
-    (arrivals, departures, nic_drops) in port_drops's form: (t_ns, sender,
-    seq) at the port's input, {(sender, seq): t_ns} when each frame's last
-    bit left the port, and the frames each NIC dropped {sender: n}.  One
-    sender alone never fills the port: its frames reach it no faster than
-    it drains."""
-    import heapq
-    wire_end = {}
-    nic = {}
-    arr = []
-    for t, snd, seq in sorted(departures):
-        end = max(t, wire_end.get(snd, t))
-        if -(-(end - t) // frame_ns) >= ring:
-            nic[snd] = nic.get(snd, 0) + 1
-            continue
-        wire_end[snd] = end + frame_ns
-        arr.append((end + frame_ns, snd, seq))
-    arr.sort()
-    out = {}
-    queue = []			# when the frames in the port leave it
-    last = 0
-    for t, snd, seq in arr:
-        while queue and queue[0] <= t:
-            heapq.heappop(queue)
-        if len(queue) >= buffer:
-            continue
-        last = max(t, last) + frame_ns
-        heapq.heappush(queue, last)
-        out[(snd, seq)] = last
-    return arr, out, nic
-
-
-def print_drops(res, by):
-    """port_drops's counts as key=value lines: the totals, then each
-    sender's collision.S and self.S."""
-    for k in sorted(res):
-        print("%s=%d" % (k, res[k]))
-    for snd in sorted(by):
-        print("collision.%d=%d\nself.%d=%d" % (snd, by[snd][0], snd, by[snd][1]))
 
 
 def cmd_ideal_port(a):
-    """ideal_port on the senders' taps (--in): the port's drops told apart
-    (port_drops) as key=value lines, and with --pcap the frames that left
-    the port, stamped when they did, for tdmstat analyze."""
-    frame_ns = (a.size + WIRE_FRAME_EXTRA) * 8000 // a.mbit
-    dep, raw = [], {}
-    for f in a.inputs:
-        for t, snd, seq, frame, lt in tdm_records(f, a.port):
-            dep.append((t, snd, seq))
-            raw[(snd, seq)] = (frame, lt)
-    arr, out, nic = ideal_port(dep, frame_ns, a.buffer, a.ring)
-    res, _, by = port_drops(arr, out)
-    res["nic_drops"] = sum(nic.values())
-    print_drops(res, by)
-    if a.pcap:
-        with open(a.pcap, "wb") as f:
-            lt = next(iter(raw.values()))[1] if raw else 1
-            f.write(struct.pack("<IHHiIII", 0xa1b23c4d, 2, 4, 0, 0, 65535, lt))
-            for (snd, seq), t in sorted(out.items(), key=lambda x: x[1]):
-                frame = raw[(snd, seq)][0]
-                f.write(struct.pack("<IIII", t // NSEC, t % NSEC, len(frame),
-                                    a.size + 42))
-                f.write(frame)
+    """tdmtb.idealport on the senders' taps (--in): the port's drops told
+    apart as key=value lines, and with --pcap the frames that left the
+    port, stamped when they did, for tdmstat analyze."""
+    from tdmtb import idealport, portdrops
+    res, by = idealport.from_taps(a.inputs, a.size, a.mbit, a.buffer, a.ring,
+                                  a.port, a.pcap)
+    for line in portdrops.drop_lines(res, by):
+        print(line)
 
 
 def cmd_port_drops(a):
     """The switch port's drops from taps at its inputs (--in, one per
-    sender's wire) and its output (--out): key=value lines."""
-    arr = []
-    for f in a.inputs:
-        arr += tdm_frames(f, a.port)
-    dep = {(s, q): t for t, s, q in tdm_frames(a.out, a.port)}
-    res, first, by = port_drops(arr, dep)
-    print_drops(res, by)
-    for t, snd, others in first:
-        print("# collision: t=%d.%09d sender %d, buffer held senders %s"
-              % (t // NSEC, t % NSEC, snd, others))
+    sender's wire) and its output (--out): key=value lines
+    (tdmtb.portdrops)."""
+    from tdmtb import portdrops
+    res, first, by = portdrops.from_taps(a.inputs, a.out, a.port)
+    for line in portdrops.drop_lines(res, by) + portdrops.collision_lines(first):
+        print(line)
 
 
 # ---- nl: raw netlink qdisc requests ---------------------------------------
@@ -842,25 +500,6 @@ def parse_handle(h):
         return 0xFFFFFFFF
     major, minor = (h.split(":") + [""])[:2]
     return (int(major or "0", 16) << 16) | int(minor or "0", 16)
-
-
-def cmd_span(a):
-    """Departures of a capture around an instant: how many lie in
-    [--from, --to), the last one before --to and the first one at or after
-    it (0 if none), in ns on the capture's clock.  Key=value lines."""
-    n, last, first = 0, 0, 0
-    for t, frame, lt in read_pcap(a.file):
-        if a.port and udp_info(frame, lt)[0] != a.port:
-            continue
-        if a.start <= t < a.to:
-            n += 1
-        if t < a.to:
-            last = max(last, t)
-        elif not first or t < first:
-            first = t
-    print("in_span=%d" % n)
-    print("last_before=%d" % last)
-    print("first_after=%d" % first)
 
 
 def cmd_nl(a):
@@ -1028,58 +667,16 @@ def cmd_json():
 
 # ---- wire-check -------------------------------------------------------------
 
-# The switch testbed's limits (lib.sh tdm_switch, Documentation/testbed.rst).
-# The rate: the guest forwards about 544 Mbit/s of 1400-byte UDP over one
-# veth hop under TCG with pfifo (../shared/reference/testbed.md); a frame
-# here crosses four hops, two bridges and two serializers, and 8 senders
-# with a tap share the guest's two vCPUs: 100 Mbit/s leaves a margin of
-# about 1.4 over a quarter of the one-hop figure.
-WIRE_MAX_MBIT = 100
-# The shortest window: TCG's timer noise is hundreds of microseconds, which
-# must stay small against a window: at 2 ms it is already a quarter.
-WIRE_MIN_WINDOW_NS = 2000000
-WIRE_FRAME_EXTRA = 66           # lib.sh WIRE_FRAME_EXTRA
-WIRE_MAX_SENDERS = 32
-
-
-def wire_check(senders, window, dead, guard, size, mbit, buffer):
-    """None if a plan of SENDERS windows of WINDOW ns, each followed by
-    DEAD ns, with GUARD, for frames of SIZE bytes of UDP payload, can work
-    on a testbed wire of MBIT Mbit/s with a switch buffer of BUFFER frames;
-    else the reason."""
-    if not 1 <= senders <= WIRE_MAX_SENDERS:
-        return "senders must be 1..%d, not %d" % (WIRE_MAX_SENDERS, senders)
-    if not 1 <= mbit <= WIRE_MAX_MBIT:
-        return ("a wire of %d Mbit/s: the emulator sustains at most %d Mbit/s "
-                "through the NICs and the switch port (1..%d)"
-                % (mbit, WIRE_MAX_MBIT, WIRE_MAX_MBIT))
-    if buffer < 1:
-        return "the switch port's buffer must hold at least one frame"
-    if dead < 0 or guard < 0:
-        return "dead time and guard cannot be negative"
-    frame = (size + WIRE_FRAME_EXTRA) * 8 * 1000 // mbit
-    if window < WIRE_MIN_WINDOW_NS:
-        return ("a window of %d us is too short for this testbed: TCG's timer "
-                "noise (hundreds of us) would be a large part of it; at least "
-                "%d us" % (window // 1000, WIRE_MIN_WINDOW_NS // 1000))
-    if window - guard < frame:
-        return ("a window of %d us less the guard of %d us cannot carry one "
-                "frame: a frame of %d bytes takes %d us at %d Mbit/s"
-                % (window // 1000, guard // 1000, size + WIRE_FRAME_EXTRA,
-                   frame // 1000, mbit))
-    return None
-
-
 def cmd_wire_check(a):
-    why = wire_check(a.senders, a.window, a.dead, a.guard, a.size, a.mbit,
-                     a.buffer)
+    """Can the plan work on the switch testbed (tdmtb.wirecheck)?"""
+    from tdmtb import wirecheck
+    why = wirecheck.wire_check(a.senders, a.window, a.dead, a.guard, a.size,
+                               a.mbit, a.buffer)
     if why:
         sys.stderr.write("%s\n" % why)
         return 2
-    frame = (a.size + WIRE_FRAME_EXTRA) * 8 * 1000 // a.mbit
-    print("cycle_ns=%d frame_ns=%d frames_per_window=%d"
-          % (a.senders * (a.window + a.dead), frame,
-             (a.window - a.guard) // frame))
+    print(wirecheck.plan_line(a.senders, a.window, a.dead, a.guard, a.size,
+                              a.mbit))
     return 0
 
 
@@ -1149,6 +746,8 @@ def cmd_serve(path):
     import signal
     import socket
     import tdm_uapi  # noqa: F401
+    import tdmtb.idealport  # noqa: F401  (and pcap, portdrops, wirecheck)
+    import tdmtb.judge  # noqa: F401
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)   # no zombies
     srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     srv.bind(path)
@@ -1285,7 +884,14 @@ def main():
     a = p.parse_args()
     fn = {"wire-check": cmd_wire_check, "port-drops": cmd_port_drops, "ideal-port": cmd_ideal_port, "flat": cmd_flat, "classes": cmd_classes, "send": cmd_send, "recv": cmd_recv,
           "pcap": cmd_pcap, "span": cmd_span, "nl": cmd_nl, "clock": cmd_clock}[a.cmd]
-    sys.exit(fn(a) or 0)
+    try:
+        code = fn(a)
+    except ValueError as e:
+        pcap = sys.modules.get("tdmtb.pcap")
+        if pcap and isinstance(e, pcap.PcapError):
+            die(str(e))
+        raise
+    sys.exit(code or 0)
 
 
 if __name__ == "__main__":

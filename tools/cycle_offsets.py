@@ -17,10 +17,10 @@ import json
 import os
 import sys
 
-# One pcap reader for the project: the selftests' (standard library only).
+# One pcap reader for the project: the testbed's (standard library only).
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                "..", "selftests"))
-from tdmwin_util import read_pcap  # noqa: E402  (yields t_ns, frame, linktype)
+                                "..", "testbed"))
+from tdmtb.pcap import read_pcap  # noqa: E402  (yields t_ns, frame, linktype)
 
 
 def parse_window(text):

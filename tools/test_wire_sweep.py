@@ -1,33 +1,24 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
 """tools/wire_sweep.py on synthetic sweeps with known answers: the
-smallest clean dead time, the utilization there, and the ratios; and the
-switch port's drops told apart (selftests/tdmwin_util.py port_drops).
+smallest clean dead time, the utilization there, and the ratios.  The
+ideal port, the switch port's drops and the pcap judge are the
+testbed's (testbed/tests).
 
 Prints TAP and "N passed, N failed".  No guest, no root; make check runs it.
 """
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "testbed"))
 import wire_sweep as ws  # noqa: E402
+from tdmtb.tap import Tap  # noqa: E402
 
 US = 1000
-n = failed = 0
-
-
-def tap(ok, desc, detail=""):
-    global n, failed
-    n += 1
-    if not ok:
-        failed += 1
-    print("%s %d - %s" % ("ok" if ok else "not ok", n, desc))
-    if not ok and detail:
-        print("#   " + detail)
-
-
-def eq(got, want, desc):
-    tap(got == want, desc, "got %r, want %r" % (got, want))
+T = Tap()
+tap, eq = T.ok, T.eq
 
 
 def pt(method, dead_us, overlap=0, loss=0, cycles=100, goodput=0, self_drops=0):
@@ -112,123 +103,7 @@ eq(ws.ratio(f["tdmwin"]["dead_ns"], f["taprio"]["dead_ns"]), None,
    "a ratio against a method never clean is none")
 eq(ws.ratio(0, 2000), 0.0, "a dead time of 0 gives the ratio 0")
 
-# The switch port's drops (selftests/tdmwin_util.py port_drops): a drop
-# is a collision only if another sender's frame was in the buffer.
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                "..", "selftests"))
-import tdmwin_util as tu  # noqa: E402
-
-FT = 100
-arr, dep = [], {}
-for k in range(3):		# sender 0 at line rate: never held
-    arr.append((k * FT, 0, k))
-    dep[(0, k)] = (k + 1) * FT
-for k in range(3, 9):		# sender 0 bunched: 6 at once, 5 fit, 1 dropped
-    arr.append((1000, 0, k))
-    if k < 8:
-        dep[(0, k)] = 1000 + (k - 2) * FT
-arr.append((1050, 1, 0))	# sender 1 while sender 0 fills it: collision
-arr.append((1600, 1, 1))	# after the buffer drained, left: not a drop
-dep[(1, 1)] = 1700
-arr.append((1650, 2, 0))	# sender 1's frame still in: a collision with 1
-res, first, by = tu.port_drops(list(reversed(arr)), dep)
-eq(res, {"arrived": 12, "departed": 9, "dropped": 3, "collision": 2, "self": 1},
-   "port drops: one self drop, two collisions, whatever the input order")
-eq([(t, s, o) for t, s, o in first], [(1050, 1, [0]), (1650, 2, [1])],
-   "port drops: each collision names the senders in the buffer")
-eq(by, {0: [0, 1], 1: [1, 0], 2: [1, 0]},
-   "port drops: each sender's collisions and self drops")
-res, _, _ = tu.port_drops([(0, 0, 0), (0, 0, 1)], {(0, 0): 0})
-eq((res["collision"], res["self"]), (0, 1),
-   "port drops: a frame that left at the instant of an arrival is not in the buffer")
-
-# The ideal wire and port (selftests/tdmwin_util.py ideal_port): the
-# senders' departures on perfect wires into a port of BUFFER frames.
-FT = 1000
-arr, out, nic = tu.ideal_port([(0, 0, k) for k in range(10)], FT, 5, 64)
-res, _, by = tu.port_drops(arr, out)
-eq((res["dropped"], nic), (0, {}),
-   "ideal port: one sender's burst goes through its wire at line rate, no drop")
-eq(sorted(out.values())[:3], [2 * FT, 3 * FT, 4 * FT],
-   "ideal port: a frame leaves the port a frame time after it arrived whole")
-burst = [(0, s, k) for s in (0, 1) for k in range(10)]
-res, _, by = tu.port_drops(*tu.ideal_port(burst, FT, 5, 64)[:2])
-eq((res["arrived"], res["dropped"], res["self"], by), (20, 6, 0, {1: [6, 0]}),
-   "ideal port: two bursts at once: the buffer fills by one a frame time, "
-   "6 collisions")
-_, _, nic = tu.ideal_port([(0, 0, k) for k in range(70)], FT, 5, 64)
-eq(nic, {0: 6}, "ideal port: a NIC ring of 64 frames drops the 65th on")
-res, _, _ = tu.port_drops(*tu.ideal_port(
-    [(0, 0, k) for k in range(10)] + [(10 * FT + 1, 1, k) for k in range(10)],
-    FT, 5, 64)[:2])
-eq(res["dropped"], 0, "ideal port: a second sender after the first's last "
-   "frame left loses nothing")
-
-# The tap after the emulated NIC (tdmwin_util.py pcap --ref): a frame
-# outside its window is the gate's unless the NIC's lateness against a
-# perfect wire from the sender's tap, beyond the guard, explains it.
-import struct  # noqa: E402
 import subprocess  # noqa: E402
-import tempfile  # noqa: E402
-
-K = 1000
-FRAME = 1226		# with 24 bytes of overhead 200 us at 50 Mbit/s
-
-
-def write_pcap(path, frames):
-    """FRAMES: (t_ns, seq); Ethernet, IPv4, UDP to 5001, the sender's
-    magic and seq, padded to FRAME bytes."""
-    with open(path, "wb") as f:
-        f.write(struct.pack("<IHHiIII", 0xa1b23c4d, 2, 4, 0, 0, 65535, 1))
-        for t, seq in frames:
-            ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, FRAME - 14, 0, 0, 64,
-                             17, 0, bytes(4), bytes(4))
-            udp = struct.pack("!HHHH", 40000, 5001, FRAME - 34, 0)
-            body = struct.pack("!II", 0x7464_6d77, seq)
-            fr = bytes(12) + b"\x08\x00" + ip + udp + body
-            fr += bytes(FRAME - len(fr))
-            f.write(struct.pack("<IIII", t // 10**9, t % 10**9, len(fr), len(fr)))
-            f.write(fr)
-
-
-def pcap_ref(nic, ref):
-    """tdmwin_util.py pcap of NIC against REF: a 10 ms cycle, the window
-    [0, 4) ms, a guard of 1 ms, 100 us allowed late."""
-    with tempfile.TemporaryDirectory() as d:
-        write_pcap(os.path.join(d, "n.pcap"), nic)
-        write_pcap(os.path.join(d, "r.pcap"), ref)
-        out = subprocess.run(
-            [sys.executable, tu.__file__, "pcap", os.path.join(d, "n.pcap"),
-             "--port", "5001", "--cycle", str(10000 * K), "--windows",
-             "0:%d" % (4000 * K), "--tol-early", "0", "--tol-late",
-             str(100 * K), "--wire-mbit", "50", "--ref",
-             os.path.join(d, "r.pcap"), "--nic-late", str(1000 * K)],
-            capture_output=True, text=True, check=True).stdout
-    return dict(l.split("=") for l in out.splitlines() if "=" in l)
-
-
-# The gate lets 15 frames go back to back from 0: on a perfect wire they
-# end at 200 us ... 3 ms, the window less the guard.
-ref = [(k * 200 * K, k) for k in range(15)]
-ends = [(k + 1) * 200 * K for k in range(15)]
-r = pcap_ref([(e + 900 * K, k) for k, e in enumerate(ends)], ref)
-eq((r["outside"], r["outside_gate"], r["nic_late_p50_ns"]),
-   ("0", "0", str(900 * K)),
-   "after the NIC: late by less than the guard, every frame inside")
-r = pcap_ref([(e + (2000 * K if k >= 10 else 0), k)
-              for k, e in enumerate(ends)], ref)
-eq((r["outside"], r["outside_gate"], r["nic_late_max_ns"]),
-   ("5", "0", str(2000 * K)),
-   "after the NIC: a stall of the NIC of 2 ms puts 5 out, none the gate's")
-r = pcap_ref([(e + 2000 * K, k) for k, e in enumerate(ends)] +
-             [(4400 * K, 15), (4800 * K, 16), (14300 * K, 17)],
-             ref + [(4200 * K, 15), (4600 * K, 16), (13600 * K, 17)])
-eq((r["outside"], r["outside_gate"]), ("8", "3"),
-   "after the NIC: frames the gate let go after the window, or into the "
-   "guard with the NIC late by less than it, stay the gate's")
-r = pcap_ref([(e, k) for k, e in enumerate(ends)] + [(9000 * K, 99)], ref)
-eq((r["outside"], r["outside_gate"], r["unmatched"]), ("1", "1", "1"),
-   "after the NIC: a frame the sender's tap did not see is judged as it is")
 
 
 def clean_cli(point, *args):
@@ -250,6 +125,4 @@ eq((clean_cli(p3, "--min-cycles", "1000", "--permille", "5"),
     clean_cli("{", "--min-cycles", "1")),
    (0, 1, 1, 2, 2), "wire_sweep.py clean: exit 0 clean, 1 not, 2 bad input")
 
-print("1..%d" % n)
-print("%d passed, %d failed" % (n - failed, failed))
-sys.exit(1 if failed else 0)
+sys.exit(T.done())

@@ -11,7 +11,7 @@ A point is one run: {"method", "dead_ns", "cycles", "overlap", "loss",
 (overlap, collisions, goodput_bps: the switch testbed's netem port and
 the tap after it) and the ideal one (ideal_*: the same NICs, wires and
 port computed from the senders' taps, where the gates act, without the
-emulator's timing; selftests/tdmwin_util.py ideal_port).  The figure is
+emulator's timing; testbed/tdmtb/idealport.py).  The figure is
 judged at the ideal port by default.  Pure functions;
 tools/test_wire_sweep.py tests them on synthetic points with known
 answers.
@@ -31,7 +31,7 @@ def clean(p, min_cycles, port="ideal", permille=0):
     its frames lost (the selftests' departure allowance: the ideal port
     still carries the senders' taps' stamps, which a stalled vCPU
     delays).  At the emulated port, self drops (one sender's frames
-    bunched by the emulator, selftests/tdmwin_util.py port_drops) are
+    bunched by the emulator, testbed/tdmtb/portdrops.py) are
     reported, not judged: no wire can make them; the ideal port has
     none."""
     ovl, coll, _ = PORTS[port]
