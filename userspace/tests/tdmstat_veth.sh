@@ -1,31 +1,55 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Host test of tdmgen -> tcpdump -> tdmstat analyze over a veth pair between
-# two network namespaces (198.18.0.0/15 only).  Built into O/tests as
-# test_tdmstat_veth and run by `make unit` with the cmocka tests; prints
-# TAP lines.  Needs root, ip and tcpdump: without them it prints a TAP
-# skip with the reason ("1..0 # SKIP ...", exit 4), counted as a skip.
-# About 2 s.
+# Host test of tdmstat's records of tdmgen's packets over a veth pair
+# between two network namespaces (198.18.0.0/15 only), once per way of
+# recording them on the host's own kernel:
+#
+#   bpf      tdmstat capture --recorder bpf (BPF needs no module); also a
+#            second owner refused with the owner's pid, without
+#            privileges a message that names what is needed, nothing left
+#            on the device afterwards;
+#   tcpdump  tcpdump's pcap, then tdmstat analyze; also tcpdump saw every
+#            packet.
+#
+# Both are then checked alike: every packet recorded (counts against the
+# end markers), no loss, ring drops, duplicates or reordering, software
+# stamps, the window rows, transit, no sanitizer report.  RECORDER=bpf or
+# RECORDER=tcpdump runs one (default: both; each one's results are named
+# with it).  Built into O/tests as test_tdmstat_veth, run by `make unit`;
+# prints TAP.  Needs root and ip (else "1..0 # SKIP ...", exit 4), and
+# tcpdump or a kernel that loads the BPF program for each way: a way that
+# cannot run is a TAP skip with the reason, and if none could, the exit
+# status is 4; run-unit counts them as skips.
+# About 5 s.
 #
 #   tests/tdmstat_veth.sh BINDIR      (BINDIR holds tdmgen and tdmstat)
 set -uo pipefail
 bin=${1:-$(dirname "$0")/../san/bin}
-n=0 failed=0
+ways=${RECORDER:-bpf tcpdump}
+n=0 failed=0 skipped=0 cap='' td=''
 ok() { n=$((n + 1)); echo "ok $n - $*"; }
 nok() { n=$((n + 1)); failed=1; echo "not ok $n - $*"; }
+skip() { n=$((n + 1)); skipped=$((skipped + 1)); echo "ok $n - $1 # SKIP $2"; }
 check() { local what=$1; shift; if "$@"; then ok "$what"; else nok "$what"; fi; }
 # The whole test cannot run here: a TAP skip with the reason, which run-unit
 # counts as a skip (never a pass), and kselftest's exit status 4.
 skip_all() { echo "1..0 # SKIP $*"; exit 4; }
 
-if [ "$(id -u)" != 0 ] || ! command -v tcpdump >/dev/null || ! command -v ip >/dev/null; then
-	skip_all "needs root, ip and tcpdump (uid $(id -u))"
+for w in $ways; do
+	case $w in
+	bpf | tcpdump) ;;
+	*) nok "RECORDER=$ways: bpf, tcpdump or both"; echo "1..$n"; exit 1 ;;
+	esac
+done
+if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null; then
+	skip_all "needs root and ip (uid $(id -u))"
 fi
 tmp=$(mktemp -d) || exit 1
 a=tdmsA$$ b=tdmsB$$
 cleanup() {
 	[ -n "${td:-}" ] && kill "$td" 2>/dev/null
+	[ -n "${cap:-}" ] && kill "$cap" 2>/dev/null && wait "$cap" 2>/dev/null
 	ip netns del "$a" 2>/dev/null
 	ip netns del "$b" 2>/dev/null
 	rm -rf "$tmp"
@@ -41,37 +65,122 @@ ip -n "$a" link set lo up && ip -n "$b" link set lo up || { nok "veth setup"; ex
 # No ARP on the first packet: it would stretch transit and tcpdump's start.
 mac=$(ip -n "$b" -br link show vb | awk '{print $3}')
 ip -n "$a" neigh add 198.18.7.2 lladdr "$mac" dev va nud permanent
-
 printf '[auto]\nsenders 2\nwindow 1ms\ndead_time 100us\n' >"$tmp/plan"
-ip netns exec "$b" tcpdump -U --immediate-mode -q -n -i vb -j host --time-stamp-precision=nano \
-	-s 128 -w "$tmp/cap.pcap" udp dst port 8081 2>"$tmp/tcpdump.log" &
-td=$!
-for _ in $(seq 50); do grep -q listening "$tmp/tcpdump.log" && break; sleep 0.1; done
-check "tcpdump is listening" grep -q listening "$tmp/tcpdump.log"
+# The unprivileged capture (bpf) writes below it.
+chmod 0755 "$tmp"
 
-ip netns exec "$a" "$bin/tdmgen" -q -i 0 -r 20000pps -c 1000 -s 200 -E 3 -w 20ms 198.18.7.2 &&
-ip netns exec "$a" "$bin/tdmgen" -q -i 1 -r 10000pps -c 500 -s 1400 -E 3 -w 20ms 198.18.7.2
-check "tdmgen sent both streams" test $? = 0
-sleep 0.3
-kill -INT "$td"; wait "$td"; td=
-got=$(grep -oE '^[0-9]+ packets captured' "$tmp/tcpdump.log" | grep -oE '^[0-9]+')
-check "tcpdump captured every packet (${got:-?} of 1506)" test "${got:-0}" = 1506
+# send WAY: the two streams every way records: 1000 + 500 packets and 3 end
+# markers each.
+send() {
+	ip netns exec "$a" "$bin/tdmgen" -q -i 0 -r 20000pps -c 1000 -s 200 -E 3 -w 20ms 198.18.7.2 &&
+	ip netns exec "$a" "$bin/tdmgen" -q -i 1 -r 10000pps -c 500 -s 1400 -E 3 -w 20ms 198.18.7.2
+	check "$1: tdmgen sent both streams" test $? = 0
+}
 
-"$bin/tdmstat" analyze -q -j -p "$tmp/plan" -o "$tmp/out" "$tmp/cap.pcap" >"$tmp/sum.json"
-check "tdmstat analyze succeeded" test $? = 0
-py() { python3 -c "import json,sys; d=json.load(open('$tmp/sum.json')); print($1)"; }
-check "records: 1506" test "$(py "d['run']['records']")" = 1506
-check "end markers: 6" test "$(py "d['run']['end_markers']")" = 6
-check "sent 1500 by the end markers" test "$(py "d['run']['sent']")" = 1500
-check "received 1500, lost 0" test "$(py "d['run']['received'],d['run']['lost']")" = "1500 0"
-check "no duplicates, no reordering" test "$(py "d['run']['duplicates']+d['run']['reordered']")" = 0
-check "sender 1 sent 500 of 1400 bytes" test "$(py "[s['sent'] for s in d['senders']]")" = "[1000, 500]"
-check "timestamp source sw" test "$(py "d['run']['ts_source']")" = sw
-rows=$(($(wc -l <"$tmp/out-windows.csv") - 1))
-check "window rows written ($rows) = windows in the JSON" test "$rows" = "$(py "d['run']['windows']")"
-pk=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "packets") c = i; next } { s += $c } END { print s }' "$tmp/out-windows.csv")
-check "the window rows hold every packet ($pk)" test "$pk" = 1500
-tmin=$(py "min(s['transit_min_ns'] for s in d['senders'])")
-check "transit is positive and below 50 ms ($tmin ns)" test "$tmin" -gt 0 -a "$tmin" -lt 50000000
+# record_bpf: the capture records while send runs; its JSON summary into
+# $tmp/bpf.json, its files as $tmp/bpf*, its messages in $tmp/bpf.err.
+# False if the way cannot run here (a skip, said).
+record_bpf() {
+	ip netns exec "$b" "$bin/tdmstat" capture --recorder bpf -i vb -p "$tmp/plan" -e 2 -d 20s \
+		-j -o "$tmp/bpf" >"$tmp/bpf.json" 2>"$tmp/bpf.err" &
+	cap=$!
+	for _ in $(seq 100); do
+		grep -q recording "$tmp/bpf.err" && break
+		kill -0 "$cap" 2>/dev/null || break
+		sleep 0.1
+	done
+	if ! grep -q recording "$tmp/bpf.err"; then
+		kill "$cap" 2>/dev/null
+		wait "$cap" 2>/dev/null
+		cap=
+		# A kernel or container without BPF for us: not this test's failure.
+		if grep -qE "cannot (load|create|attach)" "$tmp/bpf.err"; then
+			skip "bpf: tdmstat capture --recorder bpf" \
+				"the BPF recorder does not load here: $(head -n 1 "$tmp/bpf.err")"
+		else
+			nok "bpf: capture --recorder bpf starts: $(cat "$tmp/bpf.err")"
+		fi
+		return 1
+	fi
+	ok "bpf: capture --recorder bpf records ($(grep -o 'BPF recorder ([a-z]*' "$tmp/bpf.err"))"
+
+	out=$(ip netns exec "$b" "$bin/tdmstat" capture --recorder bpf -i vb -p "$tmp/plan" -d 1s -q \
+		-o "$tmp/two" 2>&1)
+	check "bpf: a second owner is refused, the owner named" \
+		grep -q "BPF recorder is attached to vb by pid $cap" <<<"$out"
+	if command -v setpriv >/dev/null; then
+		mkdir -m 1777 "$tmp/np"
+		out=$(ip netns exec "$b" setpriv --reuid=65534 --regid=65534 --clear-groups \
+			--inh-caps=-all --bounding-set=-all "$bin/tdmstat" capture --recorder bpf \
+			-i vb -p "$tmp/plan" -d 1s -q -o "$tmp/np/x" 2>&1)
+		check "bpf: without privileges: refused, saying what is needed" \
+			grep -q "needs CAP_BPF and CAP_NET_ADMIN" <<<"$out"
+	fi
+
+	send bpf
+	wait "$cap"
+	check "bpf: capture exit status 0" test $? = 0
+	cap=
+	left=$(bpftool prog show 2>/dev/null | grep -c 'name tdmrx_bpf')
+	check "bpf: no tdmrx_bpf program left" test "$left" = 0
+}
+
+# record_tcpdump: tcpdump captures while send runs, tdmstat analyze reads
+# its pcap; the same outputs as record_bpf's, as $tmp/tcpdump*.
+record_tcpdump() {
+	if ! command -v tcpdump >/dev/null; then
+		skip "tcpdump: tcpdump and tdmstat analyze" "tcpdump is not installed"
+		return 1
+	fi
+	ip netns exec "$b" tcpdump -U --immediate-mode -q -n -i vb -j host \
+		--time-stamp-precision=nano -s 128 -w "$tmp/cap.pcap" udp dst port 8081 \
+		2>"$tmp/tcpdump.log" &
+	td=$!
+	for _ in $(seq 50); do grep -q listening "$tmp/tcpdump.log" && break; sleep 0.1; done
+	check "tcpdump: tcpdump is listening" grep -q listening "$tmp/tcpdump.log"
+	send tcpdump
+	sleep 0.3
+	kill -INT "$td"; wait "$td"; td=
+	got=$(grep -oE '^[0-9]+ packets captured' "$tmp/tcpdump.log" | grep -oE '^[0-9]+')
+	check "tcpdump: tcpdump captured every packet (${got:-?} of 1506)" test "${got:-0}" = 1506
+	"$bin/tdmstat" analyze -q -j -p "$tmp/plan" -o "$tmp/tcpdump" "$tmp/cap.pcap" \
+		>"$tmp/tcpdump.json" 2>"$tmp/tcpdump.err"
+	check "tcpdump: tdmstat analyze succeeded" test $? = 0
+}
+
+# judge WAY: what every way must have recorded, from its JSON summary and
+# window rows.
+judge() {
+	local w=$1 rows pk tmin
+	py() { python3 -c "import json,sys; d=json.load(open('$tmp/$w.json')); print($1)"; }
+	check "$w: records: 1506" test "$(py "d['run']['records']")" = 1506
+	check "$w: end markers: 6" test "$(py "d['run']['end_markers']")" = 6
+	check "$w: sent 1500 by the end markers" test "$(py "d['run']['sent']")" = 1500
+	check "$w: received 1500, lost 0, no ring drops" \
+		test "$(py "d['run']['received'],d['run']['lost'],d['run']['ring_drops']")" = "1500 0 0"
+	check "$w: no duplicates, no reordering" \
+		test "$(py "d['run']['duplicates']+d['run']['reordered']")" = 0
+	check "$w: sender 1 sent 500 of 1400 bytes" \
+		test "$(py "[s['sent'] for s in d['senders']]")" = "[1000, 500]"
+	# The capture holds SO_TIMESTAMPING, tcpdump stamps in software.
+	check "$w: timestamp source sw" test "$(py "d['run']['ts_source']")" = sw
+	rows=$(($(wc -l <"$tmp/$w-windows.csv") - 1))
+	check "$w: window rows written ($rows) = windows in the JSON" \
+		test "$rows" = "$(py "d['run']['windows']")"
+	pk=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "packets") c = i; next }
+		{ s += $c } END { print s }' "$tmp/$w-windows.csv")
+	check "$w: the window rows hold every packet ($pk)" test "$pk" = 1500
+	tmin=$(py "min(s['transit_min_ns'] for s in d['senders'])")
+	check "$w: transit is positive and below 50 ms ($tmin ns)" \
+		test "$tmin" -gt 0 -a "$tmin" -lt 50000000
+	check "$w: no sanitizer report" \
+		test -z "$(grep -E 'Sanitizer|runtime error' "$tmp/$w.err")"
+}
+
+for w in $ways; do
+	"record_$w" && judge "$w"
+done
 echo "1..$n"
+# Every way skipped (their reasons above): the test, too.
+[ "$n" = "$skipped" ] && exit 4
 exit $failed
