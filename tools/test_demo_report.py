@@ -18,18 +18,11 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPORT = os.path.join(HERE, "demo_report.py")
 MS = 1000000
-n = failed = 0
+sys.path.insert(0, os.path.join(HERE, "..", "testbed"))
+from tdmtb.tap import Tap  # noqa: E402
 
-
-def tap(ok, desc, detail=""):
-    global n, failed
-    n += 1
-    if not ok:
-        failed += 1
-    print("%s %d - %s" % ("ok" if ok else "not ok", n, desc))
-    if not ok and detail:
-        for line in detail.splitlines()[-25:]:
-            print("#   " + line)
+T = Tap()
+tap = T.ok
 
 
 def write_csv(path, head, rows):
@@ -228,9 +221,7 @@ def main():
         tap(rc == 0 and "demo check passed" in out,
             "only the gated run is judged: a user-space TDM departure "
             "outside its window does not fail --check", out)
-    print("1..%d" % n)
-    print("%d passed, %d failed" % (n - failed, failed))
-    return 1 if failed else 0
+    return T.done()
 
 
 if __name__ == "__main__":
