@@ -188,8 +188,10 @@ local_waiting() {
 		q=$(qlen_c)
 		# The clock after the read: before the opening, the read was too.
 		t=$(( $(tdm_now CLOCK_REALTIME) / 1000000 ))
-		tdm_log "$desc: queue read $((open - t)) ms before the window opens"
-		[ "$t" -lt "$open" ] && return 0
+		if [ "$t" -lt "$open" ]; then
+			tdm_log "$desc: queue read $((open - t)) ms before the window opens"
+			return 0
+		fi
 		q=
 		tdm_log "$desc: the queue was read $((t - open)) ms after the window opened (a slow machine): again, with the window further ahead"
 	done
