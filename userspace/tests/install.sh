@@ -14,10 +14,9 @@
 #
 #   tests/install.sh        (from anywhere; finds the tree from its own path)
 set -uo pipefail
+# shellcheck source=../../selftests/tap.sh
+. "$(dirname "$(readlink -f "$0")")/../../selftests/tap.sh"
 top=$(cd "$(dirname "$(readlink -f "$0")")/../.." && pwd)
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-nok() { n=$((n + 1)); failed=1; echo "not ok $n - $*"; }
 
 # A make run from `make unit` must not join that make's jobserver.
 unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
@@ -70,9 +69,9 @@ run() { # PREFIX
 	cp "$d/etc/tdm/tdm.conf" "$tmp/conf.orig"
 
 	if make -C "$top" install "${args[@]}" >"$log" 2>&1; then
-		ok "PREFIX=$p: make install"
+		tdm_ok "PREFIX=$p: make install"
 	else
-		nok "PREFIX=$p: make install"; sed 's/^/#   /' "$log" | tail -n 30
+		tdm_fail "PREFIX=$p: make install"; sed 's/^/#   /' "$log" | tail -n 30
 		return 0
 	fi
 	expected "$p" | sort -k2 >"$tmp/want"
@@ -83,53 +82,53 @@ run() { # PREFIX
 			echo "#   mode $(stat -c %a "$d$path") (not $mode): $path"; bad=1
 		fi
 	done <"$tmp/want"
-	[ $bad = 0 ] && ok "PREFIX=$p: $(wc -l <"$tmp/want") files installed with their modes" ||
-		nok "PREFIX=$p: files installed with their modes"
+	[ $bad = 0 ] && tdm_ok "PREFIX=$p: $(wc -l <"$tmp/want") files installed with their modes" ||
+		tdm_fail "PREFIX=$p: files installed with their modes"
 	# Nothing else was installed.
 	(cd "$d" && find . ! -type d | sed 's/^\.//' | grep -vx /etc/tdm/tdm.conf | sort) >"$tmp/have"
 	if awk '{ print $2 }' "$tmp/want" | sort | diff - "$tmp/have" >"$tmp/diff"; then
-		ok "PREFIX=$p: nothing unexpected installed"
+		tdm_ok "PREFIX=$p: nothing unexpected installed"
 	else
-		nok "PREFIX=$p: nothing unexpected installed"; sed 's/^/#   /' "$tmp/diff"
+		tdm_fail "PREFIX=$p: nothing unexpected installed"; sed 's/^/#   /' "$tmp/diff"
 	fi
 	if cmp -s "$d/etc/tdm/tdm.conf" "$tmp/conf.orig"; then
-		ok "PREFIX=$p: existing /etc/tdm/tdm.conf left alone"
+		tdm_ok "PREFIX=$p: existing /etc/tdm/tdm.conf left alone"
 	else
-		nok "PREFIX=$p: existing /etc/tdm/tdm.conf left alone"
+		tdm_fail "PREFIX=$p: existing /etc/tdm/tdm.conf left alone"
 	fi
 	if grep -qx "ExecStart=$p/sbin/tdmd -f /etc/tdm/tdm.conf" "$d/lib/systemd/system/tdmd.service" &&
 	   grep -qx "ExecStart=$p/sbin/tdmd -f /etc/tdm/%i.conf" "$d/lib/systemd/system/tdmd@.service"; then
-		ok "PREFIX=$p: units start $p/sbin/tdmd"
+		tdm_ok "PREFIX=$p: units start $p/sbin/tdmd"
 	else
-		nok "PREFIX=$p: units start $p/sbin/tdmd"
+		tdm_fail "PREFIX=$p: units start $p/sbin/tdmd"
 	fi
 	if [ -n "$kver" ] && command -v modinfo >/dev/null; then
 		if modinfo -F vermagic "$d/lib/modules/$kver/extra/sch_tdmwin.ko" | grep -q "^$kver "; then
-			ok "PREFIX=$p: sch_tdmwin.ko is built for $kver"
+			tdm_ok "PREFIX=$p: sch_tdmwin.ko is built for $kver"
 		else
-			nok "PREFIX=$p: sch_tdmwin.ko is built for $kver"
+			tdm_fail "PREFIX=$p: sch_tdmwin.ko is built for $kver"
 		fi
 	fi
 
 	if make -C "$top" uninstall "${args[@]}" >"$log" 2>&1; then
-		ok "PREFIX=$p: make uninstall"
+		tdm_ok "PREFIX=$p: make uninstall"
 	else
-		nok "PREFIX=$p: make uninstall"; sed 's/^/#   /' "$log" | tail -n 30
+		tdm_fail "PREFIX=$p: make uninstall"; sed 's/^/#   /' "$log" | tail -n 30
 	fi
 	(cd "$d" && find . ! -type d | sed 's/^\.//') >"$tmp/left"
 	if [ "$(cat "$tmp/left")" = /etc/tdm/tdm.conf ] && cmp -s "$d/etc/tdm/tdm.conf" "$tmp/conf.orig"; then
-		ok "PREFIX=$p: uninstall leaves only the admin's tdm.conf"
+		tdm_ok "PREFIX=$p: uninstall leaves only the admin's tdm.conf"
 	else
-		nok "PREFIX=$p: uninstall leaves only the admin's tdm.conf"
+		tdm_fail "PREFIX=$p: uninstall leaves only the admin's tdm.conf"
 		sed 's/^/#   left: /' "$tmp/left"
 	fi
 	if [ ! -e "$d$p/share/doc/tdmwin" ]; then
-		ok "PREFIX=$p: uninstall removes $p/share/doc/tdmwin"
+		tdm_ok "PREFIX=$p: uninstall removes $p/share/doc/tdmwin"
 	else
-		nok "PREFIX=$p: uninstall removes $p/share/doc/tdmwin"
+		tdm_fail "PREFIX=$p: uninstall removes $p/share/doc/tdmwin"
 	fi
 }
 
 run /usr
 run /usr/local
-[ $failed = 0 ]
+tdm_exit

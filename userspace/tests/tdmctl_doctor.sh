@@ -6,22 +6,17 @@
 # 1000 on the other, no tdmwin qdisc, no ptp4l (a missing socket, then one
 # that never answers).  Built into O/tests as test_tdmctl_doctor and run by
 # `make unit` with the cmocka tests; prints TAP lines.  Needs root, ip and
-# python3: without them it prints a TAP skip with the reason ("1..0 # SKIP
-# ...", exit 4), counted as a skip.  About 3 s.
+# python3: without them it prints a TAP skip with the reason ("SKIP: ...",
+# exit 4), counted as a skip.  About 3 s.
 #
 #   tests/tdmctl_doctor.sh BINDIR      (BINDIR holds tdmctl)
 set -uo pipefail
+# shellcheck source=../../selftests/tap.sh
+. "$(dirname "$(readlink -f "$0")")/../../selftests/tap.sh"
 bin=${1:-$(dirname "$0")/../san/bin}
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-nok() { n=$((n + 1)); failed=1; echo "not ok $n - $*"; }
-check() { local what=$1; shift; if "$@"; then ok "$what"; else nok "$what"; fi; }
-# The whole test cannot run here: a TAP skip with the reason, which run-unit
-# counts as a skip (never a pass), and kselftest's exit status 4.
-skip_all() { echo "1..0 # SKIP $*"; exit 4; }
 
 if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null || ! command -v python3 >/dev/null; then
-	skip_all "needs root, ip and python3 (uid $(id -u))"
+	tdm_skip_all "needs root, ip and python3 (uid $(id -u))"
 fi
 tmp=$(mktemp -d) || exit 1
 ns=tdmdoc$$
@@ -32,13 +27,13 @@ cleanup() {
 }
 trap cleanup EXIT
 if ! ip netns add "$ns" || ! ip -n "$ns" link add dva type veth peer name dvb; then
-	skip_all "cannot create a network namespace and veth here"
+	tdm_skip_all "cannot create a network namespace and veth here"
 fi
 ip -n "$ns" link set dva txqueuelen 10 &&
 ip -n "$ns" link set dvb txqueuelen 1000 &&
 ip -n "$ns" addr add 198.18.9.1/24 dev dva && ip -n "$ns" link set dva up &&
 ip -n "$ns" addr add 198.18.9.2/24 dev dvb && ip -n "$ns" link set dvb up ||
-	{ nok "veth setup"; exit 1; }
+	{ tdm_fail "veth setup"; exit 1; }
 
 doctor() { ip netns exec "$ns" "$bin/tdmctl" doctor "$@"; }
 # f FILE ID FIELD: one field of one finding ("" if absent or null)
@@ -137,5 +132,4 @@ check "error names the role" grep -q "'both' is neither 'sender' nor 'receiver'"
 
 after=$(ip -n "$ns" -d link show; tc -n "$ns" qdisc show)
 check "doctor changed nothing (links and qdiscs as before)" test "$before" = "$after"
-echo "1..$n"
-exit $failed
+tdm_exit

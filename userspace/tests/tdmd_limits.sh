@@ -17,15 +17,13 @@
 #
 #   tests/tdmd_limits.sh TDMD TDMCTL
 set -uo pipefail
+# shellcheck source=../../selftests/tap.sh
+. "$(dirname "$(readlink -f "$0")")/../../selftests/tap.sh"
 tdmd=$1 tdmctl=$2
-n=0 failed=0
 d=$(mktemp -d) || exit 1
 pid=
 trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$d"' EXIT
 
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $1"; shift; printf '#   %s\n' "$@"; failed=1; }
-check() { local what=$1; shift; if "$@"; then ok "$what"; else not_ok "$what"; fi; }
 
 rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
 
@@ -44,7 +42,7 @@ start() {
 }
 stop() { kill "$pid"; wait "$pid" 2>/dev/null; pid=; }
 served() { "$tdmctl" -s "$d/ctl" status >/dev/null 2>&1; }
-check "tdmd answers" start
+check_here "tdmd answers" start
 
 # ---- memory: big frames before the key ----
 rss0=$(rss_kb "$pid")
@@ -87,7 +85,7 @@ check "the refusal says why" grep -q "before the peer proved the key" "$d/log"
 stop
 
 # ---- descriptors: 60 connections held open; tdmd's CPU time over 2 s ----
-check "tdmd with 32 descriptors answers" start 32
+check_here "tdmd with 32 descriptors answers" start 32
 python3 - "$port" "$pid" >"$d/probe" <<'PY'
 import socket, sys, time
 port, pid = int(sys.argv[1]), sys.argv[2]
@@ -114,5 +112,4 @@ check "the failure is logged, rate-limited (logged $msgs times)" \
 	test "$msgs" -ge 1 -a "$msgs" -le 2
 for _ in $(seq 50); do served && break; sleep 0.1; done
 check "served again once descriptors are free" served
-echo "1..$n"
-exit "$failed"
+tdm_exit

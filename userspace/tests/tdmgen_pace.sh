@@ -13,19 +13,12 @@
 #
 #   tests/tdmgen_pace.sh TDMGEN
 set -uo pipefail
+# shellcheck source=../../selftests/tap.sh
+. "$(dirname "$(readlink -f "$0")")/../../selftests/tap.sh"
 tdmgen=$1
-n=0 failed=0
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() {
-	n=$((n + 1))
-	echo "not ok $n - $1"
-	shift
-	printf '#   %s\n' "$@"
-	failed=1
-}
 
 cat >"$tmp/plan" <<'PLAN'
 [global]
@@ -49,9 +42,9 @@ bad() {
 	"$tdmgen" "$@" >"$tmp/out" 2>"$tmp/err"
 	rc=$?
 	if [ $rc = 2 ] && grep -qF -- "$msg" "$tmp/err"; then
-		ok "refused: $*"
+		tdm_ok "refused: $*"
 	else
-		not_ok "refused: $*" "exit $rc, want 2 with: $msg" "$(cat "$tmp/err")"
+		tdm_fail_why "refused: $*" "exit $rc, want 2 with: $msg" "$(cat "$tmp/err")"
 	fi
 }
 bad "--pace windows and --plan FILE go together" --pace windows 127.0.0.1
@@ -88,7 +81,7 @@ port=$(cat "$tmp/port" 2>/dev/null)
 
 if ! "$tdmgen" --pace windows --plan "$tmp/plan" --name b -i 1 -d 1s -s 200 \
 	-r 20000pps -E 1 -w 10ms -p "$port" -j 127.0.0.1 >"$tmp/summary" 2>"$tmp/err"; then
-	not_ok "tdmgen --pace windows ran" "$(cat "$tmp/err")"
+	tdm_fail_why "tdmgen --pace windows ran" "$(cat "$tmp/err")"
 fi
 wait "$rx"
 
@@ -132,11 +125,10 @@ PY
 while IFS= read -r line; do
 	case $line in
 	"#"*) echo "$line" ;;
-	"ok "*) ok "${line#ok }" ;;
-	*) not_ok "${line#fail }" ;;
+	"ok "*) tdm_ok "${line#ok }" ;;
+	*) tdm_fail_why "${line#fail }" ;;
 	esac
 done <"$tmp/checks"
-[ -s "$tmp/checks" ] || not_ok "the checks ran" "no output from the checker"
+[ -s "$tmp/checks" ] || tdm_fail_why "the checks ran" "no output from the checker"
 
-echo "1..$n"
-exit "$failed"
+tdm_exit

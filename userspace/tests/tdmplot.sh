@@ -9,20 +9,18 @@
 # exit 0 and write a PNG (its signature, a real size) and an SVG.  Built
 # into O/tests as test_tdmplot and run by `make unit`; prints TAP lines.
 # Without matplotlib for tdmplot's python it prints a TAP skip with the
-# reason ("1..0 # SKIP ...", exit 4).  Needs no root.  About 15 s.
+# reason ("SKIP: ...", exit 4).  Needs no root.  About 15 s.
 #
 #   tests/tdmplot.sh TDMSTAT TDMPLOT
 set -uo pipefail
+# shellcheck source=../../selftests/tap.sh
+. "$(dirname "$(readlink -f "$0")")/../../selftests/tap.sh"
 tdmstat=$1 tdmplot=$2
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-nok() { n=$((n + 1)); failed=1; echo "not ok $n - $*"; }
-skip_all() { echo "1..0 # SKIP $*"; exit 4; }
 
 # tdmplot's interpreter, from its first line.
 py=$(sed -n '1s/^#! *//p' "$tdmplot")
 $py -c 'import matplotlib' 2>/dev/null ||
-	skip_all "no matplotlib for $py (python3-matplotlib; tools/testbed/setup installs it)"
+	tdm_skip_all "no matplotlib for $py (python3-matplotlib; tools/testbed/setup installs it)"
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 export MPLCONFIGDIR=$tmp/mpl
@@ -52,9 +50,9 @@ plotted() {
 		why="no SVG image at $out.svg"
 	fi
 	if [ -z "$why" ]; then
-		ok "$desc"
+		tdm_ok "$desc"
 	else
-		nok "$desc: $why"
+		tdm_fail "$desc: $why"
 		sed 's/^/#   /' "$tmp/log" | tail -n 15
 	fi
 }
@@ -64,9 +62,9 @@ for d in 0 100 300; do
 	printf '[auto]\nsenders 2\nwindow 1ms\ndead_time %sus\n' "$d" >"$tmp/plan$d"
 	if "$tdmstat" synth -n 3000 -S 2 -p "$tmp/plan$d" -o "$tmp/s$d.pcap" >/dev/null &&
 	   "$tdmstat" analyze -q -P -p "$tmp/plan$d" -o "$tmp/run$d" "$tmp/s$d.pcap"; then
-		ok "tdmstat output of a known run (dead time $d us)"
+		tdm_ok "tdmstat output of a known run (dead time $d us)"
 	else
-		nok "tdmstat output of a known run (dead time $d us)"
+		tdm_fail "tdmstat output of a known run (dead time $d us)"
 	fi
 	runs+=("$tmp/run$d")
 done
@@ -101,14 +99,13 @@ rc=$?
 if [ "$rc" = 0 ]; then
 	for p in transit windows timeline hist; do
 		if png_ok "$tmp/all/run100-$p.png" >/dev/null 2>&1 && [ -s "$tmp/all/run100-$p.svg" ]; then
-			ok "tdmplot all: $p"
+			tdm_ok "tdmplot all: $p"
 		else
-			nok "tdmplot all: $p missing or not an image"
+			tdm_fail "tdmplot all: $p missing or not an image"
 		fi
 	done
 else
-	nok "tdmplot all: exit status $rc"
+	tdm_fail "tdmplot all: exit status $rc"
 	sed 's/^/#   /' "$tmp/log" | tail -n 15
 fi
-echo "1..$n"
-exit $failed
+tdm_exit

@@ -17,7 +17,7 @@
 # stamps, the window rows, transit, no sanitizer report.  RECORDER=bpf or
 # RECORDER=tcpdump runs one (default: both; each one's results are named
 # with it).  Built into O/tests as test_tdmstat_veth, run by `make unit`;
-# prints TAP.  Needs root and ip (else "1..0 # SKIP ...", exit 4), and
+# prints TAP.  Needs root and ip (else "SKIP: ...", exit 4), and
 # tcpdump or a kernel that loads the BPF program for each way: a way that
 # cannot run is a TAP skip with the reason, and if none could, the exit
 # status is 4; run-unit counts them as skips.
@@ -25,25 +25,20 @@
 #
 #   tests/tdmstat_veth.sh BINDIR      (BINDIR holds tdmgen and tdmstat)
 set -uo pipefail
+# shellcheck source=../../selftests/tap.sh
+. "$(dirname "$(readlink -f "$0")")/../../selftests/tap.sh"
 bin=${1:-$(dirname "$0")/../san/bin}
 ways=${RECORDER:-bpf tcpdump}
-n=0 failed=0 skipped=0 cap='' td=''
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-nok() { n=$((n + 1)); failed=1; echo "not ok $n - $*"; }
-skip() { n=$((n + 1)); skipped=$((skipped + 1)); echo "ok $n - $1 # SKIP $2"; }
-check() { local what=$1; shift; if "$@"; then ok "$what"; else nok "$what"; fi; }
-# The whole test cannot run here: a TAP skip with the reason, which run-unit
-# counts as a skip (never a pass), and kselftest's exit status 4.
-skip_all() { echo "1..0 # SKIP $*"; exit 4; }
+cap='' td=''
 
 for w in $ways; do
 	case $w in
 	bpf | tcpdump) ;;
-	*) nok "RECORDER=$ways: bpf, tcpdump or both"; echo "1..$n"; exit 1 ;;
+	*) tdm_fail "RECORDER=$ways: bpf, tcpdump or both"; tdm_exit ;;
 	esac
 done
 if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null; then
-	skip_all "needs root and ip (uid $(id -u))"
+	tdm_skip_all "needs root and ip (uid $(id -u))"
 fi
 tmp=$(mktemp -d) || exit 1
 a=tdmsA$$ b=tdmsB$$
@@ -57,11 +52,11 @@ cleanup() {
 trap cleanup EXIT
 if ! ip netns add "$a" || ! ip netns add "$b" ||
    ! ip link add va netns "$a" type veth peer name vb netns "$b"; then
-	skip_all "cannot create network namespaces and veth here"
+	tdm_skip_all "cannot create network namespaces and veth here"
 fi
 ip -n "$a" addr add 198.18.7.1/24 dev va && ip -n "$a" link set va up &&
 ip -n "$b" addr add 198.18.7.2/24 dev vb && ip -n "$b" link set vb up &&
-ip -n "$a" link set lo up && ip -n "$b" link set lo up || { nok "veth setup"; exit 1; }
+ip -n "$a" link set lo up && ip -n "$b" link set lo up || { tdm_fail "veth setup"; exit 1; }
 # No ARP on the first packet: it would stretch transit and tcpdump's start.
 mac=$(ip -n "$b" -br link show vb | awk '{print $3}')
 ip -n "$a" neigh add 198.18.7.2 lladdr "$mac" dev va nud permanent
@@ -95,14 +90,14 @@ record_bpf() {
 		cap=
 		# A kernel or container without BPF for us: not this test's failure.
 		if grep -qE "cannot (load|create|attach)" "$tmp/bpf.err"; then
-			skip "bpf: tdmstat capture --recorder bpf" \
+			tdm_skip "bpf: tdmstat capture --recorder bpf" \
 				"the BPF recorder does not load here: $(head -n 1 "$tmp/bpf.err")"
 		else
-			nok "bpf: capture --recorder bpf starts: $(cat "$tmp/bpf.err")"
+			tdm_fail "bpf: capture --recorder bpf starts: $(cat "$tmp/bpf.err")"
 		fi
 		return 1
 	fi
-	ok "bpf: capture --recorder bpf records ($(grep -o 'BPF recorder ([a-z]*' "$tmp/bpf.err"))"
+	tdm_ok "bpf: capture --recorder bpf records ($(grep -o 'BPF recorder ([a-z]*' "$tmp/bpf.err"))"
 
 	out=$(ip netns exec "$b" "$bin/tdmstat" capture --recorder bpf -i vb -p "$tmp/plan" -d 1s -q \
 		-o "$tmp/two" 2>&1)
@@ -129,7 +124,7 @@ record_bpf() {
 # its pcap; the same outputs as record_bpf's, as $tmp/tcpdump*.
 record_tcpdump() {
 	if ! command -v tcpdump >/dev/null; then
-		skip "tcpdump: tcpdump and tdmstat analyze" "tcpdump is not installed"
+		tdm_skip "tcpdump: tcpdump and tdmstat analyze" "tcpdump is not installed"
 		return 1
 	fi
 	ip netns exec "$b" tcpdump -U --immediate-mode -q -n -i vb -j host \
@@ -180,7 +175,7 @@ judge() {
 for w in $ways; do
 	"record_$w" && judge "$w"
 done
-echo "1..$n"
 # Every way skipped (their reasons above): the test, too.
-[ "$n" = "$skipped" ] && exit 4
-exit $failed
+[ "$TDM_N" -gt 0 ] && [ "$TDM_N" = "$TDM_SKIPS" ] &&
+	tdm_skip_all "every way of recording skipped"
+tdm_exit

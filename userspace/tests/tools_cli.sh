@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# shellcheck disable=SC2317  # the checks are called through tap()
+# shellcheck disable=SC2317  # the checks are called through check()
 #
 # Every tool answers GNU style: --help prints its usage on stdout and exits
 # 0, --version prints "TOOL VERSION" (dkms.conf's PACKAGE_VERSION) first
@@ -10,43 +10,33 @@
 #
 #   tests/tools_cli.sh VERSION PROGRAM...
 set -uo pipefail
+# shellcheck source=../../selftests/tap.sh
+. "$(dirname "$(readlink -f "$0")")/../../selftests/tap.sh"
 version=$1
 shift
-n=0 failed=0 rc=0
+status=0
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
-# tap TEXT COMMAND...: one TAP line for the command's success.
-tap() {
-	local what=$1
-	shift
-	n=$((n + 1))
-	if "$@"; then
-		echo "ok $n - $what"
-	else
-		echo "not ok $n - $what"
-		failed=1
-	fi
-}
 # run PROGRAM ARG: its stdout, stderr and exit status into $tmp.
 run() {
 	"$1" "$2" >"$tmp/out" 2>"$tmp/err" </dev/null
-	rc=$?
+	status=$?
 }
 usage_in() { grep -qi '^usage:' "$tmp/$1"; }
 empty() { [ ! -s "$tmp/$1" ]; }
-help_ok() { [ "$rc" = 0 ] && usage_in out && empty err; }
-version_ok() { [ "$rc" = 0 ] && [ "$(head -n 1 "$tmp/out")" = "$1" ] && empty err; }
-bogus_ok() { [ "$rc" != 0 ] && usage_in err && empty out; }
+help_ok() { [ "$status" = 0 ] && usage_in out && empty err; }
+version_ok() { [ "$status" = 0 ] && [ "$(head -n 1 "$tmp/out")" = "$1" ] && empty err; }
+bogus_ok() { [ "$status" != 0 ] && usage_in err && empty out; }
 
 for prog in "$@"; do
 	tool=$(basename "$prog")
 	run "$prog" --help
-	tap "$tool --help: exit 0, usage on stdout, nothing on stderr" help_ok
+	check "$tool --help: exit 0, usage on stdout, nothing on stderr" help_ok
 	run "$prog" --version
-	tap "$tool --version: exit 0, '$tool $version'" version_ok "$tool $version"
+	check "$tool --version: exit 0, '$tool $version'" version_ok "$tool $version"
 	run "$prog" --bogus
-	tap "$tool --bogus: exit non-zero, usage on stderr, nothing on stdout" bogus_ok
+	check "$tool --bogus: exit non-zero, usage on stderr, nothing on stdout" bogus_ok
 done
-[ "$n" -gt 0 ] || tap "programs given" false
-exit $failed
+[ "$TDM_N" -gt 0 ] || check "programs given" false
+tdm_exit
