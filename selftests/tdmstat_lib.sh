@@ -174,11 +174,13 @@ ts_kv() {
 	tdm_kv "$name" "$("$@")"
 }
 
-# ts_san_check NAME...: no sanitizer report in these outputs.
+# ts_san_check [-p PREFIX] FILE...: no sanitizer report in these outputs
+# (the sub-result's name begins with PREFIX).
 ts_san_check() {
-	local bad=0
+	local bad=0 pre=
+	[ "$1" = -p ] && { pre=$2; shift 2; }
 	tdm_san_reports "$@" || bad=1
-	check_eq "no sanitizer reports from tdmstat and tdmgen" $bad 0
+	check_eq "${pre}no sanitizer reports from tdmstat and tdmgen" $bad 0
 }
 
 # ts_rx_packets: packets r0 received.
