@@ -365,6 +365,8 @@ tdm_rps() { # NS DEV
 # stamp; seen on a quiet host: 0 to 7 of 5,700-7,100 frames, up to
 # 130 us, and CI failed once on the 1 per mille this was before), none
 # more than WIRE_FAR_NS; the plans' guard is WIRE_GUARD ns.
+# These figures are at time scale 1 (TDM_TIMESCALE below); WIRE_SLACK and
+# WIRE_FAR_NS stand for the emulator's timing noise and never scale.
 # shellcheck disable=SC2034  # used by the tests that source this file
 WIRE_MBIT=50
 WIRE_RING=64
@@ -399,17 +401,59 @@ WIRE_NIC_PERMILLE=200
 # shellcheck disable=SC2034
 WIRE_MIN_FRAMES=2000
 
-# tdm_wire_serializer NS DEV FRAMES [add|replace]: DEV's root qdisc sends
-# frames one after the other at WIRE_MBIT Mbit/s, counting 24 bytes of
-# preamble, FCS and gap per frame (as tdmwin counts them), behind a FIFO of
-# FRAMES frames; a frame beyond it is dropped and counted (tc -s: drops).
+# ---- time dilation (Documentation/testbed.rst, "Time dilation") ----------
+#
+# TDM_TIMESCALE=S (an integer >= 1 that divides WIRE_MBIT: 1, 2, 5, 10, 25)
+# runs the switch testbed S times slower: every emulated wire (the NICs'
+# and the switch port's serializers) at WIRE_MBIT / S, and every time of
+# a plan on it (window, dead time, guard, cycle) and of its buffers S
+# times longer, so that the frames per window and the switch buffer in
+# frames stay what they are at scale 1.  The emulator's own timing noise
+# does not scale (netem's and tbf's timers 0.2-0.5 ms late under TCG,
+# vCPU stalls of milliseconds), so it shrinks against a frame time by S.
+# The tolerances that stand for that noise (TOL_EARLY, TOL_LATE,
+# WIRE_SLACK, WIRE_FAR_NS, OUTLIER_PERMILLE, the hostload rule) therefore
+# do NOT scale.  The figures below (WIRE_CYCLE, WIRE_GUARD, ...) are at
+# scale 1; a switch testbed client scales its times with tdm_ts and rates
+# with WIRE_LINE_MBIT.  The wire tests of tdm_wire (tdmwin_wire.sh,
+# tdmwin_txtime.sh) always run at scale 1: they judge the gate at the
+# sender's tap against tolerances calibrated there, not the switch port.
+# The default is the smallest scale at which one sender at line rate loses
+# at most 0.1 % at the switch port (testbed_calibrate.sh; the measurement
+# is in Documentation/testbed.rst).
+TDM_TIMESCALE_DEFAULT=10
+
+# tdm_timescale S: set the scale (and WIRE_LINE_MBIT, WIRE_LINE_KBIT, the
+# switch testbed's line rate).  Called once below with TDM_TIMESCALE from
+# the environment; a test that must run at another scale calls it again,
+# before tdm_switch, and says why.
+tdm_timescale() {
+	if ! [[ $1 =~ ^[1-9][0-9]*$ ]] || (( WIRE_MBIT % $1 )); then
+		echo "TDM_TIMESCALE must be an integer >= 1 that divides WIRE_MBIT ($WIRE_MBIT), not '$1'" >&2
+		return 1
+	fi
+	TDM_TIMESCALE=$1
+	WIRE_LINE_MBIT=$(( WIRE_MBIT / TDM_TIMESCALE ))
+	WIRE_LINE_KBIT=$(( WIRE_MBIT * 1000 / TDM_TIMESCALE ))
+}
+
+# tdm_ts NS: a time of scale 1 (ns, or any unit) at the current scale.
+tdm_ts() { echo $(( $1 * TDM_TIMESCALE )); }
+
+tdm_timescale "${TDM_TIMESCALE:-$TDM_TIMESCALE_DEFAULT}" || exit 1
+
+# tdm_wire_serializer NS DEV FRAMES [add|replace] [KBIT]: DEV's root qdisc
+# sends frames one after the other at KBIT kbit/s (default WIRE_LINE_KBIT,
+# the switch testbed's dilated line rate), counting 24 bytes of preamble,
+# FCS and gap per frame (as tdmwin counts them), behind a FIFO of FRAMES
+# frames; a frame beyond it is dropped and counted (tc -s: drops).
 # netem's rate never bursts (tbf would release a burst after idle time:
 # ../shared/reference/testbed.md).  Every emulated NIC and switch port of
 # the testbeds is one of these.
 tdm_wire_serializer() {
 	# rate RATE PACKETOVERHEAD (positional in tc's netem syntax)
 	tc -n "$1" qdisc "${4:-replace}" dev "$2" root netem \
-		rate "${WIRE_MBIT}mbit" 24 limit "$3"
+		rate "${5:-$WIRE_LINE_KBIT}kbit" 24 limit "$3"
 }
 
 # tdm_wire NS_A NS_M NS_B: a sender, a NIC queue in front of a wire, and a
@@ -436,7 +480,8 @@ tdm_wire() {
 	ip -n "$m" link add br0 type bridge || return 1
 	ip -n "$m" link set tdmB master br0
 	ip -n "$m" link set tdmW master br0
-	tdm_wire_serializer "$m" tdmW "$WIRE_RING" add || return 1
+	# Scale 1 always (above, "time dilation").
+	tdm_wire_serializer "$m" tdmW "$WIRE_RING" add $((WIRE_MBIT * 1000)) || return 1
 	ip -n "$m" link set br0 up
 	ip -n "$m" link set tdmB up
 	ip -n "$m" link set tdmW up
@@ -516,7 +561,8 @@ tdm_wire_run() {
 #   [bridge br0, ns SW] swr ==veth== rx0 RX
 #        (the switch port: SW_BUF frames, the receiver's wire)
 #
-# Every NIC and the switch port are tdm_wire_serializer at WIRE_MBIT; veth
+# Every NIC and the switch port are tdm_wire_serializer at WIRE_LINE_MBIT
+# (WIRE_MBIT at scale 1, TDM_TIMESCALE above); veth
 # gives no backpressure, so what a sender's qdisc releases waits in its
 # NIC's FIFO, and what the senders' wires carry together beyond the line
 # rate waits in the switch port's buffer or is dropped there, counted in
@@ -545,7 +591,9 @@ TDM_SW_IP_RX=198.18.2.1
 tdm_switch_ip() { echo "198.18.2.$((10 + $1))"; }
 
 # tdm_switch_buf [PAYLOAD]: the switch port's default buffer in frames of
-# PAYLOAD bytes of UDP (WIRE_SIZE), at least one.
+# PAYLOAD bytes of UDP (WIRE_SIZE), at least one.  The same at every
+# TDM_TIMESCALE: the dilated wire is S times slower and the buffer's
+# drain time S times longer.
 tdm_switch_buf() {
 	local frame=$(( ${1:-$WIRE_SIZE} + WIRE_FRAME_EXTRA )) f
 	f=$(( WIRE_REF_SHARE_BYTES * WIRE_SCALE * WIRE_MBIT / WIRE_REF_MBIT / frame ))
@@ -593,7 +641,7 @@ tdm_switch() {
 
 # tdm_switch_port RXNS RXDEV PORT IN: the switch's port PORT (in $SW, made
 # by the caller, the peer of RXDEV in RXNS, the receiver) joins the bridge
-# br0 and drains toward the receiver at WIRE_MBIT with a buffer of SW_BUF
+# br0 and drains toward the receiver at WIRE_LINE_MBIT with a buffer of SW_BUF
 # frames.  Records where the switch testbed's helpers below find the
 # port, the receiver's device and the port's inputs: the switch's ports of
 # the senders' wires are named IN<i> (tdm_switch_nic).
@@ -674,7 +722,7 @@ time.sleep(1e9)' "$1" "$ready" &
 # wire-check holds the rules, for the host's tools too).
 tdm_switch_check() {
 	py wire-check --senders "$1" --window "$2" --dead "$3" --guard "$4" \
-		--size "${5:-$WIRE_SIZE}" --mbit "$WIRE_MBIT" --buffer "$SW_BUF"
+		--size "${5:-$WIRE_SIZE}" --mbit "$WIRE_LINE_MBIT" --buffer "$SW_BUF"
 }
 
 # tdm_switch_reset: fresh counters, empty FIFOs (the serializers deleted
@@ -790,7 +838,9 @@ tdm_veth_ipv6() {
 # Where a captured packet may lie relative to its window, for every test
 # that judges departures from a capture (see tdmwin_gate.sh for why):
 # [off - TOL_EARLY, off + len + TOL_LATE) in ns, and at most
-# OUTLIER_PERMILLE per mille of the judged packets outside.
+# OUTLIER_PERMILLE per mille of the judged packets outside.  They stand
+# for the emulator's timing noise (TCG's timers, vCPU skew and stalls),
+# which time dilation does not scale: they do not follow TDM_TIMESCALE.
 # shellcheck disable=SC2034  # used by the tests that source this file
 TOL_EARLY=${TDM_TOL_EARLY_NS:-1000000}
 # shellcheck disable=SC2034
