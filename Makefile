@@ -29,7 +29,7 @@ KVER	?= $(shell uname -r)
 KDIR	?= /lib/modules/$(KVER)/build
 # Modules are built in a copy of kmod/ per kernel release, under KMODOUT.
 KMODOUT	?= $(BUILD)/kmod
-TESTBED	:= $(TOP)/tools/testbed
+TESTBED	:= $(TOP)/testbed/guest
 KERNELS	?= 6.1 6.12
 DESTDIR	?=
 PREFIX	?= /usr

@@ -875,7 +875,7 @@ TRANSIT_MIN_NS=$((-TOL_EARLY))
 # are wanted by other work, it preempts the vCPU threads for milliseconds
 # and a frame can leave up to ~3 ms after the qdisc let it go (taprio fails
 # a strict departure check then too; ../shared/reference/testbed.md).
-# vm-run samples the host every 0.5 s (tools/testbed/hostload) into
+# vm-run samples the host every 0.5 s (testbed/guest/hostload) into
 # $TDM_HOSTLOAD: how many CPUs ran something other than this guest.  The
 # host is quiet when that stays below TDM_QUIET_CPUS (0.30: the host has 2
 # CPUs and the guest 2 vCPUs, so a third of a CPU of other work is already

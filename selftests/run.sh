@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Runs the tdmwin selftests (in a guest: tools/testbed/vm-run 6.1 -- selftests/run.sh)
+# Runs the tdmwin selftests (in a guest: testbed/guest/vm-run 6.1 -- selftests/run.sh)
 #
 #   selftests/run.sh [TEST...]        TEST: tdmwin_gate.sh, tdmwin_gate or gate
 #   TESTS="gate hold" selftests/run.sh

@@ -246,14 +246,14 @@ check_eq "instances are independent" "${Q[options.cycle_time]}:${Q2[options.cycl
 # ---- stock tc 6.15 against the module -------------------------------------
 
 # The newest supported tc (iproute2 6.15 from bookworm-backports, fetched by
-# tools/testbed/setup: kinfo tc-new) with the plugin against the real
+# testbed/guest/setup: kinfo tc-new) with the plugin against the real
 # module, not only through tc-plugin's netlink shim: add, change, show in
 # text and JSON (with -s), delete.  Its text must be tc 6.1's, word for
 # word, and its JSON the values given.
-tcnew=${TDM_TC_NEW:-$("$TDM_ROOT/tools/testbed/kinfo" tc-new 2>/dev/null)}
+tcnew=${TDM_TC_NEW:-$("$TDM_ROOT/testbed/guest/kinfo" tc-new 2>/dev/null)}
 if [ -z "$tcnew" ] || [ ! -x "$tcnew" ]; then
 	tdm_skip "stock tc 6.15 with the plugin" \
-		"no stock tc 6.15 here (tools/testbed/setup fetches it; TDM_TC_NEW=PATH)"
+		"no stock tc 6.15 here (testbed/guest/setup fetches it; TDM_TC_NEW=PATH)"
 else
 	tn() { TDM_TC_BIN=$tcnew tdm_tc -n "$A" "$@"; }
 	ver=$("$tcnew" -V 2>&1)

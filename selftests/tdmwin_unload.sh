@@ -91,7 +91,7 @@ tc_a qdisc del dev $D root
 
 inst=$(modinfo -n sch_tdmwin 2>/dev/null)
 if [ -z "$inst" ]; then
-	tdm_skip "autoload" "sch_tdmwin is not installed in /lib/modules/$(uname -r) (tools/testbed/install-module)"
+	tdm_skip "autoload" "sch_tdmwin is not installed in /lib/modules/$(uname -r) (testbed/guest/install-module)"
 else
 	tdm_log "installed: $inst"
 	check_match "module alias net-sch-tdmwin" "$(modinfo -F alias "$inst")" "^net-sch-tdmwin$"

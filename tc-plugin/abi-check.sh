@@ -26,7 +26,7 @@
 #			fetching
 #   TC			tc binaries for the export check, space-separated
 #			(default /usr/sbin/tc, iproute2 6.1 on Debian 12, and
-#			$TDMWIN_CACHE/tc-new, the 6.15 tools/testbed/setup
+#			$TDMWIN_CACHE/tc-new, the 6.15 testbed/guest/setup
 #			fetches, if it is there)
 #   CC			compiler (default cc)
 #

@@ -25,7 +25,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 kdir=${KDIR:-}
 if [ -z "$kdir" ] && [ -d "${TDMWIN_CACHE:-$HOME/.cache/tdmwin}" ]; then
-	kdir=$("$top/tools/testbed/kinfo" 6.1 KDIR 2>/dev/null) || kdir=
+	kdir=$("$top/testbed/guest/kinfo" 6.1 KDIR 2>/dev/null) || kdir=
 fi
 [ -n "$kdir" ] || kdir=/lib/modules/$(uname -r)/build
 kver=

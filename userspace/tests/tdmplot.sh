@@ -20,7 +20,7 @@ tdmstat=$1 tdmplot=$2
 # tdmplot's interpreter, from its first line.
 py=$(sed -n '1s/^#! *//p' "$tdmplot")
 $py -c 'import matplotlib' 2>/dev/null ||
-	tdm_skip_all "no matplotlib for $py (python3-matplotlib; tools/testbed/setup installs it)"
+	tdm_skip_all "no matplotlib for $py (python3-matplotlib; testbed/guest/setup installs it)"
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 export MPLCONFIGDIR=$tmp/mpl

@@ -20,7 +20,7 @@ esac
 # The pinned virtme-ng release (PyPI).
 VNG_VERSION=1.42
 # The testbed kernels, by short name: the ones setup fetches, and the debug
-# kernel that tools/testbed/debug-kernel builds (make check-debug).
+# kernel that testbed/guest/debug-kernel builds (make check-debug).
 TESTBED_KERNELS="6.1 6.12"
 TESTBED_DEBUG_KERNEL=6.1-debug
 
@@ -48,15 +48,15 @@ load_kernel() {
 	env=$CACHE/kernels/$short.env
 	if [ ! -r "$env" ]; then
 		[ "$short" != "$TESTBED_DEBUG_KERNEL" ] ||
-			die "kernel $short is not built (no $env); run tools/testbed/debug-kernel (make check-debug does)"
-		die "kernel $short is not set up (no $env); run tools/testbed/setup"
+			die "kernel $short is not built (no $env); run testbed/guest/debug-kernel (make check-debug does)"
+		die "kernel $short is not set up (no $env); run testbed/guest/setup"
 	fi
 	KVER='' VMLINUZ='' KDIR='' MODDIR='' ROOT=''
 	# shellcheck disable=SC1090
 	. "$env"
 	[ -n "$KVER" ] && [ -f "$VMLINUZ" ] && [ -f "$KDIR/Makefile" ] &&
 		[ -f "$MODDIR/modules.dep" ] ||
-		die "kernel $short: the files named in $env are missing; run tools/testbed/setup"
+		die "kernel $short: the files named in $env are missing; run testbed/guest/setup"
 }
 
 # write_env SHORT KVER: record kernel SHORT, unpacked or built into
@@ -64,7 +64,7 @@ load_kernel() {
 write_env() {
 	local short=$1 kver=$2 root=$CACHE/kernels/$2 f=$CACHE/kernels/$1.env
 	{
-		echo "# written by tools/testbed/${0##*/} on $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+		echo "# written by testbed/guest/${0##*/} on $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 		printf 'KVER=%q\n' "$kver"
 		printf 'ROOT=%q\n' "$root"
 		printf 'VMLINUZ=%q\n' "$root/boot/vmlinuz-$kver"
