@@ -58,7 +58,7 @@ _tdmd_port() {
 # coordinator and each member, so that no ARP or ND has to pass a held
 # gate.  Sets C, SW and M[i].
 #
-# With "wire", the switch testbed's wire (lib.sh, tdm_switch_port and
+# With "wire", the switch testbed's wire (testbed/wire.sh, tdm_switch_port and
 # tdm_switch_nic): each member's m0 reaches the switch through an emulated
 # NIC of its own (namespace NIC), and the switch's port toward the
 # coordinator, swc, drains at WIRE_MBIT with a buffer of SW_BUF frames

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Incast at a switch port (the switch testbed, tdm_switch in lib.sh): three
+# Incast at a switch port (the switch testbed, tdm_switch in testbed/wire.sh): three
 # senders, each behind its own NIC (a FIFO of WIRE_RING frames in front of
 # a 50 Mbit/s wire), stream to one receiver through a switch whose port
 # toward the receiver drains at the same rate with a shallow buffer
@@ -38,7 +38,7 @@
 
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
-# Time scale 1 whatever TDM_TIMESCALE says (lib.sh, "time dilation"):
+# Time scale 1 whatever TDM_TIMESCALE says (testbed/wire.sh, "time dilation"):
 # the free-running senders' drifting bursts need about a hundred cycles to
 # meet, which at scale S would take S times the wall time, and the test
 # tells every drop at the port apart (collision or the emulator's self

@@ -12,7 +12,7 @@
             (tests the kernel's validation without the tc plugin)
   clock     save/restore/step CLOCK_REALTIME, TAI offset (adjtimex),
             wait for a phase of the cycle
-  wire-check  can a plan work on the switch testbed (lib.sh tdm_switch)?
+  wire-check  can a plan work on the switch testbed (testbed/wire.sh)?
             The reason on stderr and exit 2 if not
   port-drops  the switch port's drops from taps at its inputs and output:
             collisions of senders, or one sender's frames bunched by the

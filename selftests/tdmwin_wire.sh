@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The gate judged on the wire: a NIC queue in front of a wire, and a tap
-# after it (tdm_wire in lib.sh):
+# after it (tdm_wire in testbed/wire.sh):
 #
 #   ns A tdmA (tdmwin) ==veth== ns M [bridge, tdmW: netem rate 50mbit,
 #                                     a FIFO of 64 frames] ==veth== ns B
@@ -13,7 +13,7 @@
 # the wire after the window closed; with the wire clock every frame must
 # occupy the wire inside its window.
 #
-# Two taps judge each run (tdm_wire_run in lib.sh):
+# Two taps judge each run (tdm_wire_run in testbed/wire.sh):
 # - Where the gate acts: a tap on the sender's device stamps each frame as
 #   the qdisc lets it go; a perfect wire at the link speed then sends the
 #   frames back to back in that order.  Each must end GUARD before its
@@ -37,7 +37,7 @@
 # - The wire runs at 50 Mbit/s so that a frame's 235 us on the wire is
 #   long against TCG's clock reads, and the offered 3000 frames/s exceed the
 #   2100/s that the windows carry, so that the queue never runs dry.  (The
-#   figures are lib.sh's WIRE_*, shared with tdmwin_txtime.sh.)
+#   figures are testbed/wire.sh's WIRE_*, shared with tdmwin_txtime.sh.)
 # Every part of the chain runs on CPU 0, so that the qdisc, netem and the
 # tap read one CPU's clock (vCPUs disagree by up to a few hundred us).
 #

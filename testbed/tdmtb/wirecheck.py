@@ -11,7 +11,7 @@ WIRE_MAX_MBIT = 100
 # The shortest window: TCG's timer noise is hundreds of microseconds, which
 # must stay small against a window: at 2 ms it is already a quarter.
 WIRE_MIN_WINDOW_NS = 2000000
-WIRE_FRAME_EXTRA = 66           # lib.sh WIRE_FRAME_EXTRA
+WIRE_FRAME_EXTRA = 66           # testbed/wire.sh WIRE_FRAME_EXTRA
 WIRE_MAX_SENDERS = 32
 
 
