@@ -20,7 +20,11 @@ prints
     its qdisc,
   * per run: offered load, goodput and utilization of the line rate, the
     plan's slot utilization,
-  * a verdict per run.
+  * a verdict per run,
+  * the headline: per method (tdmwin, user-space TDM, free-running),
+    frames lost to collisions at the switch port, windows overlapping
+    another sender's, goodput as a share of the line, the emulator's own
+    drops apart, and each method against tdmwin (a tie said as such).
 
 Loss at the switch port is told apart by taps on its inputs and output
 (selftests/tdmwin_util.py port_drops): a collision is a frame dropped while
@@ -451,6 +455,110 @@ def verdict(name, run, a):
             "self": sum(r["self_drops"] or 0 for r in s), "ideal": ideal}
 
 
+# The headline's methods, tdmwin first: what the others are compared with.
+METHODS = [("gated", "tdmwin (kernel gate)"),
+           ("usertdm", "user-space TDM"),
+           ("free", "free-running (no TDM)")]
+
+
+def method_figures(run):
+    """A run's headline figures: frames sent, lost to collisions and to
+    the emulator (self drops) at the switch port, windows and windows
+    overlapping another sender's at the receiver, goodput as a share of
+    the line, and the ideal port's lost frames and overlapping windows;
+    None where a count is missing."""
+    s = list(run["senders"].values())
+    sw = run["switch"]
+    coll = None if any(r["collisions"] is None for r in s) else \
+        sum(r["collisions"] for r in s)
+    emu = None if any(r["self_drops"] is None for r in s) else \
+        sum(r["self_drops"] for r in s)
+    share = None
+    if sw is not None:
+        share = sum(goodput_bps(run, r) for r in s) / (sw["mbit"] * 1e6)
+    ideal = run["ideal"]
+    return {"sent": sum(r["sent"] or 0 for r in s), "collisions": coll,
+            "self": emu, "overlap": run["run"].get("overlap_windows", 0),
+            "windows": run["run"].get("windows",
+                                      sum(r["windows"] for r in s)),
+            "share": share,
+            "ideal_lost": None if ideal is None else ideal["lost"],
+            "ideal_overlap": None if ideal is None else ideal["overlap"]}
+
+
+def compare(name, m, t):
+    """One line: how method NAME (figures M) fares against tdmwin's (T),
+    on frames lost to collisions and windows overlapping at the receiver."""
+    if m["collisions"] is None or t["collisions"] is None:
+        return "%s: not compared (no switch port counts)" % name
+    worse = (m["collisions"] > t["collisions"], m["overlap"] > t["overlap"])
+    better = (m["collisions"] < t["collisions"], m["overlap"] < t["overlap"])
+    figs = ("%d frames lost to collisions and %d windows overlapping, "
+            "against tdmwin's %d and %d"
+            % (m["collisions"], m["overlap"], t["collisions"], t["overlap"]))
+    if not any(worse) and not any(better):
+        return ("%s TIES with tdmwin at this point: %s.  Here the kernel "
+                "gate shows no advantage." % (name, figs))
+    if not any(worse):
+        return ("%s does BETTER than tdmwin at this point: %s." % (name, figs))
+    if not any(better):
+        return "tdmwin wins over %s: %s." % (name, figs)
+    return ("%s and tdmwin are mixed at this point: %s." % (name, figs))
+
+
+def headline(runs):
+    """The demo's headline: per method, frames lost to collisions at the
+    switch port, windows overlapping, goodput as a share of the line; the
+    emulator's own drops apart; and each method against tdmwin."""
+    g = runs.get("gated")
+    sw = g["switch"] if g else None
+    if sw is None:
+        return
+    ts = sw.get("timescale", 1)
+    print("\n== headline: %d senders, windows of %d us, %d us of dead time, "
+          "a guard of %d us, on a %d Mbit/s line%s"
+          % (len(g["senders"]), sw["window_ns"] // 1000, sw["dead_ns"] // 1000,
+             sw["guard_ns"] // 1000, sw["mbit"], "" if ts == 1 else
+             "\n   (time scale %d: %d us, %d us and %d us on the undilated "
+             "testbed's %d Mbit/s)"
+             % (ts, sw["window_ns"] // 1000 // ts, sw["dead_ns"] // 1000 // ts,
+                sw["guard_ns"] // 1000 // ts, sw["mbit"] * ts)))
+    heads = ("method", "lost to collisions", "windows overlapping",
+             "goodput", "emulator's drops", "ideal port")
+    rows = []
+    fig = {}
+    for key, label in METHODS:
+        run = runs.get(key)
+        if not run:
+            continue
+        m = fig[key] = method_figures(run)
+        rows.append((label,
+                     "-" if m["collisions"] is None else
+                     "%d of %d" % (m["collisions"], m["sent"]),
+                     "%d of %d" % (m["overlap"], m["windows"]),
+                     "-" if m["share"] is None else
+                     "%.1f %% of the line" % (100 * m["share"]),
+                     "-" if m["self"] is None else "%d" % m["self"],
+                     "-" if m["ideal_lost"] is None else
+                     "%d lost, %d overlapping" % (m["ideal_lost"],
+                                                  m["ideal_overlap"])))
+    width = [max(len(h), *(len(r[k]) for r in rows)) for k, h in enumerate(heads)]
+    for r in [heads] + rows:
+        print("  " + "  ".join("%-*s" % (w, c) for w, c in zip(width, r)).rstrip())
+    print("  lost to collisions: tdmgen's frames the emulated switch port "
+          "dropped while another\n"
+          "    sender's frame was in its buffer, of the frames sent; the "
+          "emulator's drops (self\n"
+          "    drops, its bunching) apart; windows overlapping another "
+          "sender's at the receiver;\n"
+          "    goodput: frames received, whole on the wire, over the run; "
+          "ideal port: the senders'\n"
+          "    taps on perfect wires into the same port")
+    for key, label in METHODS[1:]:
+        if key in fig:
+            print("  " + compare(label, fig[key], fig["gated"]))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("folder")
@@ -477,6 +585,7 @@ def main():
     for other in ("free", "usertdm"):
         if runs[other]:
             fbad += verdict(other, runs[other], a)["bad"]
+    headline(runs)
     if not a.check:
         return 0
     n, dep_out = g["dep"]

@@ -221,6 +221,43 @@ def main():
         tap(rc == 0 and "demo check passed" in out,
             "only the gated run is judged: a user-space TDM departure "
             "outside its window does not fail --check", out)
+
+    # The headline: per method, collisions at the switch port, windows
+    # overlapping and goodput as a share of the line, the emulator's own
+    # drops apart; a tie with tdmwin said as such.
+    with tempfile.TemporaryDirectory() as d:
+        craft(d, {0: 3, 1: 4}, TAPS_OK, port={0: (0, 1, 0), 1: (0, 0, 0)})
+        craft(d, {0: 3, 1: 4}, TAPS_OK, run="usertdm")
+        rc, out = report(d)
+        head = out.split("== headline")[-1]
+        tap("user-space TDM TIES with tdmwin at this point: 0 frames lost "
+            "to collisions and 0 windows overlapping, against tdmwin's 0 "
+            "and 0." in head,
+            "headline: a method as clean as tdmwin is said to tie", out)
+        tap(any(line.split()[:3] == ["tdmwin", "(kernel", "gate)"] and
+                "0 of 8" in line and "0 of 4" in line and
+                "0.2 % of the line" in line and line.split()[-5] == "1"
+                for line in head.splitlines()),
+            "headline: tdmwin's collisions, overlaps, goodput share and the "
+            "emulator's drops apart", out)
+        craft(d, {0: 3, 1: 4}, TAPS_OK, run="usertdm",
+              port={0: (2, 1, 0), 1: (1, 0, 0)})
+        with open(os.path.join(d, "usertdm.json")) as f:
+            j = json.load(f)
+        j["run"]["overlap_windows"] = 3
+        with open(os.path.join(d, "usertdm.json"), "w") as f:
+            json.dump(j, f)
+        rc, out = report(d)
+        head = out.split("== headline")[-1]
+        tap("tdmwin wins over user-space TDM: 3 frames lost to collisions "
+            "and 3 windows overlapping, against tdmwin's 0 and 0." in head
+            and "TIES" not in head,
+            "headline: a method with collisions and overlaps loses to tdmwin",
+            out)
+        tap(any(line.startswith("  user-space TDM") and "3 of 11" in line
+                and "3 of 4" in line for line in head.splitlines()),
+            "headline: the other method's collisions of its frames sent and "
+            "windows overlapping", out)
     return T.done()
 
 
