@@ -1,13 +1,16 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
 """tools/wire_sweep.py on synthetic sweeps with known answers: the
-smallest clean dead time, the utilization there, and the ratios.  The
+smallest clean dead time, the utilization there, and the ratios; the
+headline, strict at the ideal and at the emulated port, with dead times
+in frame times, and the targets met or not.  The
 ideal port, the switch port's drops and the pcap judge are the
 testbed's (testbed/tests).
 
 Prints TAP and "N passed, N failed".  No guest, no root; make check runs it.
 """
 import os
+import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -102,6 +105,68 @@ eq(ws.ratio(f["tdmwin"]["dead_ns"], f["usertdm"]["dead_ns"]), 0.1,
 eq(ws.ratio(f["tdmwin"]["dead_ns"], f["taprio"]["dead_ns"]), None,
    "a ratio against a method never clean is none")
 eq(ws.ratio(0, 2000), 0.0, "a dead time of 0 gives the ratio 0")
+
+# Frame times: a 1466-byte frame on the testbed's wire; at scale S the
+# wire runs at 50/S Mbit/s, so a frame takes S x 234.56 us.
+eq(ws.frame_time_ns({"frame_ns": 2345600, "payload": 1, "mbit": 1}), 2345600,
+   "the frame time: the run's own frame_ns first")
+eq((ws.frame_time_ns({"payload": 1400, "mbit": 50}),
+    ws.frame_time_ns({"payload": 1400, "mbit": 5})), (234560, 2345600),
+   "the frame time from payload and rate: 235 us at scale 1, 2.35 ms at 10")
+eq(ws.frame_time_ns({}), None, "no frame time without payload and rate")
+with open(os.path.join(HERE, "..", "testbed", "wire.sh")) as f:
+    eq(ws.FRAME_EXTRA, int(re.search(r"^WIRE_FRAME_EXTRA=(\d+)$", f.read(), re.M).group(1)),
+       "the frame's bytes beyond its payload: testbed/wire.sh's WIRE_FRAME_EXTRA")
+eq((ws.in_frames(4691200, 2345600), ws.in_frames(0, 2345600),
+    ws.in_frames(None, 2345600), ws.in_frames(1000, None)), (2.0, 0.0, None, None),
+   "dead times in frame times")
+fr = ws.figure(sweep, ["tdmwin", "taprio"], 10000 * US, 1000 * US, 50e6, 100,
+               frame_ns=234560)
+eq((fr["tdmwin"]["dead_frames"], fr["taprio"]["dead_frames"]), (0.85, None),
+   "the figure in frame times: 200 us is 0.85 of a 234.56 us frame")
+
+# The headline: strict at both ports, and the targets at each.  tdmwin
+# is clean at the ideal port from 0, at the emulated port only from 500
+# us (collisions below: the emulator's timing, not the gate); self drops
+# alone spoil neither; usertdm is clean nowhere, taprio from 4000 us.
+F = 234560
+run = {"mbit": 50, "payload": 1400, "window_ns": 10000 * US, "guard_ns": 250 * US,
+       "min_cycles": 100, "points": [dict(p, senders=3) for p in (
+           pt("tdmwin", 0, goodput=47e6), pt("tdmwin", 250, goodput=46e6),
+           pt("tdmwin", 500, self_drops=9, goodput=45e6), pt("tdmwin", 4000),
+           pt("usertdm", 4000, overlap=3), pt("taprio", 4000, goodput=34e6),
+           pt("taprio", 2000, overlap=1))] + [dict(pt("tdmwin", 0), senders=8)]}
+run["points"][0].update(collisions=2, overlap=1)
+run["points"][1].update(collisions=1)
+h = ws.headline(run, 3, ["tdmwin", "usertdm", "taprio"], 5)
+eq(h["frame_ns"], F, "the headline's frame time")
+eq(h["ideal"]["tdmwin"], {"dead_ns": 0, "dead_frames": 0.0, "utilization": 0.975,
+                          "goodput_ratio": 0.94}, "headline: tdmwin at the ideal port")
+eq(h["emulated"]["tdmwin"], {"dead_ns": 500 * US, "dead_frames": 2.13,
+                             "utilization": round(9750 / 10500, 4),
+                             "goodput_ratio": 0.9},
+   "headline: tdmwin at the emulated port, strict, in frame times")
+eq((h["ideal"]["taprio"]["dead_ns"], h["emulated"]["taprio"]["dead_frames"],
+    h["ideal"]["usertdm"]["dead_ns"]), (4000 * US, 17.05, None),
+   "headline: taprio from 4000 us (17.05 frames), usertdm nowhere")
+eq([(t, ok) for t, _, ok in h["targets"]["ideal"]],
+   [("tdmwin's dead time <= 1/5 of usertdm's", True),
+    ("tdmwin's dead time <= taprio's", True),
+    ("utilization at tdmwin's dead time >= 95 %", True)],
+   "targets at the ideal port: all met")
+eq([ok for _, _, ok in h["targets"]["emulated"]], [True, True, False],
+   "targets at the emulated port: 500 us gives 92.9 %, below 95 %")
+eq(ws.headline(run, 8, ["tdmwin"], 5)["targets"]["ideal"],
+   [("utilization at tdmwin's dead time >= 90 %", "97.5 %", True)],
+   "8 senders: the 90 % target, over their own points only")
+# "Clean nowhere up to the largest" is larger than the largest: tdmwin
+# at 1000 us is within 1/5 of it only if 5 x 1000 <= 4000, which is not.
+eq((ws.at_most(800 * US, None, 0.2, 4000 * US), ws.at_most(1000 * US, None, 0.2, 4000 * US),
+    ws.at_most(None, None, 1, 4000 * US), ws.at_most(None, 0, 1, 4000 * US),
+    ws.at_most(0, 0, 0.2, 4000 * US)), (True, None, None, False, True),
+   "targets against a method clean nowhere: met, undecided or not met")
+eq([ws.verdict(x) for x in (True, False, None)], ["met", "not met", "undecided"],
+   "the verdicts in words")
 
 import subprocess  # noqa: E402
 

@@ -12,7 +12,10 @@ A point is one run: {"method", "dead_ns", "cycles", "overlap", "loss",
 the tap after it) and the ideal one (ideal_*: the same NICs, wires and
 port computed from the senders' taps, where the gates act, without the
 emulator's timing; testbed/tdmtb/idealport.py).  The figure is
-judged at the ideal port by default.  Pure functions;
+judged at the ideal port by default; headline() gives it at both ports,
+strict, with dead times also in frame times (a frame's time on the
+testbed's wire: the figure carries over to other line rates), and
+targets() says which targets it meets.  Pure functions;
 tools/test_wire_sweep.py tests them on synthetic points with known
 answers.
 """
@@ -66,22 +69,116 @@ def slot_utilization(window_ns, guard_ns, dead_ns):
     return (window_ns - guard_ns) / float(window_ns + dead_ns)
 
 
+# The bytes a frame adds on the wire to its UDP payload: Ethernet, IP and
+# UDP headers, FCS, preamble and gap (testbed/wire.sh, WIRE_FRAME_EXTRA).
+FRAME_EXTRA = 66
+
+
+def frame_time_ns(run):
+    """A frame's time on the testbed's wire (ns) for a sweep RUN (the JSON
+    of tools/bench-wire-guest): its frame_ns, or, in a run from before
+    it was written, from its payload and its wire's rate (mbit, already
+    divided by the time scale).  None without either."""
+    if run.get("frame_ns"):
+        return run["frame_ns"]
+    if run.get("payload") and run.get("mbit"):
+        return (run["payload"] + FRAME_EXTRA) * 8000 // run["mbit"]
+    return None
+
+
+def in_frames(dead_ns, frame_ns):
+    """DEAD_NS in frame times (two decimals), or None."""
+    if dead_ns is None or not frame_ns:
+        return None
+    return round(dead_ns / float(frame_ns), 2)
+
+
 def figure(points, methods, window_ns, guard_ns, line_bps, min_cycles,
-           port="ideal", permille=0):
+           port="ideal", permille=0, frame_ns=None):
     """Per method: dead_ns (smallest clean at PORT with PERMILLE, or
-    None), the slot utilization there and the goodput there (at PORT) over the line rate
+    None), in frame times (dead_frames, with FRAME_NS), the slot
+    utilization there and the goodput there (at PORT) over the line rate
     (the mean of the points at that dead time)."""
     good = PORTS[port][2]
     out = {}
     for m in methods:
         d = smallest_clean(points, m, min_cycles, port, permille)
         row = {"dead_ns": d, "utilization": None, "goodput_ratio": None}
+        if frame_ns:
+            row["dead_frames"] = in_frames(d, frame_ns)
         if d is not None:
             at = [p for p in points if p.get("method") == m and p["dead_ns"] == d]
             row["utilization"] = round(slot_utilization(window_ns, guard_ns, d), 4)
             row["goodput_ratio"] = round(
                 sum(p.get(good) or 0 for p in at) / len(at) / line_bps, 4)
         out[m] = row
+    return out
+
+
+# The utilization target at tdmwin's smallest clean dead time, by senders.
+UTILIZATION_TARGET = {3: 0.95, 8: 0.90}
+
+
+def at_most(a, b, factor, largest):
+    """Is dead time A <= FACTOR x B, where None means "clean nowhere up to
+    LARGEST" (the largest dead time swept), so larger than it?  True,
+    False, or None when the sweep cannot tell."""
+    if a is None:
+        return None if b is None else False
+    if b is not None:
+        return a <= factor * b
+    # B is beyond LARGEST: A <= FACTOR x LARGEST is enough.
+    return True if largest is not None and a <= factor * largest else None
+
+
+def targets(fig, senders, largest):
+    """The targets for tdmwin in FIG (figure()'s answer at one port), with
+    SENDERS senders and LARGEST the largest dead time swept: a list of
+    (name, measured, met), met True, False or None (the sweep cannot
+    tell)."""
+    t = fig.get("tdmwin", {})
+    d, u = t.get("dead_ns"), t.get("utilization")
+    out = []
+    for m, factor, name in (("usertdm", 0.2, "tdmwin's dead time <= 1/5 of usertdm's"),
+                            ("taprio", 1, "tdmwin's dead time <= taprio's")):
+        if m not in fig:
+            continue
+        o = fig[m].get("dead_ns")
+        out.append((name, "%s vs %s" % (_us(d), _us(o)), at_most(d, o, factor, largest)))
+    goal = UTILIZATION_TARGET.get(senders)
+    if goal is not None:
+        out.append(("utilization at tdmwin's dead time >= %.0f %%" % (goal * 100),
+                    "-" if u is None else "%.1f %%" % (u * 100),
+                    None if u is None else u >= goal))
+    return out
+
+
+def _us(d):
+    return "none" if d is None else "%.0f us" % (d / 1e3)
+
+
+def verdict(met):
+    """A target's verdict in words."""
+    return {True: "met", False: "not met", None: "undecided"}[met]
+
+
+def headline(run, senders, methods, permille):
+    """The sweep's headline for SENDERS senders of RUN (the JSON of
+    tools/bench-wire-guest): per port ("ideal", "emulated", both strict,
+    and "ideal_allowance", with PERMILLE), figure() with dead times in
+    frame times, and the targets met at each strict port."""
+    pts = [p for p in run.get("points", []) if p.get("senders") == senders]
+    fr = frame_time_ns(run)
+    args = (pts, methods, run.get("window_ns", 0), run.get("guard_ns", 0),
+            run.get("mbit", 0) * 1e6, run.get("min_cycles", 0))
+    largest = max((p["dead_ns"] for p in pts), default=None)
+    out = {"frame_ns": fr,
+           "ideal": figure(*args, port="ideal", frame_ns=fr),
+           "emulated": figure(*args, port="emulated", frame_ns=fr),
+           "ideal_allowance": figure(*args, port="ideal", permille=permille,
+                                     frame_ns=fr)}
+    out["targets"] = {port: targets(out[port], senders, largest)
+                      for port in ("ideal", "emulated")}
     return out
 
 
