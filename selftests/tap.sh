@@ -178,17 +178,19 @@ tdm_skip_all() {
 }
 
 
-# tdm_fail_why DESC DETAIL...: a failure, each DETAIL a "#   " line.
+# tdm_fail_why DESC DETAIL...: a failure, each line of each DETAIL a
+# "#   " line.
 tdm_fail_why() {
 	tdm_fail "$1"
 	shift
-	printf '#   %s\n' "$@"
+	printf '%s\n' "$@" | sed 's/^/#   /'
 }
 
-# tdm_done: for a host test that make check adds up (tools/check's tally):
-# the plan and "N passed, N failed, N skipped"; false if anything failed.
+# tdm_done [NAME]: for a host test that make check adds up (tools/check's
+# tally): the plan and "[NAME: ]N passed, N failed, N skipped"; false if
+# anything failed.
 tdm_done() {
 	echo "1..$TDM_N"
-	echo "$((TDM_N - TDM_FAILS - TDM_SKIPS)) passed, $TDM_FAILS failed, $TDM_SKIPS skipped"
+	echo "${1:+$1: }$((TDM_N - TDM_FAILS - TDM_SKIPS)) passed, $TDM_FAILS failed, $TDM_SKIPS skipped"
 	[ "$TDM_FAILS" = 0 ]
 }

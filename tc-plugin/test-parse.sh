@@ -13,7 +13,7 @@
 #     unknown.").  tests/nlfake.so captures the request and
 #     tests/tdmwin_nl.py checks that it carries exactly the attributes
 #     given, with the right values, sizes and NLA_F_NESTED flags.
-# Needs root.  Prints ok / not ok per case and "parse: N passed, N failed".
+# Needs root.  Prints ok / not ok per case and "parse: N passed, N failed, N skipped".
 set -uo pipefail
 . "$(dirname "$0")/tests/lib.sh"
 
@@ -32,14 +32,14 @@ bad() {
 	# shellcheck disable=SC2086
 	run_tc qdisc add dev lo root handle 1: tdmwin $1
 	if sanitizer_report; then
-		not_ok "$name" "$(cat "$tmp/err")"
+		tdm_fail_why "$name" "$(cat "$tmp/err")"
 	elif [ $rc = 0 ] || ! grep -qF -- "$2" "$tmp/err"; then
-		not_ok "$name" "exit $rc, expected stderr with: $2" \
+		tdm_fail_why "$name" "exit $rc, expected stderr with: $2" \
 			"got: $(cat "$tmp/err")"
 	elif [ -s "$capture" ]; then
-		not_ok "$name" "a request was sent to the kernel"
+		tdm_fail_why "$name" "a request was sent to the kernel"
 	else
-		ok "$name"
+		tdm_ok "$name"
 	fi
 }
 
@@ -55,18 +55,18 @@ good() {
 	# shellcheck disable=SC2086
 	run_tc qdisc "$verb" dev lo root handle 1: tdmwin $1
 	if sanitizer_report; then
-		not_ok "$name" "$(cat "$tmp/err")"
+		tdm_fail_why "$name" "$(cat "$tmp/err")"
 	elif grep -q '^tdmwin:\|Usage:' "$tmp/err"; then
-		not_ok "$name" "the plugin refused it: $(cat "$tmp/err")"
+		tdm_fail_why "$name" "the plugin refused it: $(cat "$tmp/err")"
 	elif [ $rc != 0 ] && ! grep -q '^Error: ' "$tmp/err"; then
-		not_ok "$name" "exit $rc without an error from the kernel:" \
+		tdm_fail_why "$name" "exit $rc without an error from the kernel:" \
 			"$(cat "$tmp/err")"
 	elif [ ! -s "$capture" ]; then
-		not_ok "$name" "no request was sent"
+		tdm_fail_why "$name" "no request was sent"
 	elif ! diff=$($nl request "$capture" "$2"); then
-		not_ok "$name" "$diff"
+		tdm_fail_why "$name" "$diff"
 	else
-		ok "$name"
+		tdm_ok "$name"
 	fi
 }
 
@@ -82,9 +82,9 @@ for word in cycle-time base-time window OFFSET LENGTH guard link-speed \
 	grep -qwF -- "$word" "$tmp/err" || missing="$missing $word"
 done
 if [ $rc = 0 ] || ! grep -q '^Usage: ... tdmwin' "$tmp/err" || [ -n "$missing" ]; then
-	not_ok "help prints the usage" "exit $rc, missing:$missing"
+	tdm_fail_why "help prints the usage" "exit $rc, missing:$missing"
 else
-	ok "help prints the usage, naming every option"
+	tdm_ok "help prints the usage, naming every option"
 fi
 
 bad "cycle-time" '"cycle-time" needs TIME'
@@ -221,4 +221,4 @@ good "$(for i in $(seq 0 63); do printf 'window %dus 500ns ' "$i"; done)" \
 	"{\"windows\": [$(for i in $(seq 0 63); do
 		printf '[%d, 500]' $((i * 1000)); [ "$i" = 63 ] || printf ', '; done)]}"
 
-summary parse
+tdm_done parse

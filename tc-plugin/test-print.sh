@@ -8,7 +8,7 @@
 # would dump, tests/nlfake.so hands it to `tc [-j] -s qdisc show dev lo`
 # (on lo in a new network namespace), and the text and JSON tc prints are
 # compared with what they must be.  PLUGIN_DIR as for test-parse.sh.
-# Needs root.  Prints ok / not ok per case and "print: N passed, N failed".
+# Needs root.  Prints ok / not ok per case and "print: N passed, N failed, N skipped".
 set -uo pipefail
 . "$(dirname "$0")/tests/lib.sh"
 
@@ -20,26 +20,26 @@ show() {
 
 	reply=$tmp/reply
 	if ! diff=$($nl reply "$2" "$reply"); then
-		not_ok "$name: building the reply" "$diff"
+		tdm_fail_why "$name: building the reply" "$diff"
 		return
 	fi
 	run_tc -s qdisc show dev lo
 	if sanitizer_report || [ $rc != 0 ]; then
-		not_ok "$name: text" "exit $rc" "$(cat "$tmp/err")"
+		tdm_fail_why "$name: text" "exit $rc" "$(cat "$tmp/err")"
 	elif ! diff=$(diff -u <(printf '%s\n' "$3") \
 		<(grep -v '^ Sent \|^ backlog ' "$tmp/out" | sed 's/[ \t]*$//')); then
-		not_ok "$name: text" "$diff"
+		tdm_fail_why "$name: text" "$diff"
 	else
-		ok "$name: text"
+		tdm_ok "$name: text"
 	fi
 
 	run_tc -j -s qdisc show dev lo
 	if sanitizer_report || [ $rc != 0 ]; then
-		not_ok "$name: JSON" "exit $rc" "$(cat "$tmp/err")"
+		tdm_fail_why "$name: JSON" "exit $rc" "$(cat "$tmp/err")"
 	elif ! diff=$($nl json-subset "$tmp/out" "$4" 2>&1); then
-		not_ok "$name: JSON" "$diff"
+		tdm_fail_why "$name: JSON" "$diff"
 	else
-		ok "$name: JSON"
+		tdm_ok "$name: JSON"
 	fi
 }
 
@@ -193,4 +193,4 @@ show "short and missing attributes, empty counters" '{
 ' \
 '{"options": {"windows": [{"offset": 1000000}]}, "xstats": {}}'
 
-summary print
+tdm_done print

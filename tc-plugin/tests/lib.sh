@@ -8,13 +8,15 @@
 #   run_tc ARGS...	runs tc; sets $rc, and $tmp/out, $tmp/err hold its
 #			output.  $capture / $reply (if set) are handed to
 #			nlfake.so.
-#   ok NAME / not_ok NAME [DETAIL...] / summary NAME
+# Results through selftests/tap.sh: tdm_ok NAME, tdm_fail_why NAME
+# [DETAIL...], tdm_done NAME.
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 plugdir=$(cd "${1:-$here/../build/tc/asan}" 2>/dev/null && pwd)
 tc=${TC:-/usr/sbin/tc}
 nl="python3 $here/tests/tdmwin_nl.py"
-pass=0 fail=0
+# shellcheck source=../../selftests/tap.sh
+. "$here/../selftests/tap.sh"
 
 if [ ! -f "$plugdir/q_tdmwin.so" ] || [ ! -f "$plugdir/nlfake.so" ]; then
 	echo "no q_tdmwin.so and nlfake.so in ${1:-$here/../build/tc/asan}: run make test"
@@ -53,21 +55,3 @@ sanitizer_report() {
 	grep -qE 'Sanitizer|runtime error:' "$tmp/err"
 }
 
-ok() {
-	pass=$((pass + 1))
-	echo "ok - $1"
-}
-
-not_ok() {
-	fail=$((fail + 1))
-	echo "not ok - $1"
-	shift
-	for line in "$@"; do
-		printf '%s\n' "$line" | sed 's/^/#   /'
-	done
-}
-
-summary() {
-	echo "$1: $pass passed, $fail failed"
-	[ $fail = 0 ]
-}
