@@ -29,9 +29,9 @@ import sys
 import time
 
 NSEC = 1000000000
-# The testbed's models and judges (pcap, ideal-port, port-drops,
-# wire-check) live in testbed/tdmtb; the commands here wrap them.  The
-# guest sees the same tree.
+# The testbed's commands (pcap, span, ideal-port, port-drops, wire-check)
+# and the models behind them live in testbed/tdmtb (cli.py); main() runs
+# them as its own.  The guest sees the same tree.
 sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)),
                              "..", "testbed"))
 
@@ -406,48 +406,6 @@ def cmd_recv(a):
         sys.stdout.write(text)
 
 
-# ---- pcap, ideal-port, port-drops: the testbed's judges (testbed/tdmtb) ----
-
-def cmd_pcap(a):
-    """Check that packets fall inside the windows of one or two plans
-    (tdmtb.judge.judge says how).  Prints key=value lines and a histogram
-    (lines starting with '#')."""
-    from tdmtb.judge import judge
-    opts = {k: v for k, v in vars(a).items() if k not in ("cmd", "file")}
-    for line in judge(a.file, **opts).lines():
-        print(line)
-
-
-def cmd_span(a):
-    """Departures of a capture around an instant (tdmtb.judge.span):
-    key=value lines."""
-    from tdmtb.judge import span
-    res = span(a.file, a.to, a.start, a.port)
-    for k in ("in_span", "last_before", "first_after"):
-        print("%s=%d" % (k, res[k]))
-
-
-def cmd_ideal_port(a):
-    """tdmtb.idealport on the senders' taps (--in): the port's drops told
-    apart as key=value lines, and with --pcap the frames that left the
-    port, stamped when they did, for tdmstat analyze."""
-    from tdmtb import idealport, portdrops
-    res, by = idealport.from_taps(a.inputs, a.size, a.mbit, a.buffer, a.ring,
-                                  a.port, a.pcap)
-    for line in portdrops.drop_lines(res, by):
-        print(line)
-
-
-def cmd_port_drops(a):
-    """The switch port's drops from taps at its inputs (--in, one per
-    sender's wire) and its output (--out): key=value lines
-    (tdmtb.portdrops)."""
-    from tdmtb import portdrops
-    res, first, by = portdrops.from_taps(a.inputs, a.out, a.port)
-    for line in portdrops.drop_lines(res, by) + portdrops.collision_lines(first):
-        print(line)
-
-
 # ---- nl: raw netlink qdisc requests ---------------------------------------
 
 NETLINK_ROUTE = 0
@@ -665,21 +623,6 @@ def cmd_json():
     return 0
 
 
-# ---- wire-check -------------------------------------------------------------
-
-def cmd_wire_check(a):
-    """Can the plan work on the switch testbed (tdmtb.wirecheck)?"""
-    from tdmtb import wirecheck
-    why = wirecheck.wire_check(a.senders, a.window, a.dead, a.guard, a.size,
-                               a.mbit, a.buffer)
-    if why:
-        sys.stderr.write("%s\n" % why)
-        return 2
-    print(wirecheck.plan_line(a.senders, a.window, a.dead, a.guard, a.size,
-                              a.mbit))
-    return 0
-
-
 def _setns(fd):
     import ctypes
     libc = ctypes.CDLL(None, use_errno=True)
@@ -746,6 +689,7 @@ def cmd_serve(path):
     import signal
     import socket
     import tdm_uapi  # noqa: F401
+    import tdmtb.cli  # noqa: F401
     import tdmtb.idealport  # noqa: F401  (and pcap, portdrops, wirecheck)
     import tdmtb.judge  # noqa: F401
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)   # no zombies
@@ -772,6 +716,7 @@ def main():
     if len(sys.argv) > 1 and sys.argv[1] == "classes":
         sys.exit(cmd_classes(Opts(sys.argv[2:], ["handle"])) or 0)
     import argparse
+    from tdmtb import cli
     p = argparse.ArgumentParser(description=__doc__,
                                 formatter_class=argparse.RawTextHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -820,33 +765,9 @@ def main():
     r.add_argument("--out")
     r.add_argument("--count-file", help="keep the number received so far here")
 
-    c = sub.add_parser("pcap")
-    c.add_argument("file")
-    c.add_argument("--port", type=int, default=0)
-    c.add_argument("--cycle", type=int, required=True)
-    c.add_argument("--base", type=int, default=0)
-    c.add_argument("--windows", required=True, help="off:len,... in ns")
-    c.add_argument("--switch", type=int)
-    c.add_argument("--base2", type=int, default=0)
-    c.add_argument("--cycle2", type=int, default=0)
-    c.add_argument("--windows2", default="")
-    c.add_argument("--tol-early", type=int, default=1000000)
-    c.add_argument("--tol-late", type=int, default=1500000)
-    c.add_argument("--bins", type=int, default=20)
-    c.add_argument("--wire-mbit", type=int, default=0)
-    c.add_argument("--wire-overhead", type=int, default=24)
-    c.add_argument("--serialize", action="store_true")
-    c.add_argument("--far", type=int, default=500000)
-    c.add_argument("--ref", metavar="PCAP",
-                   help="the sender's tap, to tell the serializer's delays")
-    c.add_argument("--nic-late", type=int, default=0,
-                   help="lateness of the serializer the plan budgets, ns")
-
-    sp = sub.add_parser("span")
-    sp.add_argument("file")
-    sp.add_argument("--port", type=int, default=0)
-    sp.add_argument("--from", dest="start", type=int, default=0)
-    sp.add_argument("--to", type=int, required=True)
+    # The testbed's commands (testbed/tdmtb/cli.py, testbed/tb on the host).
+    cli.add_pcap(sub)
+    cli.add_span(sub)
 
     n = sub.add_parser("nl")
     n.add_argument("op", choices=("add", "change", "replace"))
@@ -862,28 +783,13 @@ def main():
     k.add_argument("--cycle")
     k.add_argument("--at")
 
-    w = sub.add_parser("wire-check")
-    for o in ("senders", "window", "dead", "guard", "size", "mbit"):
-        w.add_argument("--" + o, type=int, required=True)
-    w.add_argument("--buffer", type=int, default=1, help="switch port, frames")
-
-    ip = sub.add_parser("ideal-port")
-    ip.add_argument("--in", dest="inputs", nargs="+", required=True,
-                    help="taps on the senders' devices (pcap)")
-    for o in ("size", "mbit", "buffer", "ring"):
-        ip.add_argument("--" + o, type=int, required=True)
-    ip.add_argument("--port", type=int, default=8081)
-    ip.add_argument("--pcap", help="write the port's output here")
-
-    pd = sub.add_parser("port-drops")
-    pd.add_argument("--in", dest="inputs", nargs="+", required=True,
-                    help="taps on the port's inputs (pcap)")
-    pd.add_argument("--out", required=True, help="tap on its output (pcap)")
-    pd.add_argument("--port", type=int, default=8081)
+    cli.add_wire_check(sub)
+    cli.add_ideal_port(sub)
+    cli.add_port_drops(sub)
 
     a = p.parse_args()
-    fn = {"wire-check": cmd_wire_check, "port-drops": cmd_port_drops, "ideal-port": cmd_ideal_port, "flat": cmd_flat, "classes": cmd_classes, "send": cmd_send, "recv": cmd_recv,
-          "pcap": cmd_pcap, "span": cmd_span, "nl": cmd_nl, "clock": cmd_clock}[a.cmd]
+    fn = dict(cli.COMMANDS, flat=cmd_flat, classes=cmd_classes, send=cmd_send,
+              recv=cmd_recv, nl=cmd_nl, clock=cmd_clock)[a.cmd]
     try:
         code = fn(a)
     except ValueError as e:

@@ -27,7 +27,7 @@ prints
     drops apart, and each method against tdmwin (a tie said as such).
 
 Loss at the switch port is told apart by taps on its inputs and output
-(selftests/tdmwin_util.py port_drops): a collision is a frame dropped while
+(testbed/tdmtb/portdrops.py): a collision is a frame dropped while
 another sender's frame was in the port's buffer, the senders overlapping
 at the bottleneck; a self drop is one dropped with only its own sender's
 frames there, which a wire at the port's rate cannot cause: the emulator
@@ -187,7 +187,7 @@ def load_run(folder, name, senders, early_ns, late_ns):
 
 
 def load_ideal(pre, res):
-    """The ideal port's figures (tools/demo: tdmwin_util.py ideal-port on
+    """The ideal port's figures (tools/demo: testbed/tb ideal-port on
     the senders' taps, and tdmstat analyze on its output): per sender in
     RES, ideal_lost and ideal_overlaps; for the run {"lost", "overlap",
     "windows"}, or None without them."""
