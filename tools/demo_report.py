@@ -89,6 +89,12 @@ def num(v, default=None):
     return int(v)
 
 
+def s64(v):
+    """A signed 64-bit figure that tc's JSON prints unsigned (a window
+    opened before its time has a negative open latency)."""
+    return v - (1 << 64) if v is not None and v >= 1 << 63 else v
+
+
 def overlapped(w):
     """A window row that overlaps another sender's window, at its front
     or at its back."""
@@ -160,8 +166,8 @@ def load_run(folder, name, senders, early_ns, late_ns):
             continue
         x = q[0].get("xstats") or {}
         if q[0].get("kind") == "tdmwin" and x.get("open_latency_count"):
-            r["lat_mean"] = x.get("open_latency_mean")
-            r["lat_max"] = x.get("open_latency_max")
+            r["lat_mean"] = s64(x.get("open_latency_mean"))
+            r["lat_max"] = s64(x.get("open_latency_max"))
     for i in range(1, senders + 1):
         r = res.get(i - 1)
         if r is None:
