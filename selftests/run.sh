@@ -47,6 +47,21 @@ resolve() {
 	echo "$t.sh"
 }
 
+# TDM_SUITE=kernel: TEST_PROGS without USERSPACE_PROGS (the Makefile says
+# which and why); the log names what was left out.
+suite_note=
+case ${TDM_SUITE:-all} in
+all) ;;
+kernel)
+	userspace=$(sed -n '/^USERSPACE_PROGS/,/^$/p' "$dir/Makefile" | tr -d '\134' |
+		sed 's/^USERSPACE_PROGS[ :+]*=//' | tr -s ' \t' '\n' | grep '\.sh$')
+	all=$(grep -vxF -f <(echo "$userspace") <<<"$all")
+	suite_note="TDM_SUITE=kernel: left out, tests of user space run on another kernel:"
+	suite_note+=" $(tr '\n' ' ' <<<"$userspace")"
+	;;
+*) echo "run.sh: TDM_SUITE is all or kernel, not '$TDM_SUITE'" >&2; exit 2 ;;
+esac
+
 tests=()
 if [ $# -gt 0 ]; then
 	for t in "$@"; do tests+=("$(resolve "$t")"); done
@@ -69,6 +84,7 @@ nplan=${#tests[@]}
 echo "TAP version 13"
 echo "1..$nplan"
 echo "# kernel $(uname -r), tc $(tc -V 2>&1 | head -n 1)"
+[ -z "$suite_note" ] || echo "# $suite_note"
 
 pass=0 fail=0 skip=0 subskip=0
 skip_all=
