@@ -167,6 +167,10 @@ eq((ws.at_most(800 * US, None, 0.2, 4000 * US), ws.at_most(1000 * US, None, 0.2,
    "targets against a method clean nowhere: met, undecided or not met")
 eq([ws.verdict(x) for x in (True, False, None)], ["met", "not met", "undecided"],
    "the verdicts in words")
+eq(ws.targets({"tdmwin": {"dead_ns": 0, "utilization": 0.975},
+                "usertdm": {"dead_ns": 0}}, 5, 4000 * US)[0],
+   ("tdmwin's dead time <= 1/5 of usertdm's", "0 us vs 0 us, a tie", True),
+   "both clean down to 0: met, and said to be a tie")
 
 import subprocess  # noqa: E402
 
