@@ -35,8 +35,12 @@ cd "$dir" || exit 1
 timeout_s=$(sed -n 's/^timeout=//p' "$dir/settings" 2>/dev/null)
 timeout_s=${TDM_TEST_TIMEOUT:-${timeout_s:-120}}
 
-all=$(sed -n '/^TEST_PROGS/,/^$/p' "$dir/Makefile" | tr -d '\134' |
-      sed 's/^TEST_PROGS[ :+]*=//' | tr -s ' \t' '\n' | grep '\.sh$')
+# make_list NAME: the tests of the Makefile's list NAME, one a line.
+make_list() {
+	sed -n "/^$1/,/^\$/p" "$dir/Makefile" | tr -d '\134' |
+		sed "s/^$1[ :+]*=//" | tr -s ' \t' '\n' | grep '\.sh$'
+}
+all=$(make_list TEST_PROGS)
 
 resolve() {
 	local t=$1
@@ -53,8 +57,7 @@ suite_note=
 case ${TDM_SUITE:-all} in
 all) ;;
 kernel)
-	userspace=$(sed -n '/^USERSPACE_PROGS/,/^$/p' "$dir/Makefile" | tr -d '\134' |
-		sed 's/^USERSPACE_PROGS[ :+]*=//' | tr -s ' \t' '\n' | grep '\.sh$')
+	userspace=$(make_list USERSPACE_PROGS)
 	all=$(grep -vxF -f <(echo "$userspace") <<<"$all")
 	suite_note="TDM_SUITE=kernel: left out, tests of user space run on another kernel:"
 	suite_note+=" $(tr '\n' ' ' <<<"$userspace")"
@@ -276,16 +279,14 @@ for t in "${tests[@]}"; do
 	elif [ "$rc" -eq 0 ]; then
 		echo "ok $n $t"
 		pass=$((pass + 1))
-	elif [ "$rc" -eq 4 ] && [[ $core == *" $t "* ]] &&
-		[[ $(sed -n 's/^SKIP: //p' "$out" | tail -n 1) != "every timing check skipped: "* ]]; then
+	elif [ "$rc" -eq 4 ] && why=$(sed -n 's/^SKIP: //p' "$out" | tail -n 1) &&
+		[[ $core == *" $t "* ]] && [[ $why != "every timing check skipped: "* ]]; then
 		# This machine can run it: the module is loaded (above).  Only
 		# a skip for load (lib.sh's tdm_exit: every timing check skipped
 		# on a busy host) is not the machine's fault: a skip below.
-		why=$(sed -n 's/^SKIP: //p' "$out" | tail -n 1)
 		echo "not ok $n $t # core test skipped on a machine that can run it: ${why:-no reason given}"
 		fail=$((fail + 1))
 	elif [ "$rc" -eq 4 ]; then
-		why=$(sed -n 's/^SKIP: //p' "$out" | tail -n 1)
 		echo "ok $n $t # SKIP ${why:-skipped}"
 		skip=$((skip + 1))
 	elif [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
