@@ -275,16 +275,11 @@ static bool tdmwin_is_bypass(const struct tdmwin_sched_data *q,
 static u64 tdmwin_wire_bytes(const struct sk_buff *skb)
 {
 	unsigned int segs = skb_is_gso(skb) ? skb_shinfo(skb)->gso_segs : 1;
-	unsigned int len = qdisc_pkt_len(skb);
 	unsigned int over = TDMWIN_WIRE_OVERHEAD;
 
-	if (!segs)
-		segs = 1;
-	if (len < segs * TDMWIN_MIN_FRAME)
-		len = segs * TDMWIN_MIN_FRAME;
 	if (skb_vlan_tag_present(skb))
 		over += VLAN_HLEN;
-	return (u64)len + (u64)segs * over;
+	return tdmwin_frame_bytes(qdisc_pkt_len(skb), segs, over);
 }
 
 static u64 tdmwin_skb_wire_ns(const struct tdmwin_sched_data *q,
@@ -449,27 +444,17 @@ static int tdmwin_book_launch(struct tdmwin_sched_data *q,
 	now = tdmwin_clock(q, &mono);
 	plan = tdmwin_promote(q, now);
 	next = rcu_dereference_bh(q->pending);
-	if (q->unconfirmed && !next)
-		return -EAGAIN;
 	free = atomic64_read(&q->wire->free);
 	do {
-		if (q->unconfirmed) {
-			/* Only the plan in force, and only before the base. */
-			*launch = tdmwin_launch(&plan->s, NULL, now,
-						tdmwin_backlog(free, mono),
-						wire + plan->guard, 0);
-			if (*launch != TDMWIN_TIME_MAX &&
-			    *launch + (s64)(wire + plan->guard) > next->s.base)
-				return -EAGAIN;
-		} else {
-			*launch = tdmwin_launch(&plan->s,
-						next ? &next->s : NULL, now,
-						tdmwin_backlog(free, mono),
-						wire + plan->guard,
-						next ? wire + next->guard : 0);
-		}
-		if (*launch == TDMWIN_TIME_MAX)
-			return -ENOSPC;
+		int err = tdmwin_launch_rule(&plan->s, plan->guard,
+					     next ? &next->s : NULL,
+					     next ? next->guard : 0,
+					     q->unconfirmed, now,
+					     tdmwin_backlog(free, mono), wire,
+					     launch);
+
+		if (err)
+			return err;
 		done = mono + (*launch - now) + (s64)wire;
 	} while (!atomic64_try_cmpxchg(&q->wire->free, &free, done));
 	tdmwin_note_backlog(q, done - mono);
@@ -969,41 +954,31 @@ static int tdmwin_parse_windows(struct nlattr *list, struct tdmwin_window *win,
 static int tdmwin_check_plan(const struct tdmwin_plan *p, u32 ps_per_byte,
 			     struct netlink_ext_ack *extack)
 {
-	u64 min_len = tdmwin_wire_ns(TDMWIN_MIN_FRAME + TDMWIN_WIRE_OVERHEAD,
-				     ps_per_byte) + p->guard;
-	u32 i;
-
-	if (p->s.cycle < TDMWIN_MIN_CYCLE_NS) {
+	switch (tdmwin_check_sched(&p->s,
+				   tdmwin_min_window(ps_per_byte, p->guard))) {
+	case TDMWIN_SCHED_OK:
+		return 0;
+	case TDMWIN_SCHED_CYCLE_SHORT:
 		NL_SET_ERR_MSG(extack, "Cycle time must be at least 1 us");
-		return -EINVAL;
-	}
-	if (p->s.cycle > TDMWIN_MAX_CYCLE_NS) {
+		break;
+	case TDMWIN_SCHED_CYCLE_LONG:
 		NL_SET_ERR_MSG(extack, "Cycle time must be at most 10 s");
-		return -EINVAL;
-	}
-	if (p->s.base < 0) {
+		break;
+	case TDMWIN_SCHED_BASE:
 		NL_SET_ERR_MSG(extack, "Base time must not be negative");
-		return -EINVAL;
+		break;
+	case TDMWIN_SCHED_OUTSIDE:
+		NL_SET_ERR_MSG(extack, "Window lies outside the cycle");
+		break;
+	case TDMWIN_SCHED_SHORT:
+		NL_SET_ERR_MSG(extack,
+			       "Window shorter than one minimum frame plus guard at this link speed");
+		break;
+	case TDMWIN_SCHED_OVERLAP:
+		NL_SET_ERR_MSG(extack, "Windows overlap");
+		break;
 	}
-	for (i = 0; i < p->s.nwin; i++) {
-		const struct tdmwin_window *w = &p->win[i];
-
-		if (w->offset >= p->s.cycle ||
-		    w->length > p->s.cycle - w->offset) {
-			NL_SET_ERR_MSG(extack, "Window lies outside the cycle");
-			return -EINVAL;
-		}
-		if (w->length < min_len) {
-			NL_SET_ERR_MSG(extack,
-				       "Window shorter than one minimum frame plus guard at this link speed");
-			return -EINVAL;
-		}
-		if (i && w->offset < p->win[i - 1].offset + p->win[i - 1].length) {
-			NL_SET_ERR_MSG(extack, "Windows overlap");
-			return -EINVAL;
-		}
-	}
-	return 0;
+	return -EINVAL;
 }
 
 /* Build the new plan: attributes given override the latest plan's. */
@@ -1060,9 +1035,7 @@ static int tdmwin_build_plan(struct tdmwin_request *req,
 	sort(p->win, nwin, sizeof(p->win[0]), tdmwin_cmp_window, NULL);
 	p->s.nwin = nwin;
 	p->s.win = p->win;
-	p->s.max_len = 0;
-	for (; nwin; nwin--)
-		p->s.max_len = max(p->s.max_len, p->win[nwin - 1].length);
+	p->s.max_len = tdmwin_max_len(p->win, nwin);
 
 	err = tdmwin_check_plan(p, req->ps_per_byte, extack);
 	if (err)
@@ -1096,7 +1069,7 @@ static int tdmwin_link_speed(struct Qdisc *sch, struct tdmwin_request *req,
 			       "Link speed of the device is unknown: give link-speed in Mbit/s");
 		return -EINVAL;
 	}
-	req->ps_per_byte = DIV_ROUND_UP(8 * 1000 * 1000, req->eff_speed);
+	req->ps_per_byte = tdmwin_ps_per_byte(req->eff_speed);
 	return 0;
 }
 

@@ -15,9 +15,11 @@
 #define _TDMWIN_GATE_H
 
 #ifdef __KERNEL__
+#include <linux/errno.h>
 #include <linux/types.h>
 #include <linux/limits.h>
 #include <linux/math64.h>
+#include "uapi/linux/tdmwin.h"
 #define TDMWIN_TIME_MAX	S64_MAX
 static inline u64 tdmwin_div_rem(u64 a, u64 b, u64 *rem)
 {
@@ -25,7 +27,8 @@ static inline u64 tdmwin_div_rem(u64 a, u64 b, u64 *rem)
 }
 #endif
 /* Outside the kernel, the includer supplies u64, s64, u32, bool,
- * TDMWIN_TIME_MAX and tdmwin_div_rem() (userspace/lib/tdm_gate.h).
+ * TDMWIN_TIME_MAX, tdmwin_div_rem(), the errno values and the uapi header
+ * (userspace/lib/tdm_gate.h).
  */
 
 struct tdmwin_window {
@@ -225,12 +228,122 @@ static inline s64 tdmwin_launch(const struct tdmwin_sched *s,
 	return r.verdict == TDMWIN_WAIT ? r.when : TDMWIN_TIME_MAX;
 }
 
+/*
+ * The qdisc's launch-time rule (txtime on), of which tdmwin_launch() is the
+ * arithmetic: the launch time of a frame of @wire ns of wire time behind
+ * @backlog, under @s (whose guard is @guard) and, from its base, the
+ * pending plan @next (guard @next_guard; NULL if none).  An @unconfirmed
+ * latest plan never takes over: the pending one when there is one, and a
+ * frame must then end before its base; else @s itself, and nothing may
+ * leave.  Returns 0 with *launch, -EAGAIN if the gate holds for the frame
+ * (it could leave only after an unconfirmed plan's base), -ENOSPC if no
+ * window of the plan in force can take it.
+ */
+static inline int tdmwin_launch_rule(const struct tdmwin_sched *s, u32 guard,
+				     const struct tdmwin_sched *next,
+				     u32 next_guard, bool unconfirmed, s64 now,
+				     u64 backlog, u64 wire, s64 *launch)
+{
+	if (unconfirmed && !next)
+		return -EAGAIN;
+	if (unconfirmed) {
+		/* Only the plan in force, and only before the base. */
+		*launch = tdmwin_launch(s, NULL, now, backlog, wire + guard, 0);
+		if (*launch != TDMWIN_TIME_MAX &&
+		    tdmwin_add_sat(*launch, wire + guard) > next->base)
+			return -EAGAIN;
+	} else {
+		*launch = tdmwin_launch(s, next, now, backlog, wire + guard,
+					next ? wire + next_guard : 0);
+	}
+	return *launch == TDMWIN_TIME_MAX ? -ENOSPC : 0;
+}
+
 /* Wire time of @bytes of frame data at @ps_per_byte, rounded up. */
 static inline u64 tdmwin_wire_ns(u64 bytes, u64 ps_per_byte)
 {
 	u64 rem;
 
 	return tdmwin_div_rem(bytes * ps_per_byte + 999, 1000, &rem);
+}
+
+/* Wire time of one byte at @mbit Mbit/s (1 or more), ps, rounded up. */
+static inline u32 tdmwin_ps_per_byte(u32 mbit)
+{
+	return (8 * 1000 * 1000 + mbit - 1) / mbit;
+}
+
+/*
+ * Bytes on the wire of @len bytes of frame data (from the MAC header, no
+ * FCS) sent as @segs segments (0 counts as 1): each padded to
+ * TDMWIN_MIN_FRAME, and each followed by @over bytes of FCS, preamble and
+ * gap (TDMWIN_WIRE_OVERHEAD, plus a VLAN tag the NIC inserts).
+ */
+static inline u64 tdmwin_frame_bytes(u64 len, u32 segs, u32 over)
+{
+	if (!segs)
+		segs = 1;
+	if (len < (u64)segs * TDMWIN_MIN_FRAME)
+		len = (u64)segs * TDMWIN_MIN_FRAME;
+	return len + (u64)segs * over;
+}
+
+/* The shortest window a plan may have: one minimum frame plus @guard. */
+static inline u64 tdmwin_min_window(u32 ps_per_byte, u32 guard)
+{
+	return tdmwin_wire_ns(tdmwin_frame_bytes(0, 1, TDMWIN_WIRE_OVERHEAD),
+			      ps_per_byte) + guard;
+}
+
+/* The longest of @nwin windows (0 if none). */
+static inline u64 tdmwin_max_len(const struct tdmwin_window *win, u32 nwin)
+{
+	u64 m = 0;
+
+	while (nwin--)
+		if (win[nwin].length > m)
+			m = win[nwin].length;
+	return m;
+}
+
+/* What is wrong with a schedule, if anything (tdmwin_check_sched()). */
+enum tdmwin_sched_check {
+	TDMWIN_SCHED_OK,
+	TDMWIN_SCHED_CYCLE_SHORT,	/* cycle below TDMWIN_MIN_CYCLE_NS */
+	TDMWIN_SCHED_CYCLE_LONG,	/* cycle above TDMWIN_MAX_CYCLE_NS */
+	TDMWIN_SCHED_BASE,		/* negative base time */
+	TDMWIN_SCHED_OUTSIDE,		/* a window outside [0, cycle) */
+	TDMWIN_SCHED_SHORT,		/* a window shorter than @min_len */
+	TDMWIN_SCHED_OVERLAP,		/* windows overlap (sorted by offset) */
+};
+
+/*
+ * Check a schedule whose windows are sorted by offset, each of which must
+ * be at least @min_len long (tdmwin_min_window()).  The first problem
+ * found, in the order of the enum.
+ */
+static inline enum tdmwin_sched_check
+tdmwin_check_sched(const struct tdmwin_sched *s, u64 min_len)
+{
+	u32 i;
+
+	if (s->cycle < TDMWIN_MIN_CYCLE_NS)
+		return TDMWIN_SCHED_CYCLE_SHORT;
+	if (s->cycle > TDMWIN_MAX_CYCLE_NS)
+		return TDMWIN_SCHED_CYCLE_LONG;
+	if (s->base < 0)
+		return TDMWIN_SCHED_BASE;
+	for (i = 0; i < s->nwin; i++) {
+		const struct tdmwin_window *w = &s->win[i];
+
+		if (w->offset >= s->cycle || w->length > s->cycle - w->offset)
+			return TDMWIN_SCHED_OUTSIDE;
+		if (w->length < min_len)
+			return TDMWIN_SCHED_SHORT;
+		if (i && w->offset < s->win[i - 1].offset + s->win[i - 1].length)
+			return TDMWIN_SCHED_OVERLAP;
+	}
+	return TDMWIN_SCHED_OK;
 }
 
 #endif /* _TDMWIN_GATE_H */

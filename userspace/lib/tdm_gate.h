@@ -8,6 +8,7 @@
 #ifndef TDM_GATE_H
 #define TDM_GATE_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 
