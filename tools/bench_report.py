@@ -216,13 +216,14 @@ def wire_section(runs):
         out.append("Time scale %s: wire %s Mbit/s, frame time %s us (%s bytes "
                    "on the wire), switch port buffer %s frames, NIC FIFO %s "
                    "frames, windows %.1f ms, guard %.0f us, at least %s cycles "
-                   "per point (Documentation/testbed.rst).\n"
+                   "per point, each sender offering %s %% of what its window "
+                   "carries (Documentation/testbed.rst).\n"
                    % (r.get("timescale", 1), r.get("mbit"),
                       "-" if fr is None else "%.0f" % (fr / 1e3),
                       r.get("frame_bytes", r.get("payload", 0) + wire_sweep.FRAME_EXTRA),
                       r.get("switch_buffer"), r.get("nic_ring"),
                       r.get("window_ns", 0) / 1e6, r.get("guard_ns", 0) / 1e3,
-                      r.get("min_cycles")))
+                      r.get("min_cycles"), r.get("load_pct", 100)))
         fig = {}
         us = lambda d: None if d is None else "%.0f" % (d / 1e3)
         pct = lambda x: None if x is None else "%.1f %%" % (x * 100)

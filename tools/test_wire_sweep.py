@@ -194,4 +194,191 @@ eq((clean_cli(p3, "--min-cycles", "1000", "--permille", "5"),
     clean_cli("{", "--min-cycles", "1")),
    (0, 1, 1, 2, 2), "wire_sweep.py clean: exit 0 clean, 1 not, 2 bad input")
 
+# ---- tools/wire_judge.py: the host judges what the guest captured ----------
+# A point directory as tools/bench-wire-guest leaves it: 2 senders of
+# 1200-byte frames on a 100 Mbit/s wire (frame time 101,280 ns), 4 frames
+# each, one every ms; sender 1's 10 ns after sender 0's.  At the ideal
+# port (1 frame of buffer) each of sender 1's finds sender 0's there: 4
+# collisions.  At the emulated port (the taps at its inputs and output)
+# sender 1's frames came 150 us later than they left (the emulator's
+# timing: the ideal port, fed from the inputs' taps, would have lost
+# none) and its last two were dropped while sender 0's were in the
+# buffer: 2 collisions.  tdmstat analyze is a stand-in that says 2 overlapping
+# windows for the port's tap and 0 for the ideal port's output.
+import shutil  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+
+sys.path.insert(0, os.path.join(HERE, "..", "testbed", "tests"))
+import helpers  # noqa: E402
+import wire_judge as wj  # noqa: E402
+
+MS = 1000000
+tmp = tempfile.mkdtemp(prefix="wire-judge-test.")
+stub = os.path.join(tmp, "tdmstat")
+with open(stub, "w") as f:
+    f.write('#!/bin/sh\n'
+            'case "$*" in *ideal.pcap*) o=0 ;; *) o=2 ;; esac\n'
+            'echo "{\\"run\\": {\\"overlap_windows\\": $o, \\"windows\\": 8, '
+            '\\"rx_outside\\": 1}}"\n')
+os.chmod(stub, 0o755)
+wj.TDMSTAT = stub
+os.environ["WIRE_TDMSTAT"] = stub
+
+
+def point_dir(d, dropped=(2, 3), nic_sent=8, gap=10, method="tdmwin"):
+    """A point directory in D: sender 1's frames GAP ns after sender 0's,
+    its frames DROPPED lost at the emulated port, NIC_SENT the NICs'
+    count of frames that reached the port."""
+    os.makedirs(d)
+    frame = lambda s, k: helpers.tdm_frame(s, k, size=1200)
+    helpers.write(os.path.join(d, "tx1.pcap"), [(k * MS, frame(0, k)) for k in range(4)])
+    helpers.write(os.path.join(d, "tx2.pcap"), [(k * MS + gap, frame(1, k)) for k in range(4)])
+    helpers.write(os.path.join(d, "in1.pcap"), [(k * MS, frame(0, k)) for k in range(4)])
+    helpers.write(os.path.join(d, "in2.pcap"),
+                  [(k * MS + gap + 150000, frame(1, k)) for k in range(4)])
+    out = [(k * MS + 200000, frame(0, k)) for k in range(4)]
+    out += [(k * MS + gap + 350000, frame(1, k)) for k in range(4) if k not in dropped]
+    helpers.write(os.path.join(d, "out.pcap"), sorted(out, key=lambda r: r[0]))
+    with open(os.path.join(d, "gen-1.json"), "w") as f:
+        f.write('tdmgen: a warning on stderr\n{"sent":5,"errors":0}\n')
+    with open(os.path.join(d, "gen-2.json"), "w") as f:
+        f.write('{"sent": 4}\n')
+    for i, (sm, n) in enumerate(((3000, 2), (1000, 2)), 1):
+        with open(os.path.join(d, "qdisc-%d.json" % i), "w") as f:
+            f.write('[{"kind":"tdmwin","open_latency_sum":%d,'
+                    '"open_latency_count":%d}]\n' % (sm, n))
+    open(os.path.join(d, "plan.conf"), "w").close()
+    meta = dict(method=method, senders=2, dead_ns=0, window_ns=4 * MS, guard_ns=0,
+                cycle_ns=1000 * MS, secs=2, fpc=5, offered_pps=5, load_pct=110,
+                payload=1200, frame_bytes=1266, line_mbit=100, buffer=1, ring=64,
+                port=8081, permille=5, host_load_cpus="0.05",
+                host_load_max_cpus="0.20", host_loaded="")
+    meta.update({"count.nic.sent": nic_sent, "count.nic.drops": 0,
+                 "count.sw.sent": 8 - len(dropped), "count.sw.drops": len(dropped),
+                 "count.rx": 8 - len(dropped)})
+    with open(os.path.join(d, "meta"), "w") as f:
+        f.write("".join("%s=%s\n" % kv for kv in meta.items()))
+    return d
+
+
+d1 = point_dir(os.path.join(tmp, "one"))
+p = wj.judge_point(d1)
+eq(list(p), ["method", "senders", "dead_ns", "window_ns", "guard_ns", "cycle_ns",
+             "cycles", "offered_pps", "sent", "before_nic", "nic_drops", "loss",
+             "collisions", "self_drops", "received", "overlap", "windows",
+             "rx_outside", "ideal_loss", "ideal_nic_drops", "ideal_overlap",
+             "ideal_goodput_bps", "capacity", "tapped", "open_latency_mean_ns",
+             "goodput_bps", "host_load_cpus", "host_load_max_cpus", "host_loaded"],
+   "wire_judge: the point's keys, in the guest's old order")
+eq((p["sent"], p["before_nic"], p["loss"], p["collisions"], p["self_drops"],
+    p["received"]), (9, 1, 2, 2, 0, 6),
+   "wire_judge: tdmgen's frames, the NICs' and the port's counts, the drops told apart")
+eq((p["overlap"], p["windows"], p["rx_outside"], p["ideal_overlap"]), (2, 8, 1, 0),
+   "wire_judge: tdmstat analyze of the port's tap, and of the ideal port's output")
+eq((p["ideal_loss"], p["ideal_nic_drops"], p["tapped"], p["ideal_goodput_bps"]),
+   (4, 0, 8, 4 * 1266 * 8 // 2),
+   "wire_judge: the ideal port on the senders' taps: 4 collisions, 8 frames left")
+eq((p["cycles"], p["capacity"], p["open_latency_mean_ns"], p["goodput_bps"],
+    p["host_load_cpus"], p["host_load_max_cpus"], p["host_loaded"]),
+   (2, 20, 1000, 6 * 1266 * 8 // 2, 0.05, 0.2, ""),
+   "wire_judge: cycles, capacity, open latency over both qdiscs, goodput, host load")
+eq((wj.goodput([5, 10 ** 9, 2 * 10 ** 9 + 4, 2 * 10 ** 9 + 5, 3 * 10 ** 9], 2, 1000),
+    wj.goodput([], 2, 1000)), (3 * 8000 // 2, 0),
+   "wire_judge: the goodput counts the frames out of the port within the run's"
+   " seconds of its first, not the backlog a gate sends after")
+p2 = wj.judge_point(point_dir(os.path.join(tmp, "missed"), nic_sent=9))
+eq((p2["collisions"], p2["self_drops"], p2["loss"]), (None, None, 2),
+   "wire_judge: taps that missed a frame tell no drops apart (null, not clean)")
+eq(open(os.path.join(tmp, "missed", "port-drops.log")).read(),
+   "the taps saw 8 of the 9 frames that reached the switch port and 2 of the 2 it dropped\n",
+   "wire_judge: says what the taps missed")
+eq(ws.clean(p2, 1, "emulated"), False, "wire_judge: such a point is not clean there")
+os.remove(os.path.join(tmp, "missed", "tx2.pcap"))
+p3 = wj.judge_point(os.path.join(tmp, "missed"))
+eq((p3["ideal_loss"], p3["ideal_goodput_bps"], p3["tapped"], p3["ideal_overlap"]),
+   (None, None, None, None), "wire_judge: a missing sender's tap: the ideal port null")
+
+# The verdict the guest waits for in the downward sweep.
+cl = point_dir(os.path.join(tmp, "clean"), dropped=(), gap=500000)
+os.environ["WIRE_TDMSTAT"] = stub
+with open(stub, "w") as f:
+    f.write('#!/bin/sh\necho \'{"run": {"overlap_windows": 0, "windows": 8, '
+            '"rx_outside": 0}}\'\n')
+wj.judge_dir(cl, 2)
+eq(open(os.path.join(cl, "verdict")).read(), "emulated=1\nideal_allowance=1\n",
+   "wire_judge: a clean point's verdict")
+wj.judge_dir(d1, 2)
+eq((open(os.path.join(d1, "verdict")).read(), json.load(open(os.path.join(d1, "point.json")))["loss"]),
+   ("emulated=0\nideal_allowance=0\n", 2),
+   "wire_judge: a point with collisions: not clean at either port; point.json written")
+wj.judge_dir(cl, 3)
+eq(open(os.path.join(cl, "verdict")).read(), "emulated=0\nideal_allowance=0\n",
+   "wire_judge: fewer cycles than the sweep's least: not clean")
+bad = os.path.join(tmp, "bad")
+os.makedirs(bad)
+wj.judge_dir(bad, 1)
+eq((open(os.path.join(bad, "verdict")).read().split("=")[0],
+    os.path.exists(os.path.join(bad, "point.json"))), ("error", False),
+   "wire_judge: a point without its meta: an error verdict, no point")
+
+# follow: a point is judged once the guest marks it complete, and not
+# before; the follower ends once the guest says it is done.
+run_dir = os.path.join(tmp, "run")
+os.makedirs(run_dir)
+with open(os.path.join(run_dir, "head.json"), "w") as f:
+    f.write('{"kernel": "6.1.0-test", "mbit": 100, "timescale": 1, "payload": 1200, '
+            '"frame_ns": 101280, "window_ns": 4000000, "guard_ns": 0, '
+            '"min_cycles": 2, "load_pct": 110}\n')
+fol = subprocess.Popen([sys.executable, wj.__file__, "follow", run_dir, "--poll", "0.05"],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def wait_for(path, secs):
+    end = time.time() + secs
+    while time.time() < end and not os.path.exists(path):
+        time.sleep(0.05)
+    return os.path.exists(path)
+
+
+a = point_dir(os.path.join(run_dir, "002-2s-tdmwin-0us"), dropped=(), gap=500000)
+b = point_dir(os.path.join(run_dir, "001-2s-usertdm-4000us"), method="usertdm")
+time.sleep(0.5)
+eq([os.path.exists(os.path.join(x, "verdict")) for x in (a, b)], [False, False],
+   "follow: a point the guest has not marked complete is not judged")
+open(os.path.join(b, "complete"), "w").close()
+eq(wait_for(os.path.join(b, "verdict"), 20), True, "follow: a complete point gets its verdict")
+open(os.path.join(a, "complete"), "w").close()
+eq(wait_for(os.path.join(a, "verdict"), 20), True, "follow: and the next one")
+open(os.path.join(run_dir, "done"), "w").close()
+try:
+    rc = fol.wait(20)
+except subprocess.TimeoutExpired:
+    fol.kill()
+    rc = None
+eq(rc, 0, "follow: ends once the guest is done and every point judged")
+dead = subprocess.Popen([sys.executable, "-c", "pass"])
+dead.wait()
+fol = subprocess.run([sys.executable, wj.__file__, "follow", os.path.join(tmp, "nosuch"),
+                      "--parent", str(dead.pid), "--poll", "0.05"], timeout=20)
+eq(fol.returncode, 0, "follow: ends when the process it follows is gone")
+
+# assemble: the sweep's JSON, the head and the points in the guest's order.
+out = os.path.join(tmp, "wire.json")
+r = subprocess.run([sys.executable, wj.__file__, "assemble", run_dir, "-o", out],
+                   capture_output=True, text=True)
+j = json.load(open(out))
+eq((r.returncode, j["kernel"], j["load_pct"], [q["method"] for q in j["points"]]),
+   (0, "6.1.0-test", 110, ["usertdm", "tdmwin"]),
+   "assemble: the head, then the points in the guest's order")
+eq(ws.headline(j, 2, ["tdmwin", "usertdm"], 5)["ideal"]["tdmwin"]["dead_ns"], 0,
+   "assemble: wire_sweep reads what it wrote")
+shutil.rmtree(os.path.join(b))
+os.makedirs(os.path.join(run_dir, "003-2s-taprio-0us"))
+r = subprocess.run([sys.executable, wj.__file__, "assemble", run_dir, "-o", out],
+                   capture_output=True, text=True)
+eq((r.returncode, len(json.load(open(out))["points"])), (0, 1),
+   "assemble: a point the guest did not complete is left out")
+shutil.rmtree(tmp)
+
 sys.exit(T.done())

@@ -76,3 +76,15 @@ def from_taps(inputs, out, port=8081):
         arr += tdm_frames(f, port)
     dep = {(s, q): t for t, s, q in tdm_frames(out, port)}
     return port_drops(arr, dep)
+
+
+def taps_incomplete(res, nic_sent, sw_drops):
+    """Did the taps behind RES (port_drops's counts) miss frames, by the
+    port's own counters: NIC_SENT frames reached it from the senders'
+    NICs, it dropped SW_DROPS?  Then they cannot tell its drops apart:
+    says what they missed; None if they saw them all."""
+    if res.get("arrived") == nic_sent and res.get("dropped") == sw_drops:
+        return None
+    return ("the taps saw %s of the %d frames that reached the switch port "
+            "and %s of the %d it dropped" % (res.get("arrived", "no"), nic_sent,
+                                             res.get("dropped", "no"), sw_drops))

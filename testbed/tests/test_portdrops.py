@@ -58,6 +58,15 @@ class PortDrops(unittest.TestCase):
         self.assertEqual((res["dropped"], res["collision"], by),
                          (1, 1, {1: [1, 0]}))
 
+    def test_taps_incomplete(self):
+        res, _, _ = portdrops.port_drops([(0, 0, 0), (5, 1, 0)], {(0, 0): 10})
+        self.assertIsNone(portdrops.taps_incomplete(res, 2, 1))
+        self.assertEqual(portdrops.taps_incomplete(res, 3, 1),
+                         "the taps saw 2 of the 3 frames that reached the "
+                         "switch port and 1 of the 1 it dropped")
+        self.assertIsNotNone(portdrops.taps_incomplete(res, 2, 2))
+        self.assertIn("saw no of the 4", portdrops.taps_incomplete({}, 4, 0))
+
 
 if __name__ == "__main__":
     unittest.main()

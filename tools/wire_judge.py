@@ -1,0 +1,348 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""The dead-time sweep's judge on the host (issue 23: the guest captures,
+the host judges).  tools/bench-wire-guest, in the TCG guest, only runs
+each point and leaves its raw artifacts in a point directory of the run
+directory (WIRE_RUN, under build/bench/, which the guest shares with the
+host):
+
+    head.json           the sweep's settings, the JSON's head (the guest)
+    NNN-<n>s-<method>-<dead>us/
+      meta              key=value: the point's settings, the switch's and
+                        NICs' counters (count.*), the host's load
+      plan.conf         the shared plan of the point
+      tx<i>.pcap        taps on the senders' devices, where the gates act
+      in<i>.pcap        taps on the switch port's inputs
+      out.pcap          the tap on its output (the receiver's device)
+      gen-<i>.json      tdmgen's report
+      qdisc-<i>.json    tc -s -j qdisc show of each sender's device
+      complete          written last: the point is all there
+    done                the guest's sweep is over
+
+Here, on the host's CPU: the ideal port on the senders' taps
+(tdmtb.idealport), the switch port's drops told apart (tdmtb.portdrops),
+tdmstat analyze of the port's tap and of the ideal port's output, and
+the point's JSON object (the fields tools/bench_report.py and tdmplot
+read), written to point.json in the point's directory, then the verdict
+(tools/wire_sweep.py clean) in "verdict":
+
+    ideal_allowance=0|1   clean at the ideal port with the allowance
+    emulated=0|1          strictly clean at the emulated port
+
+  wire_judge.py point DIR       judge one point directory
+  wire_judge.py follow RUN [--parent PID] [--poll S]
+                                judge each point of RUN as soon as the
+                                guest marks it complete, until RUN/done
+                                is there and every point is judged, or
+                                PID is gone.  tools/bench runs it beside
+                                the guest when it sweeps downwards
+                                (WIRE_DESCEND=1): the guest waits for each
+                                point's verdict, so the host works only
+                                while the guest waits
+  wire_judge.py assemble RUN [-o OUT]
+                                judge what is not judged yet and write the
+                                sweep's JSON (head.json and the points in
+                                their order) to OUT (default
+                                build/bench/wire-<kernel>.json beside RUN)
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.normpath(os.path.join(HERE, ".."))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(TOP, "testbed"))
+import wire_sweep  # noqa: E402
+
+# tdmstat on the host (the guest ran the same build); WIRE_TDMSTAT
+# replaces it (the host tests give a stand-in).
+TDMSTAT = os.environ.get("WIRE_TDMSTAT", os.path.join(TOP, "build", "us", "tdmstat"))
+POINT = "point.json"
+VERDICT = "verdict"
+COMPLETE = "complete"
+
+
+def read_meta(path):
+    """key=value lines as a dict of strings."""
+    out = {}
+    with open(path) as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if "=" in line and not line.startswith("#"):
+                k, v = line.split("=", 1)
+                out[k] = v
+    return out
+
+
+def gen_sent(path):
+    """The frames tdmgen says it sent ("sent" in its JSON, which shares the
+    file with its stderr); 0 if it says nothing."""
+    try:
+        with open(path) as f:
+            m = re.search(r'"sent":\s*(\d+)', f.read())
+    except OSError:
+        return 0
+    return int(m.group(1)) if m else 0
+
+
+def open_latency(paths):
+    """tdmwin's mean open latency (ns, truncated) over every tdmwin qdisc
+    in the tc -s -j dumps PATHS (mq: one per TX queue), or None when no
+    qdisc counted a window."""
+    s = n = 0
+    for p in paths:
+        try:
+            with open(p) as f:
+                text = f.read()
+        except OSError:
+            continue
+        for k, v in re.findall(r'"open_latency_(sum|count)":(\d+)', text):
+            if k == "sum":
+                s += int(v)
+            else:
+                n += int(v)
+    return s // n if n else None
+
+
+def analyze(plan, pcap, prefix, port):
+    """tdmstat analyze of PCAP against PLAN: its "run" object, or {} when
+    it fails (its stderr in PREFIX.log)."""
+    with open(prefix + ".log", "w") as log:
+        r = subprocess.run([TDMSTAT, "analyze", "-q", "-j", "-p", plan,
+                            "--rt-offset", "0", "-u", str(port), pcap,
+                            "-o", prefix], stdout=subprocess.PIPE,
+                           stderr=log, text=True)
+    try:
+        j = json.loads(r.stdout)
+    except ValueError:
+        return {}
+    return j.get("run", {}) if isinstance(j, dict) else {}
+
+
+def goodput(times, secs, frame_bytes):
+    """The goodput (bit/s) of a port whose frames left it at TIMES (ns):
+    the frames that left within SECS of its first, over SECS.  Not the
+    frames it ever sent over SECS: above 100 % offered load a gate holds
+    its excess for its next windows and the port goes on sending it after
+    the senders stop, which would count more than the line carries."""
+    if not times:
+        return 0
+    end = min(times) + secs * 1000000000
+    return sum(1 for t in times if t < end) * frame_bytes * 8 // secs
+
+
+def judge_point(d):
+    """The point of directory D as the dict tools/bench-wire-guest printed
+    before the judge moved to the host (the same keys, in the same
+    order)."""
+    from tdmtb import idealport, portdrops
+    from tdmtb.pcap import PcapError, tdm_frames
+    m = read_meta(os.path.join(d, "meta"))
+    num = lambda k: int(m[k])
+    n, c, secs = num("senders"), num("cycle_ns"), num("secs")
+    port, frame_bytes = num("port"), num("frame_bytes")
+    cnt = {k[len("count."):]: int(v) for k, v in m.items()
+           if k.startswith("count.")}
+    plan = os.path.join(d, "plan.conf")
+    f = lambda name: os.path.join(d, name)
+    senders = range(1, n + 1)
+    sent = sum(gen_sent(f("gen-%d.json" % i)) for i in senders)
+    # The switch port's drops told apart, if its taps saw every frame.
+    # A tap that is missing or not a pcap counts nothing: null, not clean.
+    try:
+        pd, _, _ = portdrops.from_taps([f("in%d.pcap" % i) for i in senders],
+                                       f("out.pcap"), port)
+        why = portdrops.taps_incomplete(pd, cnt["nic.sent"], cnt["sw.drops"])
+    except (OSError, PcapError) as e:
+        why = str(e)
+    if why:
+        with open(f("port-drops.log"), "w") as log:
+            log.write(why + "\n")
+        pd = {}
+    s = analyze(plan, f("out.pcap"), f("an"), port)
+    try:
+        gp = goodput([t for t, _, _ in tdm_frames(f("out.pcap"), port)],
+                     secs, frame_bytes)
+    except (OSError, PcapError):
+        gp = None
+    # The ideal wire and port on the senders' taps, and its overlaps.
+    try:
+        ip, _ = idealport.from_taps([f("tx%d.pcap" % i) for i in senders],
+                                    num("payload"), num("line_mbit"),
+                                    num("buffer"), num("ring"), port,
+                                    f("ideal.pcap"))
+        ids = analyze(plan, f("ideal.pcap"), f("ian"), port)
+        igp = goodput([t for t, _, _ in tdm_frames(f("ideal.pcap"), port)],
+                      secs, frame_bytes)
+    except (OSError, PcapError) as e:
+        with open(f("ideal.log"), "w") as log:
+            log.write("%s\n" % e)
+        ip, ids, igp = {}, {}, None
+    fpc = num("fpc")
+    load = lambda k: float(m[k]) if m.get(k) else None
+    return {
+        "method": m["method"], "senders": n, "dead_ns": num("dead_ns"),
+        "window_ns": num("window_ns"), "guard_ns": num("guard_ns"),
+        "cycle_ns": c, "cycles": secs * 1000000000 // c,
+        "offered_pps": num("offered_pps"), "sent": sent,
+        # before_nic: frames tdmgen sent that never reached a NIC, what
+        # the senders' qdiscs dropped (etf's late frames among them).
+        "before_nic": sent - cnt["nic.sent"] - cnt["nic.drops"],
+        "nic_drops": cnt["nic.drops"], "loss": cnt["sw.drops"],
+        "collisions": pd.get("collision"), "self_drops": pd.get("self"),
+        "received": cnt["rx"], "overlap": s.get("overlap_windows"),
+        "windows": s.get("windows"), "rx_outside": s.get("rx_outside"),
+        "ideal_loss": ip.get("dropped"), "ideal_nic_drops": ip.get("nic_drops"),
+        "ideal_overlap": ids.get("overlap_windows"),
+        "ideal_goodput_bps": igp,
+        "capacity": n * fpc * secs * 1000000000 // c,
+        "tapped": None if "arrived" not in ip else ip["arrived"] + ip["nic_drops"],
+        "open_latency_mean_ns": open_latency([f("qdisc-%d.json" % i) for i in senders]),
+        "goodput_bps": gp,
+        "host_load_cpus": load("host_load_cpus"),
+        "host_load_max_cpus": load("host_load_max_cpus"),
+        "host_loaded": m.get("host_loaded", ""),
+    }
+
+
+def write_atomic(path, text):
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def judge_dir(d, min_cycles):
+    """Judge point directory D: point.json, then the verdict for the
+    downward sweep (written last: the guest waits for it).  A point that
+    cannot be judged gets a verdict of "error=..." and no point.json."""
+    try:
+        p = judge_point(d)
+    except Exception as e:  # noqa: BLE001 - any failure is the point's
+        why = "%s: %s" % (type(e).__name__, e)
+        write_atomic(os.path.join(d, VERDICT), "error=%s\n" % why.replace("\n", " "))
+        return None
+    m = read_meta(os.path.join(d, "meta"))
+    permille = int(m.get("permille", 0))
+    write_atomic(os.path.join(d, POINT), json.dumps(p) + "\n")
+    v = {"ideal_allowance": wire_sweep.clean(p, min_cycles, "ideal", permille),
+         "emulated": wire_sweep.clean(p, min_cycles, "emulated")}
+    write_atomic(os.path.join(d, VERDICT),
+                 "".join("%s=%d\n" % (k, v[k]) for k in sorted(v)))
+    return p
+
+
+def head(run):
+    with open(os.path.join(run, "head.json")) as f:
+        return json.load(f)
+
+
+def points(run):
+    """RUN's point directories, in the guest's order."""
+    return sorted(os.path.join(run, e) for e in os.listdir(run)
+                  if re.match(r"\d+-", e) and os.path.isdir(os.path.join(run, e)))
+
+
+def pending(run):
+    """The complete point directories of RUN without a verdict."""
+    return [d for d in points(run)
+            if os.path.exists(os.path.join(d, COMPLETE))
+            and not os.path.exists(os.path.join(d, VERDICT))]
+
+
+def follow(run, parent=None, poll=0.2, out=sys.stdout):
+    """Judge RUN's points as the guest completes them, until RUN/done and
+    none pending, or PARENT is gone.  Returns 0."""
+    while True:
+        done = os.path.exists(os.path.join(run, "done"))
+        try:
+            todo, h = pending(run), head(run)
+        except (OSError, ValueError):
+            todo = []		# the guest has not begun the run yet
+        for d in todo:
+            p = judge_dir(d, h.get("min_cycles", 0))
+            out.write("wire_judge: %s: %s\n" % (os.path.basename(d),
+                      "judged" if p else "could not be judged"))
+            out.flush()
+        if done and not todo:
+            return 0
+        if parent and not _alive(parent):
+            return 0
+        if not todo:
+            time.sleep(poll)
+
+
+def _alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass
+    return True
+
+
+def assemble(run, out=None):
+    """Judge what is left of RUN and write the sweep's JSON.  Returns its
+    path and the number of points that could not be judged."""
+    h = head(run)
+    pts, bad = [], 0
+    for d in points(run):
+        if not os.path.exists(os.path.join(d, COMPLETE)):
+            continue
+        if not os.path.exists(os.path.join(d, VERDICT)):
+            judge_dir(d, h.get("min_cycles", 0))
+        try:
+            with open(os.path.join(d, POINT)) as f:
+                pts.append(json.load(f))
+        except (OSError, ValueError):
+            bad += 1
+    out = out or os.path.join(os.path.dirname(os.path.abspath(run)),
+                              "wire-%s.json" % h.get("kernel", "unknown"))
+    body = ",\n".join(json.dumps(p) for p in pts)
+    hd = json.dumps(h)
+    write_atomic(out, '%s, "points": [\n%s\n]}\n' % (hd[:-1], body))
+    return out, bad
+
+
+def main(argv):
+    import argparse
+    ap = argparse.ArgumentParser(prog="wire_judge.py", description=__doc__,
+                                 formatter_class=argparse.RawTextHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("point")
+    p.add_argument("dir")
+    p.add_argument("--min-cycles", type=int, default=0)
+    f = sub.add_parser("follow")
+    f.add_argument("run")
+    f.add_argument("--parent", type=int)
+    f.add_argument("--poll", type=float, default=0.2)
+    a = sub.add_parser("assemble")
+    a.add_argument("run")
+    a.add_argument("-o", dest="out")
+    o = ap.parse_args(argv)
+    if o.cmd == "point":
+        pt = judge_dir(o.dir, o.min_cycles)
+        if pt is None:
+            with open(os.path.join(o.dir, VERDICT)) as v:
+                sys.stderr.write("wire_judge: %s: %s" % (o.dir, v.read()))
+            return 1
+        print(json.dumps(pt))
+        return 0
+    if o.cmd == "follow":
+        return follow(o.run, o.parent, o.poll)
+    path, bad = assemble(o.run, o.out)
+    print("wire_judge: %s" % path)
+    if bad:
+        sys.stderr.write("wire_judge: %d points of %s could not be judged "
+                         "(their verdict files say why)\n" % (bad, o.run))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
