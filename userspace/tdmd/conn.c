@@ -62,8 +62,8 @@ void sockaddr_str(const void *sa, char *buf, size_t len)
  */
 #define CONN_RBUF_MIN	4096
 
-struct conn *conn_new(int fd, bool server, const uint8_t *key, size_t keylen,
-		      ev_cb cb, void *ctx)
+struct conn *conn_new(struct ev_loop *loop, int fd, bool server,
+		      const uint8_t *key, size_t keylen, ev_cb cb, void *ctx)
 {
 	struct conn *c = calloc(1, sizeof(*c));
 	struct sockaddr_storage ss;
@@ -88,7 +88,7 @@ struct conn *conn_new(int fd, bool server, const uint8_t *key, size_t keylen,
 		sockaddr_str(&ss, c->peer, sizeof(c->peer));
 	else
 		snprintf(c->peer, sizeof(c->peer), "fd %d", fd);
-	if (ev_add(&c->ev)) {
+	if (ev_add(loop, &c->ev)) {
 		conn_free(c);
 		return NULL;
 	}

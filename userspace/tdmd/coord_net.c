@@ -155,7 +155,7 @@ static void on_accept(struct ev *e, short revents)
 		return;
 	}
 	l->net = net;
-	l->c = conn_new(fd, true, net->d->key, net->d->keylen, on_link_io, l);
+	l->c = conn_new(net->d->loop, fd, true, net->d->key, net->d->keylen, on_link_io, l);
 	if (!l->c) {
 		close(fd);
 		free(l);
@@ -217,7 +217,7 @@ static int listen_one(struct coord_net *net, const char *host, char *err,
 		e->cb = on_accept;
 		e->ctx = net;
 		e->slot = -1;
-		if (ev_add(e)) {
+		if (ev_add(net->d->loop, e)) {
 			close(fd);
 			break;
 		}

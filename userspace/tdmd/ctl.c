@@ -41,6 +41,7 @@
 #define CTL_MAX_CLIENTS	64
 
 struct ctl {
+	struct ev_loop *loop;
 	struct ev lev;
 	char path[108];
 	struct role *role;
@@ -149,7 +150,7 @@ static void reply(struct ctl_req *r, bool ok, const char *body)
 	ev_del(&cl->ev);
 	cl->ev.events = POLLOUT;
 	cl->ev.cb = on_writable;
-	if (ev_add(&cl->ev))
+	if (ev_add(cl->ctl->loop, &cl->ev))
 		client_free(cl);
 }
 
@@ -270,7 +271,7 @@ static void on_accept(struct ev *e, short revents)
 	cl->ev.ctx = cl;
 	cl->ev.slot = -1;
 	cl->progress = tdm_mono_ns();
-	if (ev_add(&cl->ev))
+	if (ev_add(cl->ctl->loop, &cl->ev))
 		client_free(cl);
 }
 
@@ -311,8 +312,8 @@ int64_t ctl_tick(struct ctl *ctl, int64_t now)
 	return next;
 }
 
-struct ctl *ctl_open(const char *path, struct role *role, char *err,
-		     size_t errlen)
+struct ctl *ctl_open(struct ev_loop *loop, const char *path,
+		     struct role *role, char *err, size_t errlen)
 {
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
 	struct ctl *ctl;
@@ -379,7 +380,8 @@ struct ctl *ctl_open(const char *path, struct role *role, char *err,
 	ctl->lev.cb = on_accept;
 	ctl->lev.ctx = ctl;
 	ctl->lev.slot = -1;
-	if (ev_add(&ctl->lev)) {
+	ctl->loop = loop;
+	if (ev_add(loop, &ctl->lev)) {
 		snprintf(err, errlen, "too many sockets");
 		close(fd);
 		unlink(path);

@@ -27,8 +27,9 @@
 #include "tdm_util.h"
 #include "tdmd.h"
 
-/* What runs: the role and the control socket that serves it. */
+/* What runs: the loop, the role and the control socket that serves it. */
 struct daemon {
+	struct ev_loop *loop;
 	struct role *role;
 	struct ctl *ctl;
 };
@@ -64,10 +65,10 @@ static void on_signal(struct ev *e, short revents)
 		return;
 	log_notice("signal %u: shutting down (qdiscs are left running)",
 		   si.ssi_signo);
-	ev_stop();
+	ev_stop(e->loop);
 }
 
-static int setup_signals(void)
+static int setup_signals(struct ev_loop *loop)
 {
 	sigset_t set;
 
@@ -83,7 +84,7 @@ static int setup_signals(void)
 		return -1;
 	sigev.events = POLLIN;
 	sigev.cb = on_signal;
-	return ev_add(&sigev);
+	return ev_add(loop, &sigev);
 }
 
 /*
@@ -233,14 +234,19 @@ int main(int argc, char **argv)
 			setrlimit(RLIMIT_NOFILE, &rl);
 		}
 	}
-	if (setup_signals()) {
+	dm.loop = tdmd.loop = ev_loop_new();
+	if (!dm.loop) {
+		log_err("out of memory");
+		return 1;
+	}
+	if (setup_signals(dm.loop)) {
 		log_err("signals: %s", strerror(errno));
 		return 1;
 	}
 	dm.role = ops->start(&tdmd, err, sizeof(err));
 	rc = dm.role ? 0 : -1;
 	if (!rc) {
-		dm.ctl = ctl_open(tdmd.conf.ctl_path, dm.role, err, sizeof(err));
+		dm.ctl = ctl_open(dm.loop, tdmd.conf.ctl_path, dm.role, err, sizeof(err));
 		rc = dm.ctl ? 0 : -1;
 	}
 	if (!rc)
@@ -250,16 +256,18 @@ int main(int argc, char **argv)
 		if (dm.role)
 			ops->stop(dm.role);
 		ctl_close(dm.ctl);
+		ev_loop_free(dm.loop);
 		return 1;
 	}
 	log_notice("started as %s (control socket %s)",
 		   tdmd_role_name(ops->role), tdmd.conf.ctl_path);
-	ev_set_tick(tick, &dm);
-	rc = ev_run();
+	ev_set_tick(dm.loop, tick, &dm);
+	rc = ev_run(dm.loop);
 	ops->stop(dm.role);
 	ctl_close(dm.ctl);
 	ev_del(&sigev);
 	close(sigev.fd);
+	ev_loop_free(dm.loop);
 	explicit_bzero(tdmd.key, sizeof(tdmd.key));
 	return rc ? 1 : 0;
 }

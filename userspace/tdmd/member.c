@@ -498,7 +498,7 @@ static void on_connected(struct ev *e, short revents)
 		disconnect(me, strerror(soerr ? soerr : errno));
 		return;
 	}
-	me->c = conn_new(fd, false, me->d->key, me->d->keylen, on_conn_io, me);
+	me->c = conn_new(me->d->loop, fd, false, me->d->key, me->d->keylen, on_conn_io, me);
 	if (!me->c) {
 		close(fd);
 		disconnect(me, "out of memory");
@@ -556,7 +556,7 @@ static void try_connect(struct member_role *me)
 	me->cev.events = POLLOUT;
 	me->cev.cb = on_connected;
 	me->cev.ctx = me;
-	if (ev_add(&me->cev)) {
+	if (ev_add(me->d->loop, &me->cev)) {
 		close(fd);
 		me->cev.fd = -1;
 		disconnect(me, "too many sockets");

@@ -79,6 +79,7 @@ const char *tdmd_ptp_policy_name(enum tdmd_ptp_policy p);
 /* ---- event loop (loop.c) ---- */
 
 struct ev;
+struct ev_loop;
 typedef void (*ev_cb)(struct ev *e, short revents);
 
 struct ev {
@@ -87,16 +88,22 @@ struct ev {
 	ev_cb cb;
 	void *ctx;
 	int slot;		/* index in the loop, -1 when not added */
+	struct ev_loop *loop;	/* set by ev_add() */
 };
 
-int ev_add(struct ev *e);
+/* NULL when out of memory. */
+struct ev_loop *ev_loop_new(void);
+void ev_loop_free(struct ev_loop *l);
+int ev_add(struct ev_loop *l, struct ev *e);
+/* Removes e from the loop it was added to (a no-op if none). */
 void ev_del(struct ev *e);
 /* Timer hook: called every iteration with CLOCK_MONOTONIC now; returns
  * the next deadline (monotonic ns) or INT64_MAX.
  */
-void ev_set_tick(int64_t (*tick)(void *ctx, int64_t now), void *ctx);
-void ev_stop(void);
-int ev_run(void);
+void ev_set_tick(struct ev_loop *l, int64_t (*tick)(void *ctx, int64_t now),
+		 void *ctx);
+void ev_stop(struct ev_loop *l);
+int ev_run(struct ev_loop *l);
 
 /* ---- framed, authenticated connections (conn.c) ---- */
 
@@ -120,8 +127,8 @@ struct conn {
 typedef int (*conn_frame_cb)(struct conn *c, const struct tdm_msg *m,
 			     char *err, size_t errlen);
 
-struct conn *conn_new(int fd, bool server, const uint8_t *key, size_t keylen,
-		      ev_cb cb, void *ctx);
+struct conn *conn_new(struct ev_loop *loop, int fd, bool server,
+		      const uint8_t *key, size_t keylen, ev_cb cb, void *ctx);
 void conn_free(struct conn *c);
 /* Read what is there and hand every complete frame to cb.  0, or -1 with
  * err set (peer closed, protocol error): the caller closes.
@@ -144,6 +151,7 @@ void sockaddr_str(const void *sa, char *buf, size_t len);
 /* What both roles are started with. */
 struct tdmd {
 	struct tdmd_conf conf;
+	struct ev_loop *loop;		/* the roles' sockets go on it */
 	uint8_t key[TDM_KEY_MAX];
 	size_t keylen;
 };
@@ -198,8 +206,8 @@ extern const struct role_ops member_role_ops;	/* member.c */
 struct ctl;
 
 /* Serve path; requests go to role->ops->control(). */
-struct ctl *ctl_open(const char *path, struct role *role, char *err,
-		     size_t errlen);
+struct ctl *ctl_open(struct ev_loop *loop, const char *path,
+		     struct role *role, char *err, size_t errlen);
 /* Drops clients that stopped reading their reply; next deadline. */
 int64_t ctl_tick(struct ctl *c, int64_t now);
 void ctl_close(struct ctl *c);

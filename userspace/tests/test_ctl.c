@@ -37,6 +37,7 @@ struct fake_role {
 
 struct fx {
 	struct fake_role fr;
+	struct ev_loop *loop;
 	struct ctl *ctl;
 	char path[108];
 };
@@ -70,7 +71,9 @@ static int fx_setup(void **state)
 	assert_non_null(f);
 	f->fr.role.ops = &fake_ops;
 	snprintf(f->path, sizeof(f->path), "/tmp/test_ctl.%d.sock", getpid());
-	f->ctl = ctl_open(f->path, &f->fr.role, err, sizeof(err));
+	f->loop = ev_loop_new();
+	assert_non_null(f->loop);
+	f->ctl = ctl_open(f->loop, f->path, &f->fr.role, err, sizeof(err));
 	if (!f->ctl)
 		fail_msg("ctl_open: %s", err);
 	*state = f;
@@ -85,6 +88,7 @@ static int fx_teardown(void **state)
 		ctl_reply(f->fr.held, false, "teardown\n");
 	ctl_close(f->ctl);
 	assert_int_equal(access(f->path, F_OK), -1);
+	ev_loop_free(f->loop);
 	free(f);
 	return 0;
 }
@@ -94,6 +98,7 @@ static int fx_teardown(void **state)
 struct pump {
 	int64_t end;
 	struct ctl *ctl;
+	struct ev_loop *loop;
 };
 
 static int64_t pump_tick(void *ctx, int64_t now)
@@ -102,7 +107,7 @@ static int64_t pump_tick(void *ctx, int64_t now)
 	int64_t next = ctl_tick(p->ctl, now);
 
 	if (now >= p->end)
-		ev_stop();
+		ev_stop(p->loop);
 	return next < now + 1000000 ? next : now + 1000000;
 }
 
@@ -110,10 +115,11 @@ static int64_t pump_tick(void *ctx, int64_t now)
 static int64_t pump(struct fx *f, int ms)
 {
 	int64_t t0 = tdm_mono_ns();
-	struct pump p = { .end = t0 + (int64_t)ms * 1000000, .ctl = f->ctl };
+	struct pump p = { .end = t0 + (int64_t)ms * 1000000, .ctl = f->ctl,
+			  .loop = f->loop };
 
-	ev_set_tick(pump_tick, &p);
-	assert_int_equal(ev_run(), 0);
+	ev_set_tick(f->loop, pump_tick, &p);
+	assert_int_equal(ev_run(f->loop), 0);
 	return tdm_mono_ns() - t0;
 }
 
@@ -344,7 +350,7 @@ static void test_socket_path(void **state)
 	int fd;
 
 	/* f->ctl is live at f->path. */
-	assert_null(ctl_open(f->path, &f->fr.role, err, sizeof(err)));
+	assert_null(ctl_open(f->loop, f->path, &f->fr.role, err, sizeof(err)));
 	assert_non_null(strstr(err, "is served by another tdmd"));
 	assert_int_equal(access(f->path, F_OK), 0);
 
@@ -353,7 +359,7 @@ static void test_socket_path(void **state)
 	assert_non_null(fp);
 	fputs("not a socket\n", fp);
 	fclose(fp);
-	assert_null(ctl_open(path, &f->fr.role, err, sizeof(err)));
+	assert_null(ctl_open(f->loop, path, &f->fr.role, err, sizeof(err)));
 	assert_non_null(strstr(err, "exists and is not a socket"));
 	assert_int_equal(access(path, F_OK), 0);
 	unlink(path);
@@ -365,7 +371,7 @@ static void test_socket_path(void **state)
 	assert_true(fd >= 0);
 	assert_int_equal(bind(fd, (struct sockaddr *)&sun, sizeof(sun)), 0);
 	close(fd);
-	c = ctl_open(path, &f->fr.role, err, sizeof(err));
+	c = ctl_open(f->loop, path, &f->fr.role, err, sizeof(err));
 	if (!c)
 		fail_msg("a stale socket was not replaced: %s", err);
 	ctl_close(c);
