@@ -32,18 +32,16 @@
  * policy requires it), whether or not the coordinator is reachable.  If
  * tdmd dies or the node goes bad, the kernel holds the gate within one
  * lease, without tdmd.
+ *
+ * This file is the logic only, with its state in a struct member: the
+ * qdisc, ptp4l, the PHC, the session with the coordinator and the clocks
+ * come through a struct member_io (the real ones in member_net.c; fakes
+ * in tests/test_member.c).
  */
 #include <errno.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include "tdm_json.h"
 #include "tdm_log.h"
@@ -56,17 +54,17 @@ enum sync_state { SYNC_UNKNOWN, SYNC_GOOD, SYNC_BAD, SYNC_OFF };
 
 static const char *const sync_names[] = { "unknown", "synced", "unsynced", "off" };
 
-struct member_role {
-	struct role role;		/* first: the role_ops callbacks get it */
-	const struct tdmd *d;
+struct member {
 	const struct tdmd_conf *cf;
-	struct tdm_rtnl rtnl;
+	struct member_io io;
+	uint8_t *frame;			/* TDM_MAX_FRAME bytes */
 	struct tdm_qdisc_target target;
 
 	/* connection */
-	struct conn *c;
+	bool connecting;		/* io.connect() under way */
+	bool conn;			/* a session: io.send() works */
+	int64_t last_rx;		/* monotonic: connected, or its last frame */
 	bool welcomed;
-	struct ev cev;			/* connect() in progress */
 	int64_t next_attempt;
 	uint64_t backoff;
 	int64_t next_hb;
@@ -88,8 +86,7 @@ struct member_role {
 	bool prep_nowin;		/* prep has no windows for us: held */
 
 	/* sync */
-	struct tdm_ptp ptp;
-	bool ptp_open;
+	bool ptp_open;			/* io.ptp_open() succeeded */
 	int64_t next_ptp;
 	enum sync_state sync;
 	struct tdm_hyst ptp_h;		/* ok: PTP in sync */
@@ -103,7 +100,9 @@ struct member_role {
 	uint32_t no_windows;		/* a plan without our windows: its version */
 
 	/* PHC health: PHC - CLOCK_TAI, checked with PTP */
-	struct tdm_phc phc;		/* phc.index -1: none (or not checked) */
+	int phc_index;			/* -1: none (or not checked) */
+	bool phc_open;			/* io.phc_open() succeeded */
+	char phc_path[24];		/* /dev/ptpN */
 	struct tdm_hyst phc_h;		/* ok: within phc_threshold */
 	struct tdm_phc_offset phc_off;	/* the last reading */
 	unsigned long long phc_checks;
@@ -117,15 +116,26 @@ struct member_role {
 	char renew_error[256];		/* the last renewal's failure, if any */
 };
 
+static int64_t now_ns(const struct member *me)
+{
+	return me->io.mono_ns(me->io.ctx);
+}
+
+/* A scratch frame of type in the member's buffer. */
+static struct nlmsghdr *frame_start(struct member *me, uint16_t type)
+{
+	return tdm_frame_begin(me->frame, TDM_MAX_FRAME, type);
+}
+
 /* The PHC check applies: checked, and the interface has a PHC. */
-static bool phc_checked(const struct member_role *me)
+static bool phc_checked(const struct member *me)
 {
 	return me->cf->ptp_policy != PTP_OFF && me->cf->phc_threshold_ns &&
-	       me->phc.index >= 0;
+	       me->phc_index >= 0;
 }
 
 /* PTP in sync, and the PHC too where it is checked. */
-static bool clocks_ok(const struct member_role *me)
+static bool clocks_ok(const struct member *me)
 {
 	return me->ptp_h.ok && (!phc_checked(me) || me->phc_h.ok);
 }
@@ -135,53 +145,49 @@ static bool clocks_ok(const struct member_role *me)
  * and while the latest plan gives this node no windows: its old windows
  * may belong to another sender in that plan.
  */
-static bool hold_wanted(const struct member_role *me)
+static bool hold_wanted(const struct member *me)
 {
 	return (me->cf->ptp_policy == PTP_REQUIRE && !clocks_ok(me)) ||
 	       me->no_windows || me->prep_nowin;
 }
 
-static void apply_hold(struct member_role *me);
+static void apply_hold(struct member *me);
 
 /* ---- connection ---- */
 
-static void disconnect(struct member_role *me, const char *why)
+static void disconnect(struct member *me, const char *why)
 {
 	uint64_t max = me->cf->reconnect_max_ns;
 	uint64_t jitter;
 
-	if (me->c) {
+	if (me->conn) {
 		if (me->welcomed)
 			log_warn("lost the coordinator %s: %s; the qdisc keeps its plan (v%u)",
 				 me->coord_addr, why, me->have_plan ? me->plan.version : 0);
 		else
 			log_warn("coordinator %s: %s", me->coord_addr, why);
-		conn_free(me->c);
-		me->c = NULL;
 	}
-	if (me->cev.fd >= 0) {
-		ev_del(&me->cev);
-		close(me->cev.fd);
-		me->cev.fd = -1;
-	}
+	if (me->conn || me->connecting)
+		me->io.close(me->io.ctx);
+	me->conn = false;
+	me->connecting = false;
 	tdm_strlcpy(me->last_error, why, sizeof(me->last_error));
 	me->welcomed = false;
 	/* Exponential backoff with up to 25 % jitter, so that members that
 	 * lost the coordinator together do not return in lockstep.
 	 */
-	if (getrandom(&jitter, sizeof(jitter), 0) != sizeof(jitter))
-		jitter = 0;
-	me->next_attempt = tdm_mono_ns() + me->backoff + jitter % (me->backoff / 4 + 1);
+	jitter = me->io.random(me->io.ctx);
+	me->next_attempt = now_ns(me) + me->backoff + jitter % (me->backoff / 4 + 1);
 	me->backoff = me->backoff * 2 > max ? max : me->backoff * 2;
 }
 
-static void send_heartbeat(struct member_role *me);
+static void send_heartbeat(struct member *me);
 
-static int on_welcome(struct member_role *me, const struct tdm_msg *m)
+static int on_welcome(struct member *me, const struct tdm_msg *m)
 {
 	me->welcomed = true;
 	me->backoff = me->cf->reconnect_min_ns;
-	me->up_since = tdm_mono_ns();
+	me->up_since = now_ns(me);
 	me->coord_version = m->tb[TDM_A_PLAN_VERSION] ?
 			   mnl_attr_get_u32(m->tb[TDM_A_PLAN_VERSION]) : 0;
 	me->last_error[0] = '\0';
@@ -192,10 +198,10 @@ static int on_welcome(struct member_role *me, const struct tdm_msg *m)
 	return 0;
 }
 
-static int send_phase_ack(struct member_role *me, uint32_t phase,
+static int send_phase_ack(struct member *me, uint32_t phase,
 			  uint32_t version, int status, const char *msg)
 {
-	struct nlmsghdr *nlh = frame_begin(TDM_MSG_ACK);
+	struct nlmsghdr *nlh = frame_start(me, TDM_MSG_ACK);
 	char err[256];
 
 	mnl_attr_put_u32(nlh, TDM_A_PLAN_VERSION, version);
@@ -204,19 +210,19 @@ static int send_phase_ack(struct member_role *me, uint32_t phase,
 		mnl_attr_put_u32(nlh, TDM_A_PHASE, phase);
 	if (msg && msg[0])
 		mnl_attr_put_strz(nlh, TDM_A_MESSAGE, msg);
-	if (conn_send(me->c, nlh, err, sizeof(err))) {
+	if (me->io.send(me->io.ctx, nlh, err, sizeof(err))) {
 		log_warn("cannot send the ack: %s", err);
 		return -1;
 	}
 	return 0;
 }
 
-static int send_ack(struct member_role *me, uint32_t version, int status, const char *msg)
+static int send_ack(struct member *me, uint32_t version, int status, const char *msg)
 {
 	return send_phase_ack(me, TDM_PHASE_PREPARE, version, status, msg);
 }
 
-static void prep_forget(struct member_role *me)
+static void prep_forget(struct member *me)
 {
 	if (me->have_prep)
 		tdm_plan_free(&me->prep);
@@ -229,7 +235,7 @@ static void prep_forget(struct member_role *me)
  * A prepare: p waits in the kernel unconfirmed (or, without windows for
  * us, the gate holds) until COMMIT or ABORT.  Takes p.
  */
-static int on_prepare(struct member_role *me, struct tdm_plan *p,
+static int on_prepare(struct member *me, struct tdm_plan *p,
 		      const uint8_t *digest, int64_t commit_by)
 {
 	uint32_t version = p->version;
@@ -254,7 +260,7 @@ static int on_prepare(struct member_role *me, struct tdm_plan *p,
 		snprintf(msg, sizeof(msg), "plan v%u has no windows for '%s': the gate is held",
 			 version, me->cf->name);
 		log_warn("%s", msg);
-	} else if (tdm_qdisc_prepare(&me->rtnl, &me->target, p, me->cf->name,
+	} else if (me->io.qdisc_prepare(me->io.ctx, &me->target, p, me->cf->name,
 				     msg, sizeof(msg))) {
 		log_err("plan v%u: cannot prepare it on %s: %s", version,
 			me->target.ifname, msg);
@@ -277,7 +283,7 @@ static int on_prepare(struct member_role *me, struct tdm_plan *p,
 }
 
 /* COMMIT or ABORT of plan version v. */
-static int on_outcome(struct member_role *me, bool commit, uint32_t v,
+static int on_outcome(struct member *me, bool commit, uint32_t v,
 		      const char *why)
 {
 	uint32_t phase = commit ? TDM_PHASE_COMMIT : TDM_PHASE_ABORT;
@@ -300,9 +306,9 @@ static int on_outcome(struct member_role *me, bool commit, uint32_t v,
 		if (commit)
 			me->no_windows = v;
 	} else if (commit) {
-		rc = tdm_qdisc_confirm(&me->rtnl, &me->target, v, msg, sizeof(msg));
+		rc = me->io.qdisc_confirm(me->io.ctx, &me->target, v, msg, sizeof(msg));
 	} else {
-		rc = tdm_qdisc_abort(&me->rtnl, &me->target, v, msg, sizeof(msg));
+		rc = me->io.qdisc_abort(me->io.ctx, &me->target, v, msg, sizeof(msg));
 	}
 	if (rc) {
 		log_err("plan v%u: %s on %s failed: %s", v, what,
@@ -331,7 +337,7 @@ static int on_outcome(struct member_role *me, bool commit, uint32_t v,
 	return send_phase_ack(me, phase, v, 0, NULL);
 }
 
-static int on_plan(struct member_role *me, const struct tdm_msg *m, char *err, size_t errlen)
+static int on_plan(struct member *me, const struct tdm_msg *m, char *err, size_t errlen)
 {
 	struct tdm_plan p;
 	uint8_t digest[32];
@@ -377,7 +383,7 @@ static int on_plan(struct member_role *me, const struct tdm_msg *m, char *err, s
 	me->no_windows = 0;
 	/* It replaces in the kernel any plan prepared and undecided. */
 	prep_forget(me);
-	if (tdm_qdisc_install(&me->rtnl, &me->target, &p, me->cf->name,
+	if (me->io.qdisc_install(me->io.ctx, &me->target, &p, me->cf->name,
 			      hold_wanted(me), msg, sizeof(msg))) {
 		log_err("plan v%u: cannot install it on %s: %s", p.version,
 			me->target.ifname, msg);
@@ -402,20 +408,18 @@ static int on_plan(struct member_role *me, const struct tdm_msg *m, char *err, s
 	return send_ack(me, p.version, 0, NULL);
 }
 
-static int on_frame(struct conn *c, const struct tdm_msg *m, char *err,
-		    size_t errlen)
+int member_frame(struct member *me, const struct tdm_msg *m, char *err,
+		 size_t errlen)
 {
-	struct member_role *me = c->ev.ctx;
 	struct nlmsghdr *nlh;
 
+	me->last_rx = now_ns(me);
 	switch (m->type) {
 	case TDM_MSG_HELLO:
 		/* Our nonce, then REGISTER with what we run. */
-		nlh = frame_begin(TDM_MSG_REGISTER);
-		if (tdm_put_nonce(&c->sess, nlh, frame_size())) {
-			snprintf(err, errlen, "cannot make a nonce: %s", strerror(errno));
+		nlh = frame_start(me, TDM_MSG_REGISTER);
+		if (me->io.put_nonce(me->io.ctx, nlh, err, errlen))
 			return -1;
-		}
 		mnl_attr_put_strz(nlh, TDM_A_NAME, me->cf->name);
 		if (me->have_plan) {
 			mnl_attr_put_u32(nlh, TDM_A_PLAN_VERSION, me->plan.version);
@@ -431,7 +435,7 @@ static int on_frame(struct conn *c, const struct tdm_msg *m, char *err,
 		/* A plan waiting for an outcome we missed: ask for it. */
 		if (me->prep_version)
 			mnl_attr_put_u32(nlh, TDM_A_PREPARED, me->prep_version);
-		return conn_send(c, nlh, err, errlen);
+		return me->io.send(me->io.ctx, nlh, err, errlen);
 	case TDM_MSG_WELCOME:
 		return on_welcome(me, m);
 	case TDM_MSG_PLAN:
@@ -467,110 +471,39 @@ static int on_frame(struct conn *c, const struct tdm_msg *m, char *err,
 	}
 }
 
-static void on_conn_io(struct ev *e, short revents)
+void member_connected(struct member *me)
 {
-	struct member_role *me = e->ctx;
-	char err[256] = "";
-
-	if ((revents & (POLLERR | POLLHUP | POLLNVAL)) && !(revents & POLLIN)) {
-		disconnect(me, "connection lost");
-		return;
-	}
-	if ((revents & POLLOUT) && conn_output(me->c, err, sizeof(err))) {
-		disconnect(me, err);
-		return;
-	}
-	if ((revents & POLLIN) && conn_input(me->c, on_frame, err, sizeof(err)))
-		disconnect(me, err);
-}
-
-static void on_connected(struct ev *e, short revents)
-{
-	struct member_role *me = e->ctx;
-	int fd = e->fd, soerr = 0;
-	socklen_t sl = sizeof(soerr);
-
-	(void)revents;
-	ev_del(e);
-	e->fd = -1;
-	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) || soerr) {
-		close(fd);
-		disconnect(me, strerror(soerr ? soerr : errno));
-		return;
-	}
-	me->c = conn_new(me->d->loop, fd, false, me->d->key, me->d->keylen, on_conn_io, me);
-	if (!me->c) {
-		close(fd);
-		disconnect(me, "out of memory");
-		return;
-	}
+	me->connecting = false;
+	me->conn = true;
+	me->last_rx = now_ns(me);
 	log_info("connected to %s; authenticating", me->coord_addr);
 }
 
-static void try_connect(struct member_role *me)
+void member_lost(struct member *me, const char *why)
 {
-	struct addrinfo hints = {
-		.ai_family = AF_UNSPEC,
-		.ai_socktype = SOCK_STREAM,
-	}, *res, *ai;
-	int rc, fd = -1, one = 1;
+	disconnect(me, why);
+}
 
-	rc = getaddrinfo(me->cf->coord.host, me->cf->coord.port, &hints, &res);
-	if (rc) {
-		char why[512];
+static void try_connect(struct member *me)
+{
+	char why[512];
 
-		snprintf(why, sizeof(why), "cannot resolve %s: %s",
-			 me->cf->coord.host, gai_strerror(rc));
+	if (me->io.connect(me->io.ctx, &me->cf->coord, me->coord_addr,
+			   sizeof(me->coord_addr), why, sizeof(why))) {
 		disconnect(me, why);
 		return;
 	}
-	for (ai = res; ai; ai = ai->ai_next) {
-		fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-		if (fd < 0)
-			continue;
-		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-		setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
-		/* Our own control traffic takes the bypass class. */
-		if (me->cf->control_priority >= 0 &&
-		    setsockopt(fd, SOL_SOCKET, SO_PRIORITY,
-			       &me->cf->control_priority, sizeof(int)))
-			log_warn("SO_PRIORITY %d: %s", me->cf->control_priority,
-				 strerror(errno));
-		sockaddr_str(ai->ai_addr, me->coord_addr, sizeof(me->coord_addr));
-		if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0 ||
-		    errno == EINPROGRESS)
-			break;
-		close(fd);
-		fd = -1;
-	}
-	freeaddrinfo(res);
-	if (fd < 0) {
-		char why[512];
-
-		snprintf(why, sizeof(why), "cannot connect to %s: %s",
-			 me->cf->coord.host, strerror(errno));
-		disconnect(me, why);
-		return;
-	}
-	me->cev.fd = fd;
-	me->cev.events = POLLOUT;
-	me->cev.cb = on_connected;
-	me->cev.ctx = me;
-	if (ev_add(me->d->loop, &me->cev)) {
-		close(fd);
-		me->cev.fd = -1;
-		disconnect(me, "too many sockets");
-	}
+	me->connecting = true;
 }
 
 /* ---- heartbeats ---- */
 
-static void read_qdisc(struct member_role *me, struct tdm_qdisc_info *info)
+static void read_qdisc(struct member *me, struct tdm_qdisc_info *info)
 {
 	char err[256];
 
 	memset(info, 0, sizeof(*info));
-	if (tdm_qdisc_get(&me->rtnl, &me->target, info, err, sizeof(err))) {
+	if (me->io.qdisc_get(me->io.ctx, &me->target, info, err, sizeof(err))) {
 		log_debug("reading the qdisc: %s", err);
 		return;
 	}
@@ -581,17 +514,17 @@ static void read_qdisc(struct member_role *me, struct tdm_qdisc_info *info)
 	}
 }
 
-static void send_heartbeat(struct member_role *me)
+static void send_heartbeat(struct member *me)
 {
 	struct tdm_qdisc_info info;
 	struct nlmsghdr *nlh;
 	struct nlattr *nest;
 	char err[256];
 
-	if (!me->c || !me->welcomed)
+	if (!me->conn || !me->welcomed)
 		return;
 	read_qdisc(me, &info);
-	nlh = frame_begin(TDM_MSG_HEARTBEAT);
+	nlh = frame_start(me, TDM_MSG_HEARTBEAT);
 	nest = mnl_attr_nest_start(nlh, TDM_A_SYNC);
 	/* A PHC out of sync makes the node unsynced for the coordinator. */
 	mnl_attr_put_u32(nlh, TDM_S_STATE, me->sync == SYNC_GOOD &&
@@ -610,21 +543,21 @@ static void send_heartbeat(struct member_role *me)
 		mnl_attr_put_u32(nlh, TDM_A_PENDING_VERSION, info.pending_version);
 	if (me->prep_version)
 		mnl_attr_put_u32(nlh, TDM_A_PREPARED, me->prep_version);
-	if (conn_send(me->c, nlh, err, sizeof(err)))
+	if (me->io.send(me->io.ctx, nlh, err, sizeof(err)))
 		disconnect(me, err);
-	me->next_hb = tdm_mono_ns() + me->cf->heartbeat_ns;
+	me->next_hb = now_ns(me) + me->cf->heartbeat_ns;
 }
 
 /* ---- PTP gate ---- */
 
-static void apply_hold(struct member_role *me)
+static void apply_hold(struct member *me)
 {
 	bool want = hold_wanted(me);
 	char err[256];
 
 	if ((!me->have_plan && !me->qdisc_seen) || want == me->hold_applied)
 		return;
-	if (tdm_qdisc_set_hold(&me->rtnl, &me->target, want, err, sizeof(err))) {
+	if (me->io.qdisc_set_hold(me->io.ctx, &me->target, want, err, sizeof(err))) {
 		log_err("cannot %s the gate on %s: %s", want ? "hold" : "release",
 			me->target.ifname, err);
 		return;
@@ -632,7 +565,7 @@ static void apply_hold(struct member_role *me)
 	me->hold_applied = want;
 }
 
-static void ptp_check(struct member_role *me)
+static void ptp_check(struct member *me)
 {
 	const struct tdmd_conf *cf = me->cf;
 	char err[256], reason[300];
@@ -642,13 +575,14 @@ static void ptp_check(struct member_role *me)
 	if (timeout > 200)
 		timeout = 200;
 	memset(&me->st, 0, sizeof(me->st));
-	if (!me->ptp_open && tdm_ptp_open(&me->ptp, cf->ptp_socket, cf->ptp_domain,
-					 err, sizeof(err)) == 0)
+	if (!me->ptp_open && me->io.ptp_open(me->io.ctx, cf->ptp_socket,
+					     cf->ptp_domain, err, sizeof(err)) == 0)
 		me->ptp_open = true;
 	if (!me->ptp_open) {
 		good = false;
 		snprintf(reason, sizeof(reason), "%s", err);
-	} else if (tdm_ptp_query(&me->ptp, timeout, &me->st, err, sizeof(err))) {
+	} else if (me->io.ptp_query(me->io.ctx, timeout, &me->st, err,
+				    sizeof(err))) {
 		good = false;
 		snprintf(reason, sizeof(reason), "%s", err);
 	} else {
@@ -693,17 +627,17 @@ static void ptp_check(struct member_role *me)
  * PHC, or no way to ask: the check does not apply, said once.  A PHC that
  * cannot be opened now is tried again at each check.
  */
-static void phc_setup(struct member_role *me)
+static void phc_setup(struct member *me)
 {
 	char err[256];
 	int index = -1;
 
-	me->phc.fd = -1;
-	me->phc.index = -1;
+	me->phc_index = -1;
 	me->phc_method_logged = -1;
 	if (me->cf->ptp_policy == PTP_OFF || !me->cf->phc_threshold_ns)
 		return;
-	if (tdm_phc_index(me->target.ifname, &index, NULL, err, sizeof(err))) {
+	if (me->io.phc_index(me->io.ctx, me->target.ifname, &index, err,
+			     sizeof(err))) {
 		log_notice("PHC check: %s; it does not apply", err);
 		return;
 	}
@@ -712,12 +646,15 @@ static void phc_setup(struct member_role *me)
 			   me->target.ifname);
 		return;
 	}
-	if (tdm_phc_open(&me->phc, index, err, sizeof(err)))
+	snprintf(me->phc_path, sizeof(me->phc_path), "/dev/ptp%d", index);
+	if (me->io.phc_open(me->io.ctx, index, err, sizeof(err)))
 		log_warn("PHC check: %s (tried again at each check)", err);
-	me->phc.index = index;
+	else
+		me->phc_open = true;
+	me->phc_index = index;
 }
 
-static void phc_check(struct member_role *me)
+static void phc_check(struct member *me)
 {
 	const struct tdmd_conf *cf = me->cf;
 	char err[256], reason[300];
@@ -726,16 +663,18 @@ static void phc_check(struct member_role *me)
 	if (!phc_checked(me))
 		return;
 	me->phc_checks++;
-	if (me->phc.fd < 0 &&
-	    tdm_phc_open(&me->phc, me->phc.index, err, sizeof(err))) {
+	if (!me->phc_open &&
+	    !me->io.phc_open(me->io.ctx, me->phc_index, err, sizeof(err)))
+		me->phc_open = true;
+	if (!me->phc_open) {
 		snprintf(reason, sizeof(reason), "PHC check: %s", err);
-	} else if (tdm_phc_read(&me->phc, &me->phc_off, err, sizeof(err))) {
+	} else if (me->io.phc_read(me->io.ctx, &me->phc_off, err, sizeof(err))) {
 		snprintf(reason, sizeof(reason), "PHC check: %s", err);
 	} else {
 		good = tdm_phc_good(&me->phc_off, cf->phc_threshold_ns, reason,
 				    sizeof(reason));
 		if (me->phc_off.method != me->phc_method_logged) {
-			log_info("PHC %s read with %s (delay %lld ns)", me->phc.path,
+			log_info("PHC %s read with %s (delay %lld ns)", me->phc_path,
 				 tdm_phc_ioctl_name(me->phc_off.method),
 				 (long long)me->phc_off.delay_ns);
 			me->phc_method_logged = me->phc_off.method;
@@ -752,7 +691,7 @@ static void phc_check(struct member_role *me)
 		return;
 	if (me->phc_h.ok)
 		log_notice("PHC %s in sync with the system clock (offset %lld ns) after %u good checks%s",
-			   me->phc.path, (long long)me->phc_off.offset_ns, me->phc_h.good,
+			   me->phc_path, (long long)me->phc_off.offset_ns, me->phc_h.good,
 			   cf->ptp_policy == PTP_REQUIRE && clocks_ok(me) ?
 			   ": releasing the gate" : "");
 	else
@@ -764,11 +703,11 @@ static void phc_check(struct member_role *me)
 }
 
 /* "off", "none" (no PHC), "unknown", "synced", "unsynced". */
-static const char *phc_state(const struct member_role *me)
+static const char *phc_state(const struct member *me)
 {
 	if (me->cf->ptp_policy == PTP_OFF || !me->cf->phc_threshold_ns)
 		return "off";
-	if (me->phc.index < 0)
+	if (me->phc_index < 0)
 		return "none";
 	if (me->phc_h.ok)
 		return "synced";
@@ -778,7 +717,7 @@ static const char *phc_state(const struct member_role *me)
 /* ---- the lease ---- */
 
 /* Why the node may not renew its lease now, or NULL if it may. */
-static const char *unhealthy(const struct member_role *me)
+static const char *unhealthy(const struct member *me)
 {
 	if (!me->have_plan && !me->qdisc_seen)
 		return "no plan in force";
@@ -793,7 +732,7 @@ static const char *unhealthy(const struct member_role *me)
  * Every lease/4: renew while healthy.  A qdisc whose lease differs from
  * ours (none yet, or one set by hand) gets ours, which renews it too.
  */
-static void lease_tick(struct member_role *me)
+static void lease_tick(struct member *me)
 {
 	const char *why = unhealthy(me);
 	char err[256];
@@ -805,8 +744,8 @@ static void lease_tick(struct member_role *me)
 		me->renewing = false;
 		return;
 	}
-	if (tdm_qdisc_renew(&me->rtnl, &me->target, err, sizeof(err)) &&
-	    tdm_qdisc_set_lease(&me->rtnl, &me->target, err, sizeof(err))) {
+	if (me->io.qdisc_renew(me->io.ctx, &me->target, err, sizeof(err)) &&
+	    me->io.qdisc_set_lease(me->io.ctx, &me->target, err, sizeof(err))) {
 		if (strcmp(err, me->renew_error))
 			log_err("lease: cannot renew on %s: %s", me->target.ifname, err);
 		tdm_strlcpy(me->renew_error, err, sizeof(me->renew_error));
@@ -820,20 +759,19 @@ static void lease_tick(struct member_role *me)
 	me->renewals++;
 }
 
-static int64_t member_tick(struct role *r, int64_t now)
+int64_t member_tick(struct member *me, int64_t now)
 {
-	struct member_role *me = (struct member_role *)r;
 	int64_t next = INT64_MAX;
 
-	if (!me->c && me->cev.fd < 0) {
+	if (!me->conn && !me->connecting) {
 		if (now >= me->next_attempt)
 			try_connect(me);
-		if (!me->c && me->cev.fd < 0 && me->next_attempt < next)
+		if (!me->conn && !me->connecting && me->next_attempt < next)
 			next = me->next_attempt;
 	}
-	if (me->c && !me->welcomed && now - me->c->last_rx > 10 * (int64_t)TDM_NSEC_PER_SEC)
+	if (me->conn && !me->welcomed && now - me->last_rx > 10 * (int64_t)TDM_NSEC_PER_SEC)
 		disconnect(me, "no answer to the handshake within 10 s");
-	if (me->c && me->welcomed) {
+	if (me->conn && me->welcomed) {
 		if (now >= me->next_hb)
 			send_heartbeat(me);
 		if (me->next_hb < next)
@@ -863,14 +801,14 @@ static int64_t member_tick(struct role *r, int64_t now)
 
 /* What a status reply shows. */
 struct status {
-	const struct member_role *me;
+	const struct member *me;
 	struct tdm_qdisc_info q;
 };
 
 static void status_json(struct tdm_json *j, void *arg)
 {
 	const struct status *st = arg;
-	const struct member_role *me = st->me;
+	const struct member *me = st->me;
 	const struct tdm_qdisc_info *q = &st->q;
 
 	tdm_json_obj_open(j, NULL);
@@ -899,7 +837,7 @@ static void status_json(struct tdm_json *j, void *arg)
 	tdm_json_obj_close(j);
 	tdm_json_obj_open(j, "phc");
 	tdm_json_str(j, "state", phc_state(me));
-	tdm_json_str(j, "device", me->phc.index >= 0 ? me->phc.path : "");
+	tdm_json_str(j, "device", me->phc_index >= 0 ? me->phc_path : "");
 	tdm_json_s64(j, "offset_ns", me->phc_off.offset_ns);
 	tdm_json_s64(j, "delay_ns", me->phc_off.delay_ns);
 	tdm_json_str(j, "method", me->phc_checks ?
@@ -944,7 +882,7 @@ static void status_json(struct tdm_json *j, void *arg)
 static void status_text(FILE *f, void *arg)
 {
 	const struct status *st = arg;
-	const struct member_role *me = st->me;
+	const struct member *me = st->me;
 	const struct tdm_qdisc_info *q = &st->q;
 	const struct tc_tdmwin_xstats *x = &q->xstats;
 	char tb[64];
@@ -965,14 +903,14 @@ static void status_text(FILE *f, void *arg)
 		fprintf(f, ": %s", me->reason);
 	fputc('\n', f);
 	fprintf(f, "phc: %s", phc_state(me));
-	if (me->phc.index >= 0)
-		fprintf(f, " (%s", me->phc.path);
-	if (me->phc.index >= 0 && me->phc_checks)
+	if (me->phc_index >= 0)
+		fprintf(f, " (%s", me->phc_path);
+	if (me->phc_index >= 0 && me->phc_checks)
 		fprintf(f, ", offset %lld ns by %s, delay %lld ns",
 			(long long)me->phc_off.offset_ns,
 			tdm_phc_method_name(me->phc_off.method),
 			(long long)me->phc_off.delay_ns);
-	if (me->phc.index >= 0)
+	if (me->phc_index >= 0)
 		fputc(')', f);
 	if (me->phc_reason[0])
 		fprintf(f, ": %s", me->phc_reason);
@@ -1038,10 +976,8 @@ static void plan_text(FILE *f, void *arg)
 	free(t);
 }
 
-static void member_control(struct role *role, struct ctl_req *r)
+void member_control(struct member *me, struct ctl_req *r)
 {
-	struct member_role *me = (struct member_role *)role;
-
 	if (!strcmp(r->cmd, "status")) {
 		struct status st = { .me = me };
 
@@ -1060,30 +996,24 @@ static void member_control(struct role *role, struct ctl_req *r)
 	}
 }
 
-static void member_stop(struct role *r);
-
-static struct role *member_start(const struct tdmd *d, char *err,
-				 size_t errlen)
+struct member *member_new(const struct tdmd_conf *conf,
+			  const struct member_io *io, char *err, size_t errlen)
 {
-	struct member_role *me = calloc(1, sizeof(*me));
+	struct member *me = calloc(1, sizeof(*me));
 
-	if (!me) {
+	if (!me || !(me->frame = malloc(TDM_MAX_FRAME))) {
 		snprintf(err, errlen, "out of memory");
+		free(me);
 		return NULL;
 	}
-	me->role.ops = &member_role_ops;
-	me->d = d;
-	me->cf = &d->conf;
-	me->cev.fd = -1;
-	me->cev.slot = -1;
-	me->phc.fd = -1;
-	me->phc.index = -1;
+	me->cf = conf;
+	me->io = *io;
+	me->phc_index = -1;
 	me->target = me->cf->target;
 	if (me->cf->control_priority >= 0)
 		me->target.extra_bypass |= 1u << me->cf->control_priority;
-	if (tdm_qdisc_resolve(&me->target, err, errlen) ||
-	    tdm_rtnl_open(&me->rtnl, err, errlen)) {
-		member_stop(&me->role);
+	if (me->io.qdisc_resolve(me->io.ctx, &me->target, err, errlen)) {
+		member_free(me);
 		return NULL;
 	}
 	/* A qdisc left by an earlier run keeps its plan; under "require" it is
@@ -1114,40 +1044,25 @@ static struct role *member_start(const struct tdmd *d, char *err,
 		}
 	}
 	me->backoff = me->cf->reconnect_min_ns;
-	me->next_attempt = tdm_mono_ns();
+	me->next_attempt = now_ns(me);
 	me->next_renew = me->next_attempt;
 	me->sync = me->cf->ptp_policy == PTP_OFF ? SYNC_OFF : SYNC_UNKNOWN;
 	phc_setup(me);
 	log_info("member '%s' on %s; coordinator %s port %s; PTP policy %s",
 		 me->cf->name, me->target.ifname, me->cf->coord.host,
 		 me->cf->coord.port, tdmd_ptp_policy_name(me->cf->ptp_policy));
-	return &me->role;
+	return me;
 }
 
-static void member_stop(struct role *r)
+void member_free(struct member *me)
 {
-	struct member_role *me = (struct member_role *)r;
-
-	conn_free(me->c);
-	if (me->cev.fd >= 0) {
-		ev_del(&me->cev);
-		close(me->cev.fd);
-	}
-	if (me->ptp_open)
-		tdm_ptp_close(&me->ptp);
-	tdm_phc_close(&me->phc);
-	tdm_rtnl_close(&me->rtnl);
+	if (!me)
+		return;
+	if (me->conn || me->connecting)
+		me->io.close(me->io.ctx);
 	if (me->have_plan)
 		tdm_plan_free(&me->plan);
 	prep_forget(me);
+	free(me->frame);
 	free(me);
 }
-
-const struct role_ops member_role_ops = {
-	.role = ROLE_MEMBER,
-	.net_admin = true,
-	.start = member_start,
-	.tick = member_tick,
-	.control = member_control,
-	.stop = member_stop,
-};

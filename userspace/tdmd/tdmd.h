@@ -199,7 +199,7 @@ struct role {
 };
 
 extern const struct role_ops coord_role_ops;	/* coord_net.c */
-extern const struct role_ops member_role_ops;	/* member.c */
+extern const struct role_ops member_role_ops;	/* member_net.c */
 
 /* ---- control socket (ctl.c) ---- */
 
@@ -252,6 +252,89 @@ int coord_peer_frame(struct coord *co, struct coord_peer *p,
 void coord_peer_lost(struct coord *co, struct coord_peer *p, const char *why);
 int64_t coord_tick(struct coord *co, int64_t now);
 void coord_control(struct coord *co, struct ctl_req *r);
+
+/* ---- the member's logic (member.c) ---- */
+
+/*
+ * The member, like the coordinator, holds no socket and reads no clock
+ * or device itself: the tdmwin qdisc (rtnetlink), ptp4l, the PHC, its
+ * session with the coordinator and its clocks come in a struct member_io
+ * (member_net.c for the real ones, fakes in tests/test_member.c).  The
+ * member asks for a session with connect(); the transport reports it up
+ * with member_connected(), hands each frame to member_frame() and its
+ * loss (or a failed attempt) to member_lost().  The member sends through
+ * send() and ends a session or an attempt only through close(), after
+ * which the transport frees it (later, if inside its input) and hands
+ * it no more frames.
+ */
+struct member;
+struct tdm_ptp_status;
+struct tdm_phc_offset;
+
+struct member_io {
+	/* The tdmwin qdisc at t: as tdm_qdisc.h's functions of those names. */
+	int (*qdisc_resolve)(void *ctx, struct tdm_qdisc_target *t, char *err,
+			     size_t errlen);
+	int (*qdisc_get)(void *ctx, const struct tdm_qdisc_target *t,
+			 struct tdm_qdisc_info *info, char *err, size_t errlen);
+	int (*qdisc_install)(void *ctx, const struct tdm_qdisc_target *t,
+			     const struct tdm_plan *p, const char *name,
+			     bool hold, char *err, size_t errlen);
+	int (*qdisc_prepare)(void *ctx, const struct tdm_qdisc_target *t,
+			     const struct tdm_plan *p, const char *name,
+			     char *err, size_t errlen);
+	int (*qdisc_confirm)(void *ctx, const struct tdm_qdisc_target *t,
+			     uint32_t version, char *err, size_t errlen);
+	int (*qdisc_abort)(void *ctx, const struct tdm_qdisc_target *t,
+			   uint32_t version, char *err, size_t errlen);
+	int (*qdisc_renew)(void *ctx, const struct tdm_qdisc_target *t,
+			   char *err, size_t errlen);
+	int (*qdisc_set_lease)(void *ctx, const struct tdm_qdisc_target *t,
+			       char *err, size_t errlen);
+	int (*qdisc_set_hold)(void *ctx, const struct tdm_qdisc_target *t,
+			      bool hold, char *err, size_t errlen);
+	/* ptp4l's management socket (tdm_ptp.h): opened once, then asked. */
+	int (*ptp_open)(void *ctx, const char *path, uint8_t domain, char *err,
+			size_t errlen);
+	int (*ptp_query)(void *ctx, int timeout_ms, struct tdm_ptp_status *st,
+			 char *err, size_t errlen);
+	/* The interface's PHC (tdm_phc.h): its index (-1: none), opened
+	 * once, then read.
+	 */
+	int (*phc_index)(void *ctx, const char *ifname, int *index, char *err,
+			 size_t errlen);
+	int (*phc_open)(void *ctx, int index, char *err, size_t errlen);
+	int (*phc_read)(void *ctx, struct tdm_phc_offset *o, char *err,
+			size_t errlen);
+	/* The session: start connecting to hp (addr: the address tried);
+	 * 0, or -1 with err set (nothing left open).
+	 */
+	int (*connect)(void *ctx, const struct tdmd_hostport *hp, char *addr,
+		       size_t addrlen, char *err, size_t errlen);
+	/* Our nonce into nlh (REGISTER), and seal and queue nlh (in a
+	 * buffer of TDM_MAX_FRAME bytes): 0 or -1 with err set.
+	 */
+	int (*put_nonce)(void *ctx, struct nlmsghdr *nlh, char *err,
+			 size_t errlen);
+	int (*send)(void *ctx, struct nlmsghdr *nlh, char *err, size_t errlen);
+	void (*close)(void *ctx);
+	int64_t (*mono_ns)(void *ctx);		/* CLOCK_MONOTONIC */
+	uint64_t (*random)(void *ctx);		/* the reconnect jitter */
+	void *ctx;
+};
+
+/* Resolves the interface and reads its qdisc; NULL with err set. */
+struct member *member_new(const struct tdmd_conf *conf,
+			  const struct member_io *io, char *err, size_t errlen);
+/* Closes the session (io.close) and frees me. */
+void member_free(struct member *me);
+void member_connected(struct member *me);
+/* 0, or -1 with err set: the transport reports the loss (member_lost). */
+int member_frame(struct member *me, const struct tdm_msg *m, char *err,
+		 size_t errlen);
+void member_lost(struct member *me, const char *why);
+int64_t member_tick(struct member *me, int64_t now);
+void member_control(struct member *me, struct ctl_req *r);
 
 /* Shared printing of a plan and of qdisc counters (report.c). */
 struct tdm_json;

@@ -1,0 +1,1125 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of tdmd's member logic (tdmd/member.c) on the host, with a
+ * fake qdisc, a fake ptp4l, a fake PHC, a fake session and a fake clock
+ * (struct member_io): the session and REGISTER, plans installed or
+ * refused, the two phases (prepare, then commit or abort, and what a
+ * member cut off while prepared does), the PTP and PHC hysteresis that
+ * holds and releases the gate, and the lease renewed while healthy.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "tdm_log.h"
+#include "tdm_phc.h"
+#include "tdm_plan.h"
+#include "tdm_proto.h"
+#include "tdm_ptp.h"
+#include "tdm_util.h"
+#include "tdmd.h"
+
+#define MS		1000000LL
+#define SEC		(1000 * MS)
+#define TAI_NOW		(1800000000LL * SEC)
+
+static const char plan_ab[] =
+	"[global]\n"
+	"clock tai\n"
+	"cycle_time 10ms\n"
+	"guard 2us\n"
+	"[sender a]\n"
+	"window 0 2ms\n"
+	"[sender b]\n"
+	"window 5ms 2ms\n";
+
+/* A plan without sender a. */
+static const char plan_b[] =
+	"[global]\n"
+	"clock tai\n"
+	"cycle_time 10ms\n"
+	"[sender b]\n"
+	"window 5ms 2ms\n";
+
+/* What the fake kernel's qdisc holds and what it was asked. */
+struct fqdisc {
+	bool present;
+	uint32_t version, pending_version;
+	bool pending, unconfirmed, hold;
+	uint64_t lease_ns;
+	unsigned int installs, prepares, confirms, aborts, renews, set_leases,
+		     set_holds;
+	uint32_t last_confirm, last_abort;
+	int fail_install, fail_prepare, fail_confirm, fail_renew;
+};
+
+/* The last frame of each kind the member sent. */
+struct fsent {
+	unsigned int nframes, nacks, nheartbeats, nregisters;
+	/* ACK */
+	uint32_t ack_version, ack_status, ack_phase;
+	char ack_msg[512];
+	/* REGISTER */
+	uint32_t reg_version, reg_prepared;
+	char reg_name[64];
+	/* HEARTBEAT */
+	uint32_t hb_state, hb_version, hb_prepared;
+	uint8_t hb_hold;
+};
+
+struct fx {
+	struct tdmd_conf conf;
+	struct member_io io;
+	struct member *me;
+	int64_t mono;
+	struct fqdisc q;
+	/* ptp4l */
+	struct tdm_ptp_status ptp;
+	bool ptp_down;			/* no answer */
+	unsigned int ptp_queries;
+	/* the PHC: index -1 for none */
+	int phc_index;
+	int64_t phc_offset;
+	/* the session */
+	unsigned int connects, closes;
+	bool connect_fails;
+	bool up;			/* connect() called, not closed */
+	struct fsent s;
+	uint32_t *buf;			/* frames the test builds */
+};
+
+/* ---- the fake io ---- */
+
+static int f_resolve(void *ctx, struct tdm_qdisc_target *t, char *err,
+		     size_t errlen)
+{
+	(void)ctx;
+	(void)err;
+	(void)errlen;
+	t->ifindex = 7;
+	return 0;
+}
+
+static int f_get(void *ctx, const struct tdm_qdisc_target *t,
+		 struct tdm_qdisc_info *info, char *err, size_t errlen)
+{
+	struct fx *f = ctx;
+
+	(void)t;
+	(void)err;
+	(void)errlen;
+	memset(info, 0, sizeof(*info));
+	info->present = f->q.present;
+	info->version = f->q.version;
+	info->pending = f->q.pending;
+	info->pending_version = f->q.pending_version;
+	info->pending_unconfirmed = f->q.unconfirmed;
+	info->hold = f->q.hold;
+	info->lease_ns = f->q.lease_ns;
+	return 0;
+}
+
+static int f_fail(int *n, char *err, size_t errlen, const char *what)
+{
+	if (!*n)
+		return 0;
+	(*n)--;
+	snprintf(err, errlen, "kernel: %s refused", what);
+	return -1;
+}
+
+static int f_install(void *ctx, const struct tdm_qdisc_target *t,
+		     const struct tdm_plan *p, const char *name, bool hold,
+		     char *err, size_t errlen)
+{
+	struct fx *f = ctx;
+
+	(void)t;
+	(void)name;
+	if (f_fail(&f->q.fail_install, err, errlen, "install"))
+		return -1;
+	f->q.installs++;
+	f->q.present = true;
+	f->q.version = p->version;
+	f->q.hold = hold;
+	f->q.pending = f->q.unconfirmed = false;
+	if (t->lease_ns)
+		f->q.lease_ns = t->lease_ns;
+	return 0;
+}
+
+static int f_prepare(void *ctx, const struct tdm_qdisc_target *t,
+		     const struct tdm_plan *p, const char *name, char *err,
+		     size_t errlen)
+{
+	struct fx *f = ctx;
+
+	(void)t;
+	(void)name;
+	if (f_fail(&f->q.fail_prepare, err, errlen, "prepare"))
+		return -1;
+	f->q.prepares++;
+	f->q.present = true;
+	f->q.pending = f->q.unconfirmed = true;
+	f->q.pending_version = p->version;
+	return 0;
+}
+
+static int f_confirm(void *ctx, const struct tdm_qdisc_target *t,
+		     uint32_t version, char *err, size_t errlen)
+{
+	struct fx *f = ctx;
+
+	(void)t;
+	if (f_fail(&f->q.fail_confirm, err, errlen, "confirm"))
+		return -1;
+	f->q.confirms++;
+	f->q.last_confirm = version;
+	f->q.version = version;
+	f->q.pending = f->q.unconfirmed = false;
+	return 0;
+}
+
+static int f_abort(void *ctx, const struct tdm_qdisc_target *t,
+		   uint32_t version, char *err, size_t errlen)
+{
+	struct fx *f = ctx;
+
+	(void)t;
+	(void)err;
+	(void)errlen;
+	f->q.aborts++;
+	f->q.last_abort = version;
+	f->q.pending = f->q.unconfirmed = false;
+	return 0;
+}
+
+static int f_renew(void *ctx, const struct tdm_qdisc_target *t, char *err,
+		   size_t errlen)
+{
+	struct fx *f = ctx;
+
+	(void)t;
+	if (!f->q.lease_ns) {
+		snprintf(err, errlen, "kernel: no lease to renew");
+		return -1;
+	}
+	if (f_fail(&f->q.fail_renew, err, errlen, "renew"))
+		return -1;
+	f->q.renews++;
+	return 0;
+}
+
+static int f_set_lease(void *ctx, const struct tdm_qdisc_target *t,
+		       char *err, size_t errlen)
+{
+	struct fx *f = ctx;
+
+	(void)err;
+	(void)errlen;
+	f->q.set_leases++;
+	f->q.lease_ns = t->lease_ns;
+	return 0;
+}
+
+static int f_set_hold(void *ctx, const struct tdm_qdisc_target *t, bool hold,
+		      char *err, size_t errlen)
+{
+	struct fx *f = ctx;
+
+	(void)t;
+	(void)err;
+	(void)errlen;
+	f->q.set_holds++;
+	f->q.hold = hold;
+	return 0;
+}
+
+static int f_ptp_open(void *ctx, const char *path, uint8_t domain, char *err,
+		      size_t errlen)
+{
+	(void)ctx;
+	(void)path;
+	(void)domain;
+	(void)err;
+	(void)errlen;
+	return 0;
+}
+
+static int f_ptp_query(void *ctx, int timeout_ms, struct tdm_ptp_status *st,
+		       char *err, size_t errlen)
+{
+	struct fx *f = ctx;
+
+	(void)timeout_ms;
+	f->ptp_queries++;
+	memset(st, 0, sizeof(*st));
+	if (f->ptp_down) {
+		snprintf(err, errlen, "ptp4l did not answer within 100 ms");
+		return -1;
+	}
+	*st = f->ptp;
+	return 0;
+}
+
+static int f_phc_index(void *ctx, const char *ifname, int *index, char *err,
+		       size_t errlen)
+{
+	(void)ifname;
+	(void)err;
+	(void)errlen;
+	*index = ((struct fx *)ctx)->phc_index;
+	return 0;
+}
+
+static int f_phc_open(void *ctx, int index, char *err, size_t errlen)
+{
+	(void)ctx;
+	(void)index;
+	(void)err;
+	(void)errlen;
+	return 0;
+}
+
+static int f_phc_read(void *ctx, struct tdm_phc_offset *o, char *err,
+		      size_t errlen)
+{
+	(void)err;
+	(void)errlen;
+	memset(o, 0, sizeof(*o));
+	o->offset_ns = ((struct fx *)ctx)->phc_offset;
+	o->method = TDM_PHC_EXTENDED;
+	o->tai_offset = 37;
+	return 0;
+}
+
+static int f_connect(void *ctx, const struct tdmd_hostport *hp, char *addr,
+		     size_t addrlen, char *err, size_t errlen)
+{
+	struct fx *f = ctx;
+
+	f->connects++;
+	snprintf(addr, addrlen, "%s:%s", hp->host, hp->port);
+	if (f->connect_fails) {
+		snprintf(err, errlen, "cannot connect to %s: Connection refused",
+			 hp->host);
+		return -1;
+	}
+	assert_false(f->up);
+	f->up = true;
+	return 0;
+}
+
+static int f_put_nonce(void *ctx, struct nlmsghdr *nlh, char *err,
+		       size_t errlen)
+{
+	(void)ctx;
+	(void)err;
+	(void)errlen;
+	mnl_attr_put(nlh, TDM_A_NONCE, TDM_NONCE_LEN,
+		     "0123456789abcdef0123456789abcdef");
+	return 0;
+}
+
+static int f_send(void *ctx, struct nlmsghdr *nlh, char *err, size_t errlen)
+{
+	struct fx *f = ctx;
+	struct fsent *s = &f->s;
+	const struct nlattr *a, *b;
+
+	(void)err;
+	(void)errlen;
+	assert_true(f->up);
+	s->nframes++;
+	switch (nlh->nlmsg_type) {
+	case TDM_MSG_ACK:
+		s->nacks++;
+		s->ack_phase = TDM_PHASE_PREPARE;
+		s->ack_msg[0] = '\0';
+		break;
+	case TDM_MSG_REGISTER:
+		s->nregisters++;
+		s->reg_version = s->reg_prepared = 0;
+		break;
+	case TDM_MSG_HEARTBEAT:
+		s->nheartbeats++;
+		s->hb_prepared = 0;
+		break;
+	}
+	mnl_attr_for_each(a, nlh, sizeof(struct tdm_fhdr)) {
+		uint16_t t = mnl_attr_get_type(a);
+
+		switch (nlh->nlmsg_type) {
+		case TDM_MSG_ACK:
+			if (t == TDM_A_PLAN_VERSION)
+				s->ack_version = mnl_attr_get_u32(a);
+			if (t == TDM_A_STATUS)
+				s->ack_status = mnl_attr_get_u32(a);
+			if (t == TDM_A_PHASE)
+				s->ack_phase = mnl_attr_get_u32(a);
+			if (t == TDM_A_MESSAGE)
+				tdm_strlcpy(s->ack_msg, mnl_attr_get_str(a),
+					    sizeof(s->ack_msg));
+			break;
+		case TDM_MSG_REGISTER:
+			if (t == TDM_A_PLAN_VERSION)
+				s->reg_version = mnl_attr_get_u32(a);
+			if (t == TDM_A_PREPARED)
+				s->reg_prepared = mnl_attr_get_u32(a);
+			if (t == TDM_A_NAME)
+				tdm_strlcpy(s->reg_name, mnl_attr_get_str(a),
+					    sizeof(s->reg_name));
+			break;
+		case TDM_MSG_HEARTBEAT:
+			if (t == TDM_A_PLAN_VERSION)
+				s->hb_version = mnl_attr_get_u32(a);
+			if (t == TDM_A_PREPARED)
+				s->hb_prepared = mnl_attr_get_u32(a);
+			if (t != TDM_A_SYNC)
+				break;
+			mnl_attr_for_each_nested(b, a) {
+				if (mnl_attr_get_type(b) == TDM_S_STATE)
+					s->hb_state = mnl_attr_get_u32(b);
+				if (mnl_attr_get_type(b) == TDM_S_HOLD)
+					s->hb_hold = mnl_attr_get_u8(b);
+			}
+			break;
+		}
+	}
+	return 0;
+}
+
+static void f_close(void *ctx)
+{
+	struct fx *f = ctx;
+
+	assert_true(f->up);
+	f->up = false;
+	f->closes++;
+}
+
+static int64_t f_mono(void *ctx)
+{
+	return ((struct fx *)ctx)->mono;
+}
+
+static uint64_t f_random(void *ctx)
+{
+	(void)ctx;
+	return 0;
+}
+
+/* ---- the fixture ---- */
+
+static int fx_setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+
+	assert_non_null(f);
+	f->buf = malloc(TDM_MAX_FRAME);
+	assert_non_null(f->buf);
+	f->conf.role = ROLE_MEMBER;
+	strcpy(f->conf.name, "a");
+	strcpy(f->conf.coord.host, "198.18.0.1");
+	strcpy(f->conf.coord.port, "7453");
+	strcpy(f->conf.target.ifname, "eth0");
+	f->conf.control_priority = 7;
+	f->conf.heartbeat_ns = 1 * SEC;
+	f->conf.reconnect_min_ns = 100 * MS;
+	f->conf.reconnect_max_ns = 5 * SEC;
+	f->conf.ptp_policy = PTP_OFF;
+	f->conf.ptp_threshold_ns = 1000;
+	f->conf.ptp_interval_ns = 250 * MS;
+	f->conf.ptp_good_checks = 3;
+	f->conf.ptp_bad_checks = 2;
+	f->conf.phc_threshold_ns = 0;
+	f->mono = 1 * SEC;
+	f->phc_index = -1;
+	/* ptp4l, when asked: SLAVE, 10 ns off, TAI offset set. */
+	f->ptp.port_ok = f->ptp.time_status_ok = true;
+	f->ptp.port_state = TDM_PS_SLAVE;
+	f->ptp.master_offset = 10;
+	f->ptp.tai_offset = 37;
+	f->ptp.gm_present = true;
+	memcpy(f->ptp.gm_identity, "\x00\x11\x22\xff\xfe\x33\x44\x55", 8);
+	f->io = (struct member_io){
+		.qdisc_resolve = f_resolve, .qdisc_get = f_get,
+		.qdisc_install = f_install, .qdisc_prepare = f_prepare,
+		.qdisc_confirm = f_confirm, .qdisc_abort = f_abort,
+		.qdisc_renew = f_renew, .qdisc_set_lease = f_set_lease,
+		.qdisc_set_hold = f_set_hold,
+		.ptp_open = f_ptp_open, .ptp_query = f_ptp_query,
+		.phc_index = f_phc_index, .phc_open = f_phc_open,
+		.phc_read = f_phc_read,
+		.connect = f_connect, .put_nonce = f_put_nonce,
+		.send = f_send, .close = f_close,
+		.mono_ns = f_mono, .random = f_random, .ctx = f,
+	};
+	*state = f;
+	return 0;
+}
+
+static int fx_teardown(void **state)
+{
+	struct fx *f = *state;
+
+	member_free(f->me);
+	/* member_free() closed the session it held. */
+	assert_false(f->up);
+	free(f->buf);
+	free(f);
+	return 0;
+}
+
+static void fx_start(struct fx *f)
+{
+	char err[256];
+
+	f->me = member_new(&f->conf, &f->io, err, sizeof(err));
+	if (!f->me)
+		fail_msg("member_new: %s", err);
+}
+
+static int64_t tick(struct fx *f)
+{
+	return member_tick(f->me, f->mono);
+}
+
+/* Move the clock by ns, ticking at every deadline on the way. */
+static void run_for(struct fx *f, int64_t ns)
+{
+	int64_t end = f->mono + ns;
+
+	for (;;) {
+		int64_t next = tick(f);
+
+		if (next > end)
+			break;
+		f->mono = next > f->mono ? next : f->mono + 1;
+	}
+	f->mono = end;
+	tick(f);
+}
+
+static struct nlmsghdr *msg_begin(struct fx *f, uint16_t type)
+{
+	return tdm_frame_begin(f->buf, TDM_MAX_FRAME, type);
+}
+
+/* Hand nlh to the member as the coordinator's; its return value.  An
+ * error ends the session, as the transport does.
+ */
+static int deliver(struct fx *f, struct nlmsghdr *nlh)
+{
+	struct tdm_msg m = { .type = nlh->nlmsg_type };
+	const struct nlattr *a;
+	char err[256] = "";
+
+	mnl_attr_for_each(a, nlh, sizeof(struct tdm_fhdr))
+		m.tb[mnl_attr_get_type(a)] = a;
+	if (!member_frame(f->me, &m, err, sizeof(err)))
+		return 0;
+	member_lost(f->me, err);
+	return -1;
+}
+
+/* Connect, HELLO, REGISTER, WELCOME (the coordinator runs version). */
+static void session_up(struct fx *f, uint32_t version)
+{
+	unsigned int hb;
+	struct nlmsghdr *nlh;
+
+	if (!f->up)
+		tick(f);
+	assert_true(f->up);
+	member_connected(f->me);
+	nlh = msg_begin(f, TDM_MSG_HELLO);
+	mnl_attr_put_u32(nlh, TDM_A_PROTO, TDM_PROTO_VERSION);
+	assert_int_equal(deliver(f, nlh), 0);
+	assert_string_equal(f->s.reg_name, "a");
+	hb = f->s.nheartbeats;
+	nlh = msg_begin(f, TDM_MSG_WELCOME);
+	mnl_attr_put_u32(nlh, TDM_A_PLAN_VERSION, version);
+	assert_int_equal(deliver(f, nlh), 0);
+	assert_int_equal(f->s.nheartbeats, hb + 1);
+}
+
+static void load_plan(const char *text, uint32_t version,
+		      struct tdm_plan *p)
+{
+	char err[256];
+
+	if (tdm_plan_parse(text, "test", p, err, sizeof(err)))
+		fail_msg("plan: %s", err);
+	p->version = version;
+	p->base_time = TAI_NOW + 10 * SEC + version * SEC;
+}
+
+/* PLAN version of text, a prepare if commit_by is not 0. */
+static int send_plan(struct fx *f, const char *text, uint32_t version,
+		     int64_t commit_by)
+{
+	struct nlmsghdr *nlh = msg_begin(f, TDM_MSG_PLAN);
+	struct tdm_plan p;
+
+	load_plan(text, version, &p);
+	assert_int_equal(tdm_plan_put(nlh, TDM_MAX_FRAME, TDM_A_PLAN, &p), 0);
+	if (commit_by)
+		mnl_attr_put_u64(nlh, TDM_A_COMMIT_BY, (uint64_t)commit_by);
+	tdm_plan_free(&p);
+	return deliver(f, nlh);
+}
+
+static int outcome(struct fx *f, uint16_t type, uint32_t version)
+{
+	struct nlmsghdr *nlh = msg_begin(f, type);
+
+	mnl_attr_put_u32(nlh, TDM_A_PLAN_VERSION, version);
+	return deliver(f, nlh);
+}
+
+static void assert_ack(struct fx *f, uint32_t phase, uint32_t version,
+		       uint32_t status, const char *msg)
+{
+	assert_int_equal(f->s.ack_phase, phase);
+	assert_int_equal(f->s.ack_version, version);
+	assert_int_equal(f->s.ack_status, status);
+	if (msg && !strstr(f->s.ack_msg, msg))
+		fail_msg("ack message '%s' lacks '%s'", f->s.ack_msg, msg);
+}
+
+/* ---- control requests ---- */
+
+struct req {
+	struct ctl_req r;
+	bool replied, ok;
+	char *body;
+};
+
+static void keep_reply(struct ctl_req *r, bool ok, const char *body)
+{
+	struct req *q = (struct req *)((char *)r - offsetof(struct req, r));
+
+	q->replied = true;
+	q->ok = ok;
+	q->body = strdup(body ? body : "");
+}
+
+/* The status text; the caller frees it. */
+static char *status(struct fx *f, bool json)
+{
+	struct req q = { .r = { .cmd = "status", .json = json, .body = "",
+				.reply = keep_reply } };
+
+	member_control(f->me, &q.r);
+	assert_true(q.replied && q.ok);
+	return q.body;
+}
+
+static void assert_status_has(struct fx *f, bool json, const char *needle)
+{
+	char *s = status(f, json);
+
+	if (!strstr(s, needle)) {
+		fprintf(stderr, "%s", s);
+		free(s);
+		fail_msg("'%s' not in the status", needle);
+	}
+	free(s);
+}
+
+/* ---- the session ---- */
+
+/* REGISTER names us and what we run; heartbeats every interval. */
+static void test_register_and_heartbeat(void **state)
+{
+	struct fx *f = *state;
+	unsigned int hb;
+
+	fx_start(f);
+	assert_false(f->up);
+	tick(f);
+	assert_int_equal(f->connects, 1);
+	session_up(f, 0);
+	assert_int_equal(f->s.reg_version, 0);
+	assert_int_equal(f->s.reg_prepared, 0);
+	hb = f->s.nheartbeats;
+	run_for(f, 3 * SEC);
+	assert_int_equal(f->s.nheartbeats, hb + 3);
+	assert_status_has(f, false, "connected");
+}
+
+/* A refused connection: retried after reconnect_min, doubling to max. */
+static void test_reconnect_backoff(void **state)
+{
+	struct fx *f = *state;
+	int64_t t0;
+
+	f->connect_fails = true;
+	fx_start(f);
+	t0 = f->mono;
+	tick(f);
+	assert_int_equal(f->connects, 1);
+	f->mono = t0 + 99 * MS;
+	tick(f);
+	assert_int_equal(f->connects, 1);
+	f->mono = t0 + 100 * MS;
+	tick(f);
+	assert_int_equal(f->connects, 2);
+	/* then 200 ms */
+	f->mono += 199 * MS;
+	tick(f);
+	assert_int_equal(f->connects, 2);
+	f->mono += 1 * MS;
+	tick(f);
+	assert_int_equal(f->connects, 3);
+	/* capped at 5 s: 400 800 1600 3200 5000 5000 ms */
+	run_for(f, 20 * SEC);
+	assert_int_equal(f->connects, 3 + 6);
+	assert_status_has(f, false, "Connection refused");
+}
+
+/* A coordinator that accepts but says nothing is left after 10 s. */
+static void test_handshake_timeout(void **state)
+{
+	struct fx *f = *state;
+
+	fx_start(f);
+	tick(f);
+	member_connected(f->me);
+	f->mono += 10 * SEC;
+	tick(f);
+	assert_true(f->up);
+	f->mono += 1;
+	tick(f);
+	assert_false(f->up);
+	assert_int_equal(f->closes, 1);
+	assert_status_has(f, false, "no answer to the handshake within 10 s");
+	/* and tries again after reconnect_min */
+	f->mono += 100 * MS;
+	tick(f);
+	assert_true(f->up);
+	assert_int_equal(f->connects, 2);
+}
+
+/* PLAN before WELCOME ends the session. */
+static void test_plan_before_welcome(void **state)
+{
+	struct fx *f = *state;
+
+	fx_start(f);
+	tick(f);
+	member_connected(f->me);
+	assert_int_equal(send_plan(f, plan_ab, 1, 0), -1);
+	assert_false(f->up);
+	assert_int_equal(f->q.installs, 0);
+	assert_status_has(f, false, "PLAN before WELCOME");
+}
+
+/* ---- plans in one phase ---- */
+
+static void test_plan_install(void **state)
+{
+	struct fx *f = *state;
+
+	fx_start(f);
+	session_up(f, 1);
+	assert_int_equal(send_plan(f, plan_ab, 1, 0), 0);
+	assert_int_equal(f->q.installs, 1);
+	assert_ack(f, TDM_PHASE_PREPARE, 1, 0, NULL);
+	/* the same again: nothing to do */
+	assert_int_equal(send_plan(f, plan_ab, 1, 0), 0);
+	assert_int_equal(f->q.installs, 1);
+	assert_ack(f, TDM_PHASE_PREPARE, 1, 0, "already installed");
+	/* an older one: refused */
+	assert_int_equal(send_plan(f, plan_ab, 2, 0), 0);
+	assert_int_equal(send_plan(f, plan_ab, 1, 0), 0);
+	assert_int_equal(f->q.installs, 2);
+	assert_ack(f, TDM_PHASE_PREPARE, 1, ESTALE, "not newer than the installed v2");
+	/* the kernel refuses one: the nack says why, v2 stays */
+	f->q.fail_install = 1;
+	assert_int_equal(send_plan(f, plan_ab, 3, 0), 0);
+	assert_ack(f, TDM_PHASE_PREPARE, 3, EINVAL, "kernel: install refused");
+	assert_int_equal(f->q.version, 2);
+	/* REGISTER after a reconnect names the plan in force */
+	member_lost(f->me, "connection lost");
+	f->mono += 100 * MS;
+	session_up(f, 2);
+	assert_int_equal(f->s.reg_version, 2);
+}
+
+/* A plan without windows for us: refused, and the gate holds. */
+static void test_plan_without_us(void **state)
+{
+	struct fx *f = *state;
+
+	fx_start(f);
+	session_up(f, 1);
+	assert_int_equal(send_plan(f, plan_ab, 1, 0), 0);
+	assert_false(f->q.hold);
+	assert_int_equal(send_plan(f, plan_b, 2, 0), 0);
+	assert_ack(f, TDM_PHASE_PREPARE, 2, ENOENT, "no windows for 'a'");
+	assert_true(f->q.hold);
+	assert_int_equal(f->q.version, 1);
+	/* a plan with our windows again releases it */
+	assert_int_equal(send_plan(f, plan_ab, 3, 0), 0);
+	assert_false(f->q.hold);
+}
+
+/* ---- two phases ---- */
+
+static void prepared_v2(struct fx *f)
+{
+	fx_start(f);
+	session_up(f, 1);
+	assert_int_equal(send_plan(f, plan_ab, 1, 0), 0);
+	assert_int_equal(send_plan(f, plan_ab, 2, TAI_NOW + 11 * SEC), 0);
+	assert_int_equal(f->q.prepares, 1);
+	assert_true(f->q.pending && f->q.unconfirmed);
+	assert_ack(f, TDM_PHASE_PREPARE, 2, 0, NULL);
+}
+
+static void test_prepare_commit(void **state)
+{
+	struct fx *f = *state;
+
+	prepared_v2(f);
+	/* a repeated prepare is answered, not redone */
+	assert_int_equal(send_plan(f, plan_ab, 2, TAI_NOW + 11 * SEC), 0);
+	assert_int_equal(f->q.prepares, 1);
+	assert_ack(f, TDM_PHASE_PREPARE, 2, 0, "already prepared");
+	/* heartbeats say what waits */
+	run_for(f, 1 * SEC);
+	assert_int_equal(f->s.hb_prepared, 2);
+	assert_status_has(f, false, "plan v2 prepared, waiting");
+	assert_int_equal(outcome(f, TDM_MSG_COMMIT, 2), 0);
+	assert_int_equal(f->q.confirms, 1);
+	assert_int_equal(f->q.last_confirm, 2);
+	assert_ack(f, TDM_PHASE_COMMIT, 2, 0, NULL);
+	/* a second COMMIT (its ack was lost) */
+	assert_int_equal(outcome(f, TDM_MSG_COMMIT, 2), 0);
+	assert_int_equal(f->q.confirms, 1);
+	assert_ack(f, TDM_PHASE_COMMIT, 2, 0, "already committed");
+	run_for(f, 1 * SEC);
+	assert_int_equal(f->s.hb_prepared, 0);
+	/* and the plan in force is v2 */
+	assert_int_equal(send_plan(f, plan_ab, 2, TAI_NOW + 12 * SEC), 0);
+	assert_ack(f, TDM_PHASE_PREPARE, 2, 0, "already installed");
+	assert_int_equal(f->q.prepares + f->q.installs, 2);
+}
+
+static void test_prepare_abort(void **state)
+{
+	struct fx *f = *state;
+
+	prepared_v2(f);
+	assert_int_equal(outcome(f, TDM_MSG_ABORT, 2), 0);
+	assert_int_equal(f->q.aborts, 1);
+	assert_int_equal(f->q.last_abort, 2);
+	assert_int_equal(f->q.confirms, 0);
+	assert_ack(f, TDM_PHASE_ABORT, 2, 0, NULL);
+	assert_int_equal(f->q.version, 1);
+	/* nothing left to commit */
+	assert_int_equal(outcome(f, TDM_MSG_COMMIT, 2), 0);
+	assert_ack(f, TDM_PHASE_COMMIT, 2, ENOENT, "no prepared plan v2");
+	assert_int_equal(f->q.confirms, 0);
+}
+
+/* The kernel refuses the prepare: a nack, and nothing waits. */
+static void test_prepare_refused(void **state)
+{
+	struct fx *f = *state;
+
+	fx_start(f);
+	session_up(f, 1);
+	assert_int_equal(send_plan(f, plan_ab, 1, 0), 0);
+	f->q.fail_prepare = 1;
+	assert_int_equal(send_plan(f, plan_ab, 2, TAI_NOW + 11 * SEC), 0);
+	assert_ack(f, TDM_PHASE_PREPARE, 2, EINVAL, "kernel: prepare refused");
+	assert_int_equal(outcome(f, TDM_MSG_ABORT, 2), 0);
+	assert_ack(f, TDM_PHASE_ABORT, 2, ENOENT, "prepared: none");
+	assert_int_equal(f->q.aborts, 0);
+}
+
+/* The confirm fails in the kernel: EIO, and the plan stays prepared. */
+static void test_commit_fails(void **state)
+{
+	struct fx *f = *state;
+
+	prepared_v2(f);
+	f->q.fail_confirm = 1;
+	assert_int_equal(outcome(f, TDM_MSG_COMMIT, 2), 0);
+	assert_ack(f, TDM_PHASE_COMMIT, 2, EIO, "kernel: confirm refused");
+	assert_status_has(f, false, "plan v2 prepared");
+	assert_int_equal(outcome(f, TDM_MSG_COMMIT, 2), 0);
+	assert_ack(f, TDM_PHASE_COMMIT, 2, 0, NULL);
+	assert_int_equal(f->q.confirms, 1);
+}
+
+/* A prepare without windows for us holds the gate; abort releases it. */
+static void test_prepare_without_us(void **state)
+{
+	struct fx *f = *state;
+
+	fx_start(f);
+	session_up(f, 1);
+	assert_int_equal(send_plan(f, plan_ab, 1, 0), 0);
+	assert_int_equal(send_plan(f, plan_b, 2, TAI_NOW + 11 * SEC), 0);
+	assert_int_equal(f->q.prepares, 0);
+	assert_true(f->q.hold);
+	assert_ack(f, TDM_PHASE_PREPARE, 2, 0, "no windows for 'a'");
+	assert_int_equal(outcome(f, TDM_MSG_ABORT, 2), 0);
+	assert_ack(f, TDM_PHASE_ABORT, 2, 0, NULL);
+	assert_false(f->q.hold);
+	/* committed instead, it keeps holding */
+	assert_int_equal(send_plan(f, plan_b, 3, TAI_NOW + 12 * SEC), 0);
+	assert_int_equal(outcome(f, TDM_MSG_COMMIT, 3), 0);
+	assert_ack(f, TDM_PHASE_COMMIT, 3, 0, NULL);
+	assert_true(f->q.hold);
+	assert_status_has(f, false, "plan v3 has no windows for 'a'");
+}
+
+/*
+ * Cut off while prepared: the member decides nothing alone (no confirm,
+ * no abort: the kernel holds from the base time), asks for the outcome
+ * in its next REGISTER, and applies what comes.
+ */
+static void test_cut_off_while_prepared(void **state)
+{
+	struct fx *f = *state;
+
+	prepared_v2(f);
+	member_lost(f->me, "connection lost");
+	assert_false(f->up);
+	run_for(f, 30 * SEC);
+	assert_int_equal(f->q.confirms + f->q.aborts, 0);
+	assert_true(f->q.pending && f->q.unconfirmed);
+	/* reconnecting failed meanwhile? No: the fake accepts at once. */
+	assert_true(f->up);
+	session_up(f, 2);
+	assert_int_equal(f->s.reg_version, 1);
+	assert_int_equal(f->s.reg_prepared, 2);
+	assert_int_equal(outcome(f, TDM_MSG_COMMIT, 2), 0);
+	assert_int_equal(f->q.confirms, 1);
+	assert_ack(f, TDM_PHASE_COMMIT, 2, 0, NULL);
+}
+
+/* The same, answered by an abort. */
+static void test_cut_off_then_abort(void **state)
+{
+	struct fx *f = *state;
+
+	prepared_v2(f);
+	member_lost(f->me, "connection lost");
+	run_for(f, 1 * SEC);
+	session_up(f, 1);
+	assert_int_equal(f->s.reg_prepared, 2);
+	assert_int_equal(outcome(f, TDM_MSG_ABORT, 2), 0);
+	assert_int_equal(f->q.aborts, 1);
+	assert_int_equal(f->q.version, 1);
+}
+
+/* Restarted with a plan prepared in the kernel: asked for at REGISTER. */
+static void test_restart_finds_prepared(void **state)
+{
+	struct fx *f = *state;
+
+	f->q.present = true;
+	f->q.version = 4;
+	f->q.pending = f->q.unconfirmed = true;
+	f->q.pending_version = 5;
+	fx_start(f);
+	session_up(f, 5);
+	assert_int_equal(f->s.reg_version, 4);
+	assert_int_equal(f->s.reg_prepared, 5);
+	assert_int_equal(outcome(f, TDM_MSG_COMMIT, 5), 0);
+	assert_int_equal(f->q.last_confirm, 5);
+	assert_ack(f, TDM_PHASE_COMMIT, 5, 0, NULL);
+	/* it now runs v5 (from the kernel): v4 is older */
+	assert_int_equal(send_plan(f, plan_ab, 4, 0), 0);
+	assert_ack(f, TDM_PHASE_PREPARE, 4, ESTALE, "not newer than the installed v5");
+	assert_int_equal(f->q.installs, 0);
+}
+
+/* ---- the PTP and PHC gates ---- */
+
+static void ptp_require(struct fx *f)
+{
+	f->conf.ptp_policy = PTP_REQUIRE;
+	fx_start(f);
+	session_up(f, 1);
+	f->ptp_down = true;
+	assert_int_equal(send_plan(f, plan_ab, 1, 0), 0);
+}
+
+/* Installed held; released after ptp_good_checks, held after bad. */
+static void test_ptp_hysteresis(void **state)
+{
+	struct fx *f = *state;
+	unsigned int hb;
+
+	ptp_require(f);
+	assert_true(f->q.hold);
+	run_for(f, 1 * SEC);
+	assert_true(f->q.hold);
+	assert_status_has(f, false, "sync: unsynced");
+	f->ptp_down = false;
+	/* checks every 250 ms: the third good one releases */
+	f->mono += 250 * MS;
+	tick(f);
+	f->mono += 250 * MS;
+	tick(f);
+	assert_true(f->q.hold);
+	hb = f->s.nheartbeats;
+	f->mono += 250 * MS;
+	tick(f);
+	assert_false(f->q.hold);
+	assert_int_equal(f->s.nheartbeats, hb + 1);
+	assert_int_equal(f->s.hb_hold, 0);
+	assert_status_has(f, false, "sync: synced");
+	/* one bad check (offset) is not enough, two are */
+	f->ptp.master_offset = 5000;
+	f->mono += 250 * MS;
+	tick(f);
+	assert_false(f->q.hold);
+	f->ptp.master_offset = 10;
+	f->mono += 250 * MS;
+	tick(f);
+	f->ptp.master_offset = -5000;
+	f->mono += 250 * MS;
+	tick(f);
+	assert_false(f->q.hold);
+	f->mono += 250 * MS;
+	tick(f);
+	assert_true(f->q.hold);
+	assert_status_has(f, false, "offset -5000 ns exceeds 1000 ns");
+	assert_int_equal(f->s.hb_hold, 1);
+}
+
+/* Policy warn: the same checks, the gate never held. */
+static void test_ptp_warn(void **state)
+{
+	struct fx *f = *state;
+
+	f->conf.ptp_policy = PTP_WARN;
+	f->ptp_down = true;
+	fx_start(f);
+	session_up(f, 1);
+	assert_int_equal(send_plan(f, plan_ab, 1, 0), 0);
+	assert_false(f->q.hold);
+	run_for(f, 2 * SEC);
+	assert_false(f->q.hold);
+	assert_true(f->ptp_queries >= 8);
+	assert_status_has(f, false, "sync: unsynced (policy warn)");
+}
+
+/* The PHC apart from CLOCK_TAI holds the gate as PTP does. */
+static void test_phc_hysteresis(void **state)
+{
+	struct fx *f = *state;
+
+	f->conf.phc_threshold_ns = 5000;
+	f->phc_index = 0;
+	f->conf.ptp_policy = PTP_REQUIRE;
+	fx_start(f);
+	session_up(f, 1);
+	assert_int_equal(send_plan(f, plan_ab, 1, 0), 0);
+	run_for(f, 1 * SEC);
+	assert_false(f->q.hold);
+	assert_status_has(f, false, "phc: synced (/dev/ptp0");
+	f->phc_offset = 1000000000;
+	f->mono += 250 * MS;
+	tick(f);
+	assert_false(f->q.hold);
+	f->mono += 250 * MS;
+	tick(f);
+	assert_true(f->q.hold);
+	assert_status_has(f, false, "exceeds 5000 ns");
+	/* a healthy PTP does not release it; three good PHC checks do */
+	f->phc_offset = 100;
+	f->mono += 250 * MS;
+	tick(f);
+	f->mono += 250 * MS;
+	tick(f);
+	assert_true(f->q.hold);
+	f->mono += 250 * MS;
+	tick(f);
+	assert_false(f->q.hold);
+}
+
+/* ---- the lease ---- */
+
+/* Renewed every lease/4 while healthy; not while PTP is out of sync. */
+static void test_lease_renewal(void **state)
+{
+	struct fx *f = *state;
+	unsigned int n;
+
+	f->conf.target.lease_ns = 2 * SEC;
+	f->conf.ptp_policy = PTP_REQUIRE;
+	fx_start(f);
+	session_up(f, 1);
+	/* no plan yet: nothing to renew */
+	run_for(f, 1 * SEC);
+	assert_int_equal(f->q.renews + f->q.set_leases, 0);
+	assert_int_equal(send_plan(f, plan_ab, 1, 0), 0);
+	assert_int_equal(f->q.lease_ns, 2 * SEC);
+	n = f->q.renews;
+	run_for(f, 2 * SEC);
+	/* every 500 ms: 4 in 2 s */
+	assert_int_equal(f->q.renews, n + 4);
+	assert_status_has(f, true, "\"renewing\":true");
+	/* PTP goes bad: the renewals stop (the kernel holds by itself) */
+	f->ptp_down = true;
+	run_for(f, 600 * MS);
+	n = f->q.renews;
+	run_for(f, 3 * SEC);
+	assert_int_equal(f->q.renews, n);
+	assert_status_has(f, true, "\"renewing\":false");
+	/* and resume once it is back in sync */
+	f->ptp_down = false;
+	run_for(f, 3 * SEC);
+	assert_true(f->q.renews >= n + 4);
+	/* a qdisc without a lease (set by hand) gets ours */
+	f->q.lease_ns = 0;
+	n = f->q.set_leases;
+	run_for(f, 500 * MS);
+	assert_int_equal(f->q.set_leases, n + 1);
+	assert_int_equal(f->q.lease_ns, 2 * SEC);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+#define T(t) cmocka_unit_test_setup_teardown(t, fx_setup, fx_teardown)
+		T(test_register_and_heartbeat),
+		T(test_reconnect_backoff),
+		T(test_handshake_timeout),
+		T(test_plan_before_welcome),
+		T(test_plan_install),
+		T(test_plan_without_us),
+		T(test_prepare_commit),
+		T(test_prepare_abort),
+		T(test_prepare_refused),
+		T(test_commit_fails),
+		T(test_prepare_without_us),
+		T(test_cut_off_while_prepared),
+		T(test_cut_off_then_abort),
+		T(test_restart_finds_prepared),
+		T(test_ptp_hysteresis),
+		T(test_ptp_warn),
+		T(test_phc_hysteresis),
+		T(test_lease_renewal),
+#undef T
+	};
+
+	tdm_log_init("test_member", LOG_EMERG);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
