@@ -4,9 +4,10 @@
 # PHC health on tdm_testdev, whose PTP clock runs on CLOCK_TAI and supports
 # PTP_SYS_OFFSET_EXTENDED and the basic PTP_SYS_OFFSET but not _PRECISE (as
 # most NICs): the reading falls back to EXTENDED.  A member on tdmt0 (its
-# coordinator on tdmt1) with ptp_policy require; its ptp4l is a lone
-# grandmaster on a spare veth, so PTP counts as in sync and only the PHC
-# decides.  tdmctl status reads the offset near 0.  Then the PHC is stepped
+# coordinator on tdmt1) with ptp_policy require; its ptp4l is a slave
+# (software timestamping) of a grandmaster in the coordinator's
+# namespace over a spare veth pair, on the one system clock of both, so
+# PTP is in sync (a member is only as SLAVE) and only the PHC decides.  tdmctl status reads the offset near 0.  Then the PHC is stepped
 # 1 s away, as when phc2sys has died and the clocks part: the member holds
 # the gate (the qdisc's hold in tc -s qdisc) after ptp_bad_checks, the
 # coordinator sees why, and tdmctl doctor reads the same 1 s and fails with
@@ -51,15 +52,17 @@ window    2ms
 dead_time 1ms
 PLAN
 
-# The grandmaster: alone on a spare veth, it takes that role within about
-# two announce intervals.
-if ! ip -n "$A" link add gm0 type veth peer name gm1; then
+# The grandmaster in B, the member's ptp4l its slave in A, over a spare
+# veth pair: the slave reaches SLAVE within a few announce intervals
+# (the bound of the first release below covers it).
+if ! ip -n "$A" link add gm0 type veth peer name gm1 netns "$B"; then
 	tdm_skip_all "cannot add a veth pair for ptp4l"
 fi
 ip -n "$A" link set gm0 up
-ip -n "$A" link set gm1 up
-ptp_start a "$A" gm0 --priority1=1 --logAnnounceInterval=-2 \
+ip -n "$B" link set gm1 up
+ptp_start gm "$B" gm1 --priority1=1 --logAnnounceInterval=-2 \
 	--announceReceiptTimeout=2
+ptp_start a "$A" gm0 -s --logAnnounceInterval=-2 --announceReceiptTimeout=2
 
 tdmd_coord_conf "$TDM_TMP/coord.conf" "$TDM_TMP/plan.conf"
 tdmd_start coord "$B" "$TDM_TMP/coord.conf" || tdmd_fatal "the coordinator starts"
@@ -142,6 +145,7 @@ check_match "... after 3 good checks, and the member releases its gate" \
 check_eq "tc -s qdisc: plan v1, released" "$(qstate)" 1:0
 
 ptp_stop a
+ptp_stop gm
 [ "$TDM_FAILS" = 0 ] || { tdmd_show_logs; tail -n 5 "$TDM_TMP"/ptp-*.log | sed 's/^/#   /'; }
 tdmd_finish
 tdm_exit

@@ -63,6 +63,8 @@ enum { ACT_GET, ACT_SET, ACT_RESPONSE, ACT_COMMAND, ACT_ACKNOWLEDGE };
 #define TSN_GM_IDENTITY		42	/* ClockIdentity gmIdentity */
 #define PORT_DATA_SET_LEN	26
 #define PDS_PORT_STATE		10	/* after portIdentity */
+#define TIME_PROPERTIES_LEN	4	/* currentUtcOffset, flags, timeSource */
+#define TP_UTC_OFF_VALID	(1 << 2)	/* flags, as flagField[1] */
 
 #define ERROR_STATUS_LEN	8	/* without displayData */
 
@@ -118,6 +120,8 @@ static const char *mgmt_id_name(uint16_t id)
 		return "TIME_STATUS_NP";
 	case TDM_PTP_MID_PORT_DATA_SET:
 		return "PORT_DATA_SET";
+	case TDM_PTP_MID_TIME_PROPERTIES_DATA_SET:
+		return "TIME_PROPERTIES_DATA_SET";
 	}
 	return "another data set";
 }
@@ -146,6 +150,8 @@ static size_t get_data_len(uint16_t mgmt_id)
 		return TIME_STATUS_NP_LEN;
 	case TDM_PTP_MID_PORT_DATA_SET:
 		return PORT_DATA_SET_LEN;
+	case TDM_PTP_MID_TIME_PROPERTIES_DATA_SET:
+		return TIME_PROPERTIES_LEN;
 	}
 	return 0;
 }
@@ -221,6 +227,13 @@ static int parse_data_set(const uint8_t *v, size_t vlen,
 		st->port_state = d[PDS_PORT_STATE];
 		st->port_ok = true;
 		return 0;
+	case TDM_PTP_MID_TIME_PROPERTIES_DATA_SET:
+		if (dlen < TIME_PROPERTIES_LEN)
+			break;
+		st->utc_offset = (int16_t)get_be16(d);
+		st->utc_offset_valid = d[2] & TP_UTC_OFF_VALID;
+		st->tp_ok = true;
+		return 0;
 	default:
 		return 1;
 	}
@@ -245,7 +258,8 @@ static int parse_error_status(const uint8_t *v, size_t vlen,
 	}
 	error = get_be16(v);
 	id = get_be16(v + 2);
-	if (!get_data_len(id))
+	/* Not one of ours, or the optional one: the round goes on. */
+	if (!get_data_len(id) || id == TDM_PTP_MID_TIME_PROPERTIES_DATA_SET)
 		return 1;
 	/* displayData: a PTPText (length, text), printable bytes only. */
 	if (vlen > ERROR_STATUS_LEN) {
@@ -476,6 +490,11 @@ static void merge(struct tdm_ptp_status *st, const struct tdm_ptp_status *m)
 		st->port_ok = true;
 		st->nports++;
 	}
+	if (m->tp_ok) {
+		st->tp_ok = true;
+		st->utc_offset = m->utc_offset;
+		st->utc_offset_valid = m->utc_offset_valid;
+	}
 }
 
 /* Read one datagram if there is one: 1 read, 0 none, -1 error in it. */
@@ -539,7 +558,13 @@ int tdm_ptp_query(struct tdm_ptp *p, int timeout_ms,
 		return -1;
 	}
 	drain(p);
-	if (send_get(p, seq, TDM_PTP_MID_TIME_STATUS_NP, err, errlen) < 0 ||
+	/*
+	 * TIME_PROPERTIES_DATA_SET first: ptp4l answers in order, so its
+	 * answer is queued by the time the two the round waits for came.
+	 */
+	if (send_get(p, seq, TDM_PTP_MID_TIME_PROPERTIES_DATA_SET, err,
+		     errlen) < 0 ||
+	    send_get(p, seq, TDM_PTP_MID_TIME_STATUS_NP, err, errlen) < 0 ||
 	    send_get(p, seq, TDM_PTP_MID_PORT_DATA_SET, err, errlen) < 0)
 		return -1;
 
@@ -607,32 +632,34 @@ bool tdm_ptp_good(const struct tdm_ptp_status *st, uint64_t threshold_ns,
 		tdm_set_err(reason, len, "ptp4l gave no port state");
 		return false;
 	}
-	if (s != TDM_PS_SLAVE && s != TDM_PS_MASTER &&
-	    s != TDM_PS_GRAND_MASTER) {
+	/* MASTER or GRAND_MASTER: this node follows no grandmaster. */
+	if (s != TDM_PS_SLAVE) {
 		tdm_set_err(reason, len, "port state %s", tdm_port_state_name(s));
 		return false;
 	}
-	if (s == TDM_PS_SLAVE) {
-		if (!st->time_status_ok) {
-			tdm_set_err(reason, len, "ptp4l gave no master offset");
-			return false;
-		}
-		if (magnitude(st->master_offset) > threshold_ns) {
-			tdm_set_err(reason, len, "offset %lld ns exceeds %llu ns",
-				(long long)st->master_offset,
-				(unsigned long long)threshold_ns);
-			return false;
-		}
+	if (!st->time_status_ok) {
+		tdm_set_err(reason, len, "ptp4l gave no master offset");
+		return false;
+	}
+	if (magnitude(st->master_offset) > threshold_ns) {
+		tdm_set_err(reason, len, "offset %lld ns exceeds %llu ns",
+			(long long)st->master_offset,
+			(unsigned long long)threshold_ns);
+		return false;
 	}
 	if (check_tai && st->tai_offset == 0) {
 		tdm_set_err(reason, len,
 			"kernel TAI offset is 0 (CLOCK_TAI = CLOCK_REALTIME): phc2sys -a or -w sets it from ptp4l");
 		return false;
 	}
-	if (s == TDM_PS_SLAVE)
-		tdm_set_err(reason, len, "port state SLAVE, offset %lld ns",
-			(long long)st->master_offset);
-	else
-		tdm_set_err(reason, len, "port state %s", tdm_port_state_name(s));
+	if (check_tai && st->tp_ok && st->utc_offset_valid &&
+	    st->tai_offset != st->utc_offset) {
+		tdm_set_err(reason, len,
+			"kernel TAI offset %d s is not ptp4l's currentUtcOffset %d s: phc2sys -a or -w sets it from ptp4l",
+			st->tai_offset, st->utc_offset);
+		return false;
+	}
+	tdm_set_err(reason, len, "port state SLAVE, offset %lld ns",
+		(long long)st->master_offset);
 	return true;
 }

@@ -2,8 +2,10 @@
 /*
  * Asking ptp4l whether this node is synchronised, over its management UNIX
  * socket with raw PTP management messages (as pmc, phc2sys -w and
- * isochron do): GET TIME_STATUS_NP (master offset, grandmaster) and GET
- * PORT_DATA_SET (port state).  Plus the kernel's TAI offset (adjtimex).
+ * isochron do): GET TIME_STATUS_NP (master offset, grandmaster), GET
+ * PORT_DATA_SET (port state) and GET TIME_PROPERTIES_DATA_SET (the
+ * grandmaster's currentUtcOffset).  Plus the kernel's TAI offset
+ * (adjtimex).
  */
 #ifndef TDM_PTP_H
 #define TDM_PTP_H
@@ -52,6 +54,12 @@ struct tdm_ptp_status {
 	 * UNCALIBRATED, else GRAND_MASTER/MASTER, else the others.
 	 */
 	unsigned int nports;
+	/* Addition: TIME_PROPERTIES_DATA_SET, when ptp4l answered it (it is
+	 * asked first and not waited for: tp_ok false without it).
+	 */
+	bool tp_ok;
+	int utc_offset;		/* s, currentUtcOffset */
+	bool utc_offset_valid;	/* currentUtcOffsetValid */
 };
 
 /*
@@ -81,11 +89,14 @@ int tdm_tai_offset(int *tai, char *err, size_t errlen);
 const char *tdm_port_state_name(int state);
 
 /*
- * The decision.  Good when the port is SLAVE (or MASTER/GRAND_MASTER: the
- * grandmaster is in sync by definition) and |master_offset| <= threshold
- * (offset checked on SLAVE only), and, if check_tai, the TAI offset is not
- * zero.  reason explains a bad result ("port state UNCALIBRATED",
- * "offset 1234 ns exceeds 1000 ns", "kernel TAI offset is 0 ...").
+ * The decision, for a node that takes its time from PTP (a member):
+ * good when the port is SLAVE (any other state, MASTER included, means
+ * the node is not following a grandmaster) and |master_offset| <=
+ * threshold, and, if check_tai, the kernel's TAI offset is not zero and,
+ * when ptp4l reports a valid currentUtcOffset, equal to it.  reason
+ * explains a bad result ("port state MASTER", "offset 1234 ns exceeds
+ * 1000 ns", "kernel TAI offset is 0 ...", "kernel TAI offset 36 s is not
+ * ptp4l's currentUtcOffset 37 s ...").
  */
 bool tdm_ptp_good(const struct tdm_ptp_status *st, uint64_t threshold_ns,
 		  bool check_tai, char *reason, size_t len);
@@ -93,6 +104,7 @@ bool tdm_ptp_good(const struct tdm_ptp_status *st, uint64_t threshold_ns,
 /* Pure codec, exported for tests and the fuzzer. */
 #define TDM_PTP_MID_TIME_STATUS_NP	0xC000
 #define TDM_PTP_MID_PORT_DATA_SET	0x2004
+#define TDM_PTP_MID_TIME_PROPERTIES_DATA_SET	0x2003
 /*
  * A GET as pmc 3.1 sends it (-b 0): header with the all-ones target
  * port, source port number = our pid, the data field zero-filled to the
@@ -106,7 +118,8 @@ int tdm_ptp_build_get_ex(uint8_t *buf, size_t len, uint8_t domain,
 			 uint8_t transport_specific, uint16_t port,
 			 uint16_t seq, uint16_t mgmt_id);
 /* Parse a management response: returns 0 and fills st for the ids above,
- * 1 for a message to ignore (other id / not a response / other seq),
+ * 1 for a message to ignore (other id / not a response / other seq, or a
+ * management error for TIME_PROPERTIES_DATA_SET, which is optional),
  * -1 with err for a malformed message or a management error status.
  * Each call fills only the fields of the one data set it found.
  */

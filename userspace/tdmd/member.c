@@ -91,6 +91,9 @@ struct member {
 	enum sync_state sync;
 	struct tdm_hyst ptp_h;		/* ok: PTP in sync */
 	struct tdm_ptp_status st;
+	uint8_t gm[8];			/* the grandmaster followed */
+	bool gm_known;
+	bool gm_changed;		/* since then, not yet in sync again */
 	char reason[300];
 	bool hold_applied;		/* what the qdisc was last told */
 	bool qdisc_seen;		/* a tdmwin qdisc was there at start */
@@ -565,6 +568,50 @@ static void apply_hold(struct member *me)
 	me->hold_applied = want;
 }
 
+static const char *fmt_clock_id(const uint8_t id[8], char *buf, size_t len)
+{
+	/* As linuxptp prints a clockIdentity. */
+	snprintf(buf, len, "%02x%02x%02x.%02x%02x.%02x%02x%02x", id[0], id[1],
+		 id[2], id[3], id[4], id[5], id[6], id[7]);
+	return buf;
+}
+
+/*
+ * Another grandmaster than the one followed so far: whatever was proved
+ * of the old one says nothing of the new, so the sync hysteresis starts
+ * again (ptp_good_checks good answers before the gate opens).
+ */
+static void gm_check(struct member *me)
+{
+	const struct tdm_ptp_status *st = &me->st;
+	char a[32], b[32];
+	bool was_ok = me->ptp_h.ok;
+
+	if (!st->time_status_ok || !st->gm_present)
+		return;
+	if (me->gm_known && memcmp(me->gm, st->gm_identity, sizeof(me->gm))) {
+		snprintf(me->reason, sizeof(me->reason),
+			 "grandmaster changed from %s to %s: %u good checks needed",
+			 fmt_clock_id(me->gm, a, sizeof(a)),
+			 fmt_clock_id(st->gm_identity, b, sizeof(b)),
+			 me->cf->ptp_good_checks);
+		log_notice("PTP: %s", me->reason);
+		me->ptp_h = (struct tdm_hyst){ 0 };
+		me->gm_changed = true;
+		if (was_ok) {
+			me->sync = SYNC_BAD;
+			log_warn("PTP out of sync: %s%s", me->reason,
+				 me->cf->ptp_policy == PTP_REQUIRE ?
+				 ": holding the gate" :
+				 " (policy warn: gate left open)");
+			apply_hold(me);
+			send_heartbeat(me);
+		}
+	}
+	memcpy(me->gm, st->gm_identity, sizeof(me->gm));
+	me->gm_known = true;
+}
+
 static void ptp_check(struct member *me)
 {
 	const struct tdmd_conf *cf = me->cf;
@@ -591,9 +638,11 @@ static void ptp_check(struct member *me)
 
 		good = tdm_ptp_good(&me->st, cf->ptp_threshold_ns, tai, reason,
 				    sizeof(reason));
+		gm_check(me);
 	}
 	if (good) {
-		me->reason[0] = '\0';
+		if (!me->gm_changed)
+			me->reason[0] = '\0';
 	} else {
 		tdm_strlcpy(me->reason, reason, sizeof(me->reason));
 		if (me->sync == SYNC_UNKNOWN) {
@@ -603,6 +652,10 @@ static void ptp_check(struct member *me)
 	}
 	if (tdm_hyst_step(&me->ptp_h, good, cf->ptp_good_checks, cf->ptp_bad_checks)) {
 		me->sync = me->ptp_h.ok ? SYNC_GOOD : SYNC_BAD;
+		if (me->ptp_h.ok && me->gm_changed) {
+			me->gm_changed = false;
+			me->reason[0] = '\0';
+		}
 		if (me->ptp_h.ok)
 			log_notice("PTP in sync (port %s, offset %lld ns) after %u good checks%s",
 				   tdm_port_state_name(me->st.port_state),
@@ -829,6 +882,15 @@ static void status_json(struct tdm_json *j, void *arg)
 	tdm_json_str(j, "port_state", me->st.port_ok ?
 		     tdm_port_state_name(me->st.port_state) : "-");
 	tdm_json_s64(j, "tai_offset", me->st.tai_offset);
+	if (me->st.tp_ok) {
+		tdm_json_s64(j, "utc_offset", me->st.utc_offset);
+		tdm_json_bool(j, "utc_offset_valid", me->st.utc_offset_valid);
+	}
+	if (me->gm_known) {
+		char g[32];
+
+		tdm_json_str(j, "grandmaster", fmt_clock_id(me->gm, g, sizeof(g)));
+	}
 	tdm_json_u64(j, "good_checks", me->ptp_h.good);
 	tdm_json_u64(j, "bad_checks", me->ptp_h.bad);
 	tdm_json_str(j, "reason", me->reason);

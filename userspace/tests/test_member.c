@@ -1054,6 +1054,129 @@ static void test_phc_hysteresis(void **state)
 	assert_false(f->q.hold);
 }
 
+/* n checks of PTP, ptp_interval apart. */
+static void checks(struct fx *f, int n)
+{
+	while (n--) {
+		f->mono += 250 * MS;
+		tick(f);
+	}
+}
+
+/* Synced and released under require, ptp_check_tai on. */
+static void synced(struct fx *f)
+{
+	f->conf.ptp_policy = PTP_REQUIRE;
+	f->conf.ptp_check_tai = true;
+	fx_start(f);
+	session_up(f, 1);
+	assert_int_equal(send_plan(f, plan_ab, 1, 0), 0);
+	checks(f, 3);
+	assert_false(f->q.hold);
+}
+
+/* A member whose port is MASTER (or anything but SLAVE) is not synced. */
+static void test_ptp_master_not_synced(void **state)
+{
+	struct fx *f = *state;
+
+	f->ptp.port_state = TDM_PS_MASTER;
+	f->conf.ptp_policy = PTP_REQUIRE;
+	fx_start(f);
+	session_up(f, 1);
+	assert_int_equal(send_plan(f, plan_ab, 1, 0), 0);
+	checks(f, 10);
+	assert_true(f->q.hold);
+	assert_status_has(f, false, "sync: unsynced (policy require), port MASTER");
+	assert_status_has(f, false, ": port state MASTER");
+	f->ptp.port_state = TDM_PS_GRAND_MASTER;
+	checks(f, 10);
+	assert_true(f->q.hold);
+	/* SLAVE: released after ptp_good_checks */
+	f->ptp.port_state = TDM_PS_SLAVE;
+	checks(f, 2);
+	assert_true(f->q.hold);
+	checks(f, 1);
+	assert_false(f->q.hold);
+}
+
+/* The kernel's TAI offset against ptp4l's valid currentUtcOffset. */
+static void test_ptp_tai_against_utc_offset(void **state)
+{
+	struct fx *f = *state;
+
+	f->ptp.tp_ok = true;
+	f->ptp.utc_offset = 37;
+	f->ptp.utc_offset_valid = true;
+	f->ptp.tai_offset = 36;
+	f->conf.ptp_policy = PTP_REQUIRE;
+	f->conf.ptp_check_tai = true;
+	fx_start(f);
+	session_up(f, 1);
+	assert_int_equal(send_plan(f, plan_ab, 1, 0), 0);
+	checks(f, 5);
+	assert_true(f->q.hold);
+	assert_status_has(f, false,
+			  "kernel TAI offset 36 s is not ptp4l's currentUtcOffset 37 s");
+	/* not valid: only its being set counts */
+	f->ptp.utc_offset_valid = false;
+	checks(f, 3);
+	assert_false(f->q.hold);
+	/* valid again, and the kernel's is set right */
+	f->ptp.utc_offset_valid = true;
+	checks(f, 2);
+	assert_true(f->q.hold);
+	f->ptp.tai_offset = 37;
+	checks(f, 3);
+	assert_false(f->q.hold);
+	assert_status_has(f, true, "\"utc_offset\":37");
+}
+
+/* A new grandmaster: held at once, released after ptp_good_checks. */
+static void test_gm_change_reruns_hysteresis(void **state)
+{
+	struct fx *f = *state;
+	unsigned int hb;
+
+	synced(f);
+	assert_status_has(f, true, "\"grandmaster\":\"001122.fffe.334455\"");
+	hb = f->s.nheartbeats;
+	f->ptp.gm_identity[7] = 0x56;
+	checks(f, 1);
+	assert_true(f->q.hold);
+	assert_int_equal(f->s.nheartbeats, hb + 1);
+	assert_int_equal(f->s.hb_hold, 1);
+	assert_int_equal(f->s.hb_state, 2);	/* SYNC_BAD */
+	assert_status_has(f, false,
+			  "grandmaster changed from 001122.fffe.334455 to 001122.fffe.334456");
+	/* that check was the first good one of three */
+	checks(f, 1);
+	assert_true(f->q.hold);
+	checks(f, 1);
+	assert_false(f->q.hold);
+	assert_status_has(f, false, "sync: synced");
+	/* the same grandmaster again: nothing happens */
+	checks(f, 5);
+	assert_false(f->q.hold);
+}
+
+/* Under policy warn a new grandmaster is logged, the gate left open. */
+static void test_gm_change_warn(void **state)
+{
+	struct fx *f = *state;
+
+	f->conf.ptp_policy = PTP_WARN;
+	fx_start(f);
+	session_up(f, 1);
+	assert_int_equal(send_plan(f, plan_ab, 1, 0), 0);
+	checks(f, 3);
+	assert_status_has(f, false, "sync: synced");
+	f->ptp.gm_identity[0] = 0x99;
+	checks(f, 1);
+	assert_false(f->q.hold);
+	assert_status_has(f, false, "sync: unsynced");
+}
+
 /* ---- the lease ---- */
 
 /* Renewed every lease/4 while healthy; not while PTP is out of sync. */
@@ -1116,6 +1239,10 @@ int main(void)
 		T(test_ptp_hysteresis),
 		T(test_ptp_warn),
 		T(test_phc_hysteresis),
+		T(test_ptp_master_not_synced),
+		T(test_ptp_tai_against_utc_offset),
+		T(test_gm_change_reruns_hysteresis),
+		T(test_gm_change_warn),
 		T(test_lease_renewal),
 #undef T
 	};

@@ -192,6 +192,49 @@ static void test_parse_values(void **state)
 	assert_int_equal(st.port_state, TDM_PS_MASTER);
 }
 
+static void parse_bad(const uint8_t *b, size_t n, const char *want);
+
+/* A TIME_PROPERTIES_DATA_SET answer: gm_pds with its TLV replaced. */
+static size_t time_props(uint8_t *b, size_t cap, int16_t utc, uint8_t flags)
+{
+	size_t n = unhex(gm_pds, b, cap);
+
+	assert_true(cap >= 58);
+	n = 58;
+	put16(b + 2, (uint16_t)n);
+	put16(b + 50, 2 + 4);
+	put16(b + 52, TDM_PTP_MID_TIME_PROPERTIES_DATA_SET);
+	put16(b + 54, (uint16_t)utc);
+	b[56] = flags;
+	b[57] = 0xa0;		/* timeSource INTERNAL_OSCILLATOR */
+	return n;
+}
+
+static void test_parse_time_properties(void **state)
+{
+	struct tdm_ptp_status st;
+	uint8_t b[256];
+	char err[256] = "";
+	size_t n;
+
+	(void)state;
+	memset(&st, 0, sizeof(st));
+	n = time_props(b, sizeof(b), 37, 0x04 | 0x08);
+	assert_int_equal(tdm_ptp_parse(b, n, 1, &st, err, sizeof(err)), 0);
+	assert_true(st.tp_ok);
+	assert_int_equal(st.utc_offset, 37);
+	assert_true(st.utc_offset_valid);
+	memset(&st, 0, sizeof(st));
+	n = time_props(b, sizeof(b), 36, 0x08);
+	assert_int_equal(tdm_ptp_parse(b, n, 1, &st, err, sizeof(err)), 0);
+	assert_int_equal(st.utc_offset, 36);
+	assert_false(st.utc_offset_valid);
+	/* Three bytes: too short. */
+	put16(b + 50, 2 + 3);
+	put16(b + 2, 57);
+	parse_bad(b, 57, "TIME_PROPERTIES_DATA_SET of 3 bytes, expected 4");
+}
+
 static void test_parse_ignored(void **state)
 {
 	struct tdm_ptp_status st;
@@ -333,6 +376,12 @@ static void test_parse_error_status(void **state)
 	parse_bad(b, n, "0x0006 (NOT_SUPPORTED) for TIME_STATUS_NP: not here?");
 	n = error_status(b, sizeof(b), 0x7777, TDM_PTP_MID_PORT_DATA_SET, "");
 	parse_bad(b, n, "0x7777 (unknown error)");
+	/* TIME_PROPERTIES_DATA_SET is optional: its error is ignored. */
+	n = error_status(b, sizeof(b), 0x0002,
+			 TDM_PTP_MID_TIME_PROPERTIES_DATA_SET, NULL);
+	memset(&st, 0, sizeof(st));
+	assert_int_equal(tdm_ptp_parse(b, n, 1, &st, err, sizeof(err)), 1);
+	assert_false(st.tp_ok);
 	/* About a data set we did not ask for: ignored. */
 	n = error_status(b, sizeof(b), 0x0002, 0x2000, NULL);
 	memset(&st, 0, sizeof(st));
@@ -377,15 +426,38 @@ static void test_good(void **state)
 	decide(TDM_PS_SLAVE, 1001, 37, true, false, "offset 1001 ns exceeds 1000 ns");
 	decide(TDM_PS_SLAVE, -1001, 37, true, false, "offset -1001 ns exceeds");
 	decide(TDM_PS_SLAVE, INT64_MIN, 37, true, false, "exceeds 1000 ns");
-	decide(TDM_PS_MASTER, 999999, 37, true, true, "port state MASTER");
-	decide(TDM_PS_GRAND_MASTER, 0, 37, true, true, "GRAND_MASTER");
+	/* A member follows a grandmaster: only SLAVE is in sync. */
+	decide(TDM_PS_MASTER, 0, 37, true, false, "port state MASTER");
+	decide(TDM_PS_GRAND_MASTER, 0, 37, true, false, "port state GRAND_MASTER");
+	decide(TDM_PS_PASSIVE, 0, 37, true, false, "port state PASSIVE");
+	decide(TDM_PS_PRE_MASTER, 0, 37, true, false, "port state PRE_MASTER");
 	decide(TDM_PS_UNCALIBRATED, 0, 37, true, false, "port state UNCALIBRATED");
 	decide(TDM_PS_LISTENING, 0, 37, true, false, "port state LISTENING");
 	decide(TDM_PS_FAULTY, 0, 37, true, false, "FAULTY");
 	decide(99, 0, 37, true, false, "port state UNKNOWN");
 	decide(TDM_PS_SLAVE, 0, 0, true, false, "kernel TAI offset is 0");
-	decide(TDM_PS_MASTER, 0, 0, true, false, "kernel TAI offset is 0");
+	decide(TDM_PS_MASTER, 0, 0, false, false, "port state MASTER");
 	decide(TDM_PS_SLAVE, 0, 0, false, true, "SLAVE");
+
+	/* The kernel's TAI offset against ptp4l's currentUtcOffset. */
+	memset(&st, 0, sizeof(st));
+	st.port_ok = st.time_status_ok = st.tp_ok = true;
+	st.port_state = TDM_PS_SLAVE;
+	st.tai_offset = 36;
+	st.utc_offset = 37;
+	st.utc_offset_valid = true;
+	assert_false(tdm_ptp_good(&st, 1000, true, r, sizeof(r)));
+	assert_string_equal(r, "kernel TAI offset 36 s is not ptp4l's currentUtcOffset 37 s: phc2sys -a or -w sets it from ptp4l");
+	assert_true(tdm_ptp_good(&st, 1000, false, r, sizeof(r)));
+	st.tai_offset = 37;
+	assert_true(tdm_ptp_good(&st, 1000, true, r, sizeof(r)));
+	/* Not valid (a grandmaster nobody told): only non-zero counts. */
+	st.tai_offset = 36;
+	st.utc_offset_valid = false;
+	assert_true(tdm_ptp_good(&st, 1000, true, r, sizeof(r)));
+	st.utc_offset_valid = true;
+	st.tp_ok = false;
+	assert_true(tdm_ptp_good(&st, 1000, true, r, sizeof(r)));
 
 	memset(&st, 0, sizeof(st));
 	assert_false(tdm_ptp_good(&st, 1000, false, r, sizeof(r)));
@@ -416,28 +488,40 @@ static void fake_open(struct fake *f, const char *dir)
 	assert_int_equal(bind(f->fd, (struct sockaddr *)&sun, sizeof(sun)), 0);
 }
 
-/* Read both GETs, then answer (the port data set first, so that every
- * port's answer is queued before the round can end): mode 0 as asked,
- * 1 with a stale sequence id first, 2 not at all, 3 with two ports (MASTER
- * and SLAVE), 4 with a PTPv1 answer.
+/* Read the three GETs (TIME_PROPERTIES_DATA_SET first), then answer
+ * (the time properties in mode 0 only, then the port data set, so that
+ * every port's answer is queued before the round can end): mode 0 as
+ * asked, 1 with a stale sequence id first, 2 not at all, 3 with two
+ * ports (MASTER and SLAVE), 4 with a PTPv1 answer.
  */
 static void fake_answer(struct fake *f, int mode)
 {
 	struct sockaddr_un from;
 	socklen_t fl = sizeof(from);
-	uint8_t q[2][256];
+	uint8_t q[3][256];
 	int k, order[2];
 
-	for (k = 0; k < 2; k++) {
+	for (k = 0; k < 3; k++) {
 		ssize_t qn = recvfrom(f->fd, q[k], sizeof(q[k]), 0,
 				      (struct sockaddr *)&from, &fl);
 
 		assert_true(qn >= 54);
 	}
+	assert_int_equal(q[0][52] << 8 | q[0][53],
+			 TDM_PTP_MID_TIME_PROPERTIES_DATA_SET);
 	if (mode == 2)
 		return;
-	order[0] = q[0][53] == (TDM_PTP_MID_PORT_DATA_SET & 0xff) ? 0 : 1;
-	order[1] = !order[0];
+	if (mode == 0) {
+		uint8_t a[256];
+		size_t n = time_props(a, sizeof(a), 37, 0x04);
+
+		memcpy(a + 30, q[0] + 30, 2);	/* sequenceId */
+		assert_int_equal(sendto(f->fd, a, n, 0,
+					(struct sockaddr *)&from, fl),
+				 (ssize_t)n);
+	}
+	order[0] = q[1][53] == (TDM_PTP_MID_PORT_DATA_SET & 0xff) ? 1 : 2;
+	order[1] = order[0] == 1 ? 2 : 1;
 	for (k = 0; k < 2; k++) {
 		const uint8_t *g = q[order[k]];
 		uint16_t id = (uint16_t)(g[52] << 8 | g[53]);
@@ -511,6 +595,10 @@ static void test_query(void **state)
 			assert_int_equal(st.port_state, TDM_PS_MASTER);
 			assert_int_equal(st.master_offset, -1234);
 			assert_int_equal(st.nports, 1);
+			/* Asked first, so answered within the round. */
+			assert_int_equal(st.tp_ok, mode == 0);
+			if (mode == 0)
+				assert_int_equal(st.utc_offset, 37);
 			break;
 		case 2:
 			assert_int_equal(rc, -1);
@@ -555,6 +643,7 @@ int main(void)
 		cmocka_unit_test(test_build_fields),
 		cmocka_unit_test(test_parse_captured),
 		cmocka_unit_test(test_parse_values),
+		cmocka_unit_test(test_parse_time_properties),
 		cmocka_unit_test(test_parse_ignored),
 		cmocka_unit_test(test_parse_malformed),
 		cmocka_unit_test(test_parse_error_status),
