@@ -213,3 +213,94 @@ out:
 	errno = error;
 	return error ? -1 : 0;
 }
+
+/* ---- events -------------------------------------------------------------- */
+
+int tdm_nl_subscribe(struct tdm_nl *nl, unsigned int group, char *err,
+		     size_t errlen)
+{
+	int g = (int)group;
+
+	if (!nl->sock) {
+		errno = EBADF;
+		return tdm_set_err(err, errlen, "%s socket is not open",
+				   nl->bus ? nl->bus : "netlink");
+	}
+	if (mnl_socket_setsockopt(nl->sock, NETLINK_ADD_MEMBERSHIP, &g,
+				  sizeof(g)) < 0) {
+		int e = errno;
+
+		tdm_set_err(err, errlen, "%s group %u: %s", nl->bus, group,
+			    strerror(e));
+		errno = e;
+		return -1;
+	}
+	return 0;
+}
+
+/* Each data message of one datagram of events to cb: 0, or -1 (errno). */
+static int walk_events(const void *buf, size_t len, mnl_cb_t cb, void *data)
+{
+	const struct nlmsghdr *nlh = buf;
+	int n = (int)len;
+
+	for (; mnl_nlmsg_ok(nlh, n); nlh = mnl_nlmsg_next(nlh, &n)) {
+		if (nlh->nlmsg_type == NLMSG_OVERRUN) {
+			errno = ENOBUFS;
+			return -1;
+		}
+		if (nlh->nlmsg_type >= NLMSG_MIN_TYPE && cb(nlh, data) < MNL_CB_OK) {
+			errno = EPROTO;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int tdm_nl_events(struct tdm_nl *nl, mnl_cb_t cb, void *data, char *err,
+		  size_t errlen)
+{
+	int count = 0, ret = 0;
+	char *buf;
+
+	if (!nl->sock) {
+		errno = EBADF;
+		return tdm_set_err(err, errlen, "%s socket is not open",
+				   nl->bus ? nl->bus : "netlink");
+	}
+	buf = malloc(NL_RECV_SIZE);
+	if (!buf) {
+		errno = ENOMEM;
+		return tdm_set_err(err, errlen, "%s", strerror(ENOMEM));
+	}
+	for (;;) {
+		struct iovec iov = { buf, NL_RECV_SIZE };
+		struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+		ssize_t n = recvmsg(mnl_socket_get_fd(nl->sock), &msg,
+				    MSG_DONTWAIT);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			break;
+		if (n >= 0 && (msg.msg_flags & MSG_TRUNC))
+			errno = ENOSPC;
+		if (n < 0 || (msg.msg_flags & MSG_TRUNC) ||
+		    walk_events(buf, (size_t)n, cb, data) < 0) {
+			tdm_set_err(err, errlen, "%s events: %s", nl->bus,
+				    strerror(errno));
+			ret = -1;
+			break;
+		}
+		count++;
+	}
+	if (ret < 0) {
+		int e = errno;
+
+		free(buf);
+		errno = e;
+		return -1;
+	}
+	free(buf);
+	return count;
+}

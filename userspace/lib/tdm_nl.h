@@ -49,4 +49,24 @@ void tdm_nl_close(struct tdm_nl *nl);
 int tdm_nl_talk(struct tdm_nl *nl, struct nlmsghdr *nlh, bool dump,
 		mnl_cb_t cb, void *data, char *err, size_t errlen);
 
+/*
+ * Notifications: join multicast group @group (RTNLGRP_TC, ...) so that
+ * the kernel sends this socket its events, read with tdm_nl_events().
+ * Such a socket is for events only: tdm_nl_talk() on it would skip them.
+ * 0, or -1 with err and errno.
+ */
+int tdm_nl_subscribe(struct tdm_nl *nl, unsigned int group, char *err,
+		     size_t errlen);
+
+/*
+ * Read every event queued on a subscribed socket, without waiting: cb
+ * sees each data message in order.  The number of datagrams read (0: none
+ * was queued), or -1 with errno and err: ENOBUFS when the kernel dropped
+ * events because the socket's queue was full (the state they described
+ * must be read afresh), EPROTO when cb failed, ENOSPC for a datagram
+ * larger than the buffer.
+ */
+int tdm_nl_events(struct tdm_nl *nl, mnl_cb_t cb, void *data, char *err,
+		  size_t errlen);
+
 #endif

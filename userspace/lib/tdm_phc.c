@@ -166,6 +166,12 @@ int tdm_phc_open(struct tdm_phc *p, int index, char *err, size_t errlen)
 	return 0;
 }
 
+int tdm_phc_clockid(int fd)
+{
+	/* CLOCKFD (3) in the low bits, the fd's complement above them. */
+	return (int)((~(unsigned int)fd << 3) | 3);
+}
+
 void tdm_phc_close(struct tdm_phc *p)
 {
 	if (p->fd >= 0)

@@ -66,6 +66,14 @@ int tdm_phc_open(struct tdm_phc *p, int index, char *err, size_t errlen);
 void tdm_phc_close(struct tdm_phc *p);
 
 /*
+ * The dynamic POSIX clock of an open PHC fd, for clock_gettime() (the
+ * kernel's FD_TO_CLOCKID: ~fd << 3 | CLOCKFD).  Only reading and
+ * clock_nanosleep's refusal (EOPNOTSUPP) come with it: a dynamic clock
+ * cannot be slept on.
+ */
+int tdm_phc_clockid(int fd);
+
+/*
  * One reading: the best method the device supports (remembered for the
  * next call), TDM_PHC_SAMPLES samples, the narrowest.  0, or -1 with err
  * ("PTP_SYS_OFFSET on /dev/ptp0: Input/output error").

@@ -261,20 +261,20 @@ static int parse_stats(const struct nlattr *stats, struct tdm_qdisc_info *in)
 	return 0;
 }
 
-static int qdisc_cb(const struct nlmsghdr *nlh, void *data)
+int tdm_qdisc_parse(const struct nlmsghdr *nlh, int ifindex, uint32_t parent,
+		    struct tdm_qdisc_info *in)
 {
-	struct dump_ctx *ctx = data;
-	struct tdm_qdisc_info *in = ctx->info;
 	const struct tcmsg *tcm;
 	const struct nlattr *a, *opts = NULL, *stats = NULL;
 	const char *kind = NULL;
 
-	if (nlh->nlmsg_type != RTM_NEWQDISC ||
+	if ((nlh->nlmsg_type != RTM_NEWQDISC &&
+	     nlh->nlmsg_type != RTM_DELQDISC) ||
 	    mnl_nlmsg_get_payload_len(nlh) < sizeof(*tcm))
-		return MNL_CB_OK;
+		return 0;
 	tcm = mnl_nlmsg_get_payload(nlh);
-	if (tcm->tcm_ifindex != ctx->ifindex || tcm->tcm_parent != ctx->parent)
-		return MNL_CB_OK;
+	if (tcm->tcm_ifindex != ifindex || tcm->tcm_parent != parent)
+		return 0;
 
 	mnl_attr_for_each(a, nlh, sizeof(*tcm)) {
 		switch (mnl_attr_get_type(a)) {
@@ -291,16 +291,28 @@ static int qdisc_cb(const struct nlmsghdr *nlh, void *data)
 		}
 	}
 	if (!kind)
-		return MNL_CB_OK;
+		return 0;
 	snprintf(in->kind, sizeof(in->kind), "%s", kind);
 	in->handle = tcm->tcm_handle;
+	in->deleted = nlh->nlmsg_type == RTM_DELQDISC;
 	if (strcmp(kind, TDMWIN_KIND)) {
 		in->other = true;
-		return MNL_CB_OK;
+		return 1;
 	}
 	in->present = true;
+	if (in->deleted)
+		return 1;
 	if (!opts || parse_options(opts, in) < 0 ||
 	    (stats && parse_stats(stats, in) < 0))
+		return -1;
+	return 1;
+}
+
+static int qdisc_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct dump_ctx *ctx = data;
+
+	if (tdm_qdisc_parse(nlh, ctx->ifindex, ctx->parent, ctx->info) < 0)
 		ctx->malformed = true;
 	return MNL_CB_OK;
 }

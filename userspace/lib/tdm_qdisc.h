@@ -64,6 +64,7 @@ struct tdm_qdisc_info {
 	uint64_t lease_ns;		/* 0 = no lease */
 	int64_t lease_left_ns;		/* <= 0: ran out that long ago */
 	bool pending_unconfirmed;	/* the pending plan waits for confirm */
+	bool deleted;	/* tdm_qdisc_parse(): an RTM_DELQDISC of the qdisc */
 };
 
 int tdm_rtnl_open(struct tdm_rtnl *r, char *err, size_t errlen);
@@ -74,6 +75,17 @@ int tdm_qdisc_resolve(struct tdm_qdisc_target *t, char *err, size_t errlen);
 
 int tdm_qdisc_get(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
 		  struct tdm_qdisc_info *info, char *err, size_t errlen);
+
+/*
+ * One rtnetlink message, of a dump or an RTNLGRP_TC event: is it about the
+ * qdisc at @parent (TC_H_ROOT, or a class) of @ifindex?  0 if not (another
+ * device, place or message type); 1 if so, with *info filled as by
+ * tdm_qdisc_get() (present: a tdmwin qdisc, other: another kind, and
+ * deleted: an RTM_DELQDISC of either); -1 if it is but its tdmwin options
+ * are malformed.  *info is not cleared first: zero it for a fresh read.
+ */
+int tdm_qdisc_parse(const struct nlmsghdr *nlh, int ifindex, uint32_t parent,
+		    struct tdm_qdisc_info *info);
 
 /*
  * Install the windows of sender `name` from plan p (version, base time,
