@@ -5,6 +5,7 @@
  *   tdmctl [-s SOCKET] [-j] [-t SECONDS] status
  *   tdmctl [-s SOCKET] [-j] plan show | plan history
  *   tdmctl [-s SOCKET] [-j] plan push FILE|-
+ *   tdmctl [-s SOCKET] reload
  *   tdmctl plan check FILE|-
  *   tdmctl doctor [-i IFACE] [--role sender|receiver] [--ptp-socket PATH] [-j]
  *
@@ -36,6 +37,9 @@ static void usage(FILE *f)
 		"  plan history         plans handed out (coordinator)\n"
 		"  plan push FILE|-     hand out a new plan (coordinator); waits for acks\n"
 		"  plan check FILE|-    validate a plan file locally\n"
+		"  reload               tdmd reads its configuration again; refused\n"
+		"                       (exit 1, the reason on stderr) if it is bad or\n"
+		"                       changes a key that takes a restart\n"
 		"  doctor [-i IFACE] [--role sender|receiver] [--ptp-socket PATH]\n"
 		"                       check this node's tuning (PTP, NIC, CPUs, qdisc);\n"
 		"                       needs no tdmd, changes nothing\n"
@@ -175,6 +179,8 @@ int main(int argc, char **argv)
 		snprintf(line, sizeof(line), "status%s\n", json ? " json" : "");
 		return request(sock, line, NULL, timeout, json);
 	}
+	if (argc == 1 && !strcmp(argv[0], "reload"))
+		return request(sock, "reload\n", NULL, timeout, false);
 	if (argc == 2 && !strcmp(argv[0], "plan") &&
 	    (!strcmp(argv[1], "show") || !strcmp(argv[1], "history"))) {
 		snprintf(line, sizeof(line), "plan %s%s\n", argv[1],

@@ -39,6 +39,9 @@ enum key_type {
 #define K_ZERO_IS_MIN	0x1	/* K_UINT: 0 means min (not an error) */
 #define K_NO_MINOR	0x2	/* K_HANDLE: a qdisc handle, MAJ: only */
 #define K_OFF_OK	0x4	/* K_TIME: 0 or "off" means off (no min) */
+/* Reload (SIGHUP, tdmctl reload): keys without these take a restart. */
+#define K_LIVE		0x8	/* changes live */
+#define K_LIVE_ON	0x10	/* changes live, but not to or from off */
 
 union key_val {
 	uint64_t u;
@@ -102,22 +105,22 @@ static const struct key keys[] = {
 	{ "key_file", ANY, K_STR, F(key_file) },
 	{ "control_socket", ANY, K_STR, F(ctl_path), .def.s = TDMD_DEFAULT_CTL },
 	{ "log_level", ANY, K_LOG_LEVEL, F(log_level), .def.u = LOG_INFO,
-	  .help = "is not one of err, warning, notice, info, debug" },
+	  .flags = K_LIVE, .help = "is not one of err, warning, notice, info, debug" },
 	{ "listen", COORD, K_LISTEN, F(listen), .def.s = "::" },
 	{ "port", COORD, K_PORT, F(port), .def.u = TDM_DEFAULT_PORT },
 	{ "plan_file", COORD, K_STR, F(plan_file) },
 	{ "quorum", COORD, K_UINT, F(quorum), .def.u = 0, .min = 1,
 	  .max = TDM_MAX_SENDERS, .word = "all", .word_val = 0 },
 	{ "ack_timeout", COORD, K_TIME, F(ack_timeout_ns),
-	  .def.u = 5 * TDM_NSEC_PER_SEC, .min = 1 * MS },
+	  .def.u = 5 * TDM_NSEC_PER_SEC, .min = 1 * MS, .flags = K_LIVE },
 	{ "commit_lead", COORD, K_TIME, F(commit_lead_ns),
-	  .def.u = 500 * MS, .min = 1 * MS },
+	  .def.u = 500 * MS, .min = 1 * MS, .flags = K_LIVE },
 	{ "member_timeout", COORD, K_TIME, F(member_timeout_ns),
-	  .def.u = 5 * TDM_NSEC_PER_SEC, .min = 100 * MS },
+	  .def.u = 5 * TDM_NSEC_PER_SEC, .min = 100 * MS, .flags = K_LIVE },
 	{ "history", COORD, K_UINT, F(history), .def.u = 32, .min = 1,
 	  .max = 100000, .flags = K_ZERO_IS_MIN },
 	{ "name_takeover", COORD, K_ENUM, F(name_takeover), .def.u = 0,
-	  .names = takeover_names, .help = "is not one of refuse, allow" },
+	  .flags = K_LIVE, .names = takeover_names, .help = "is not one of refuse, allow" },
 	{ "coordinator", MEMBER, K_HOSTPORT, F(coord), .def.u = TDM_DEFAULT_PORT },
 	{ "interface", MEMBER, K_STR, F(target.ifname) },
 	{ "parent", MEMBER, K_HANDLE, F(target.parent), .def.u = TC_H_ROOT,
@@ -130,34 +133,35 @@ static const struct key keys[] = {
 	{ "control_priority", MEMBER, K_UINT, F(control_priority), .def.u = 7,
 	  .max = TDM_MAX_PRIO, .word = "off", .word_val = (uint32_t)-1 },
 	{ "heartbeat_interval", MEMBER, K_TIME, F(heartbeat_ns),
-	  .def.u = TDM_NSEC_PER_SEC, .min = 10 * MS },
+	  .def.u = TDM_NSEC_PER_SEC, .min = 10 * MS, .flags = K_LIVE },
 	{ "reconnect_min", MEMBER, K_TIME, F(reconnect_min_ns), .def.u = 100 * MS,
-	  .min = 1 * MS },
+	  .min = 1 * MS, .flags = K_LIVE },
 	{ "reconnect_max", MEMBER, K_TIME, F(reconnect_max_ns),
-	  .def.u = 5 * TDM_NSEC_PER_SEC, .min = 1 * MS },
+	  .def.u = 5 * TDM_NSEC_PER_SEC, .min = 1 * MS, .flags = K_LIVE },
 	{ "ptp_policy", MEMBER, K_ENUM, F(ptp_policy), .def.u = PTP_REQUIRE,
-	  .names = ptp_policy_names, .help = "is not one of require, warn, off" },
+	  .flags = K_LIVE_ON, .names = ptp_policy_names, .help = "is not one of require, warn, off" },
 	{ "ptp_socket", MEMBER, K_STR, F(ptp_socket),
 	  .def.s = TDM_PTP_DEFAULT_SOCKET },
 	{ "ptp_domain", MEMBER, K_UINT, F(ptp_domain), .max = 255 },
 	{ "ptp_threshold", MEMBER, K_TIME, F(ptp_threshold_ns), .def.u = 1000,
-	  .min = 1 },
+	  .min = 1, .flags = K_LIVE },
 	{ "ptp_interval", MEMBER, K_TIME, F(ptp_interval_ns), .def.u = 250 * MS,
-	  .min = 10 * MS },
+	  .min = 10 * MS, .flags = K_LIVE },
 	{ "ptp_good_checks", MEMBER, K_UINT, F(ptp_good_checks), .def.u = 3,
-	  .min = 1, .max = 1000 },
+	  .min = 1, .max = 1000, .flags = K_LIVE },
 	{ "ptp_bad_checks", MEMBER, K_UINT, F(ptp_bad_checks), .def.u = 1,
-	  .min = 1, .max = 1000 },
-	{ "ptp_check_tai", MEMBER, K_BOOL, F(ptp_check_tai), .def.u = 1 },
+	  .min = 1, .max = 1000, .flags = K_LIVE },
+	{ "ptp_check_tai", MEMBER, K_BOOL, F(ptp_check_tai), .def.u = 1,
+	  .flags = K_LIVE },
 	/* PHC - CLOCK_TAI (phc2sys's work), read with the PTP check; the same
 	 * budget as ptp_threshold: the two errors add up at the gate.
 	 */
 	{ "phc_threshold", MEMBER, K_TIME, F(phc_threshold_ns), .def.u = 1000,
-	  .min = 1, .flags = K_OFF_OK },
+	  .min = 1, .flags = K_OFF_OK | K_LIVE_ON },
 	/* The qdisc's lease (tdmwin.rst): renewed while the node is healthy. */
 	{ "lease", MEMBER, K_TIME, F(target.lease_ns), .def.u = 0,
 	  .min = TDMWIN_MIN_LEASE_NS, .max = TDMWIN_MAX_LEASE_NS,
-	  .flags = K_OFF_OK },
+	  .flags = K_OFF_OK | K_LIVE },
 };
 
 static bool valid_name(const char *s)
@@ -560,6 +564,100 @@ int tdmd_conf_load(const char *path, struct tdmd_conf *c, char *err,
 				 path);
 			return -1;
 		}
+	}
+	return 0;
+}
+
+/* ---- reload ---- */
+
+/* Key k of a and b: the same value? */
+static bool key_same(const struct key *k, const struct tdmd_conf *a,
+		     const struct tdmd_conf *b)
+{
+	const void *x = (const char *)a + k->off, *y = (const char *)b + k->off;
+	const struct tdmd_hostport *hx = x, *hy = y;
+	int i;
+
+	switch (k->type) {
+	case K_STR:
+	case K_NAME:
+	case K_PORT:
+		return !strcmp(x, y);
+	case K_HOSTPORT:
+		return !strcmp(hx->host, hy->host) && !strcmp(hx->port, hy->port);
+	case K_LISTEN:
+		if (a->nlisten != b->nlisten)
+			return false;
+		for (i = 0; i < a->nlisten; i++)
+			if (strcmp(a->listen[i], b->listen[i]))
+				return false;
+		return true;
+	case K_BOOL:
+		return *(const bool *)x == *(const bool *)y;
+	default:
+		return !memcmp(x, y, k->size);
+	}
+}
+
+/* Key k (K_TIME with K_OFF_OK, or K_ENUM with an "off") is off in c. */
+static bool key_off(const struct key *k, const struct tdmd_conf *c)
+{
+	const void *v = (const char *)c + k->off;
+
+	if (k->type == K_ENUM)
+		return !strcmp(k->names[*(const int *)v], "off");
+	return *(const uint64_t *)v == 0;
+}
+
+/* The keys of role that change live, as "a, b, c". */
+static void live_keys(enum tdmd_role role, char *buf, size_t len)
+{
+	enum key_role kr = role == ROLE_COORDINATOR ? COORD : MEMBER;
+	size_t i, n = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < TDM_ARRAY_SIZE(keys); i++) {
+		if (!(keys[i].flags & (K_LIVE | K_LIVE_ON)) ||
+		    (keys[i].role != ANY && keys[i].role != kr))
+			continue;
+		n += snprintf(buf + n, n < len ? len - n : 0, "%s%s%s",
+			      n ? ", " : "", keys[i].name,
+			      keys[i].flags & K_LIVE_ON ? " (not to or from off)" : "");
+	}
+}
+
+int tdmd_conf_reloadable(const struct tdmd_conf *old,
+			 const struct tdmd_conf *nc, char *changed,
+			 size_t clen, char *err, size_t errlen)
+{
+	char live[1024];
+	size_t i, n = 0;
+
+	changed[0] = '\0';
+	live_keys(old->role, live, sizeof(live));
+	if (old->role != nc->role) {
+		snprintf(err, errlen, "'role' changed from %s to %s: that takes a restart (keys that reload live: %s)",
+			 tdmd_role_name(old->role), tdmd_role_name(nc->role),
+			 live);
+		return -1;
+	}
+	for (i = 0; i < TDM_ARRAY_SIZE(keys); i++) {
+		const struct key *k = &keys[i];
+
+		if (key_same(k, old, nc))
+			continue;
+		if (!(k->flags & (K_LIVE | K_LIVE_ON))) {
+			snprintf(err, errlen, "'%s' changed: that takes a restart (keys that reload live: %s)",
+				 k->name, live);
+			return -1;
+		}
+		if ((k->flags & K_LIVE_ON) && key_off(k, old) != key_off(k, nc)) {
+			snprintf(err, errlen, "'%s' turned %s: that takes a restart (keys that reload live: %s)",
+				 k->name, key_off(k, nc) ? "off" : "on", live);
+			return -1;
+		}
+		n += snprintf(changed + n, n < clen ? clen - n : 0, "%s%s",
+			      n ? ", " : "", k->name);
 	}
 	return 0;
 }

@@ -7,7 +7,8 @@
  *   reply:    "ok\n" body   or   "error\n" message
  *
  * Commands: "status", "plan show", "plan history", "plan push" (the body
- * is a plan file); the role answers them (role_ops.control).  A reply may
+ * is a plan file), which the role answers (role_ops.control), and
+ * "reload", which the daemon answers (ctl_set_reload).  A reply may
  * be deferred (plan push waits for acks): the role keeps the request until
  * it calls ctl_reply().
  *
@@ -45,6 +46,8 @@ struct ctl {
 	struct ev lev;
 	char path[108];
 	struct role *role;
+	int (*reload)(void *ctx, char *msg, size_t len);
+	void *reload_ctx;
 	struct client *clients;
 	int nclients;
 };
@@ -183,6 +186,13 @@ static void dispatch(struct client *cl)
 		strcat(cl->cmd, w);
 	}
 	log_debug("control: '%s'%s", cl->cmd, cl->req.json ? " (json)" : "");
+	if (!strcmp(cl->cmd, "reload") && cl->ctl->reload) {
+		char msg[4096];
+		int rc = cl->ctl->reload(cl->ctl->reload_ctx, msg, sizeof(msg));
+
+		ctl_reply(&cl->req, rc == 0, msg);
+		return;
+	}
 	cl->ctl->role->ops->control(cl->ctl->role, &cl->req);
 }
 
@@ -389,6 +399,13 @@ struct ctl *ctl_open(struct ev_loop *loop, const char *path,
 		return NULL;
 	}
 	return ctl;
+}
+
+void ctl_set_reload(struct ctl *c, int (*fn)(void *ctx, char *msg, size_t len),
+		    void *ctx)
+{
+	c->reload = fn;
+	c->reload_ctx = ctx;
 }
 
 /*

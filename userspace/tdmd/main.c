@@ -7,8 +7,10 @@
  * Reads its configuration, opens its sockets, then drops every capability
  * but CAP_NET_ADMIN (a member needs it for rtnetlink and SO_PRIORITY; a
  * coordinator keeps none) and runs its poll loop until SIGINT or SIGTERM.
- * SIGHUP is ignored: there is no reload (restart it; the qdiscs and the
- * members' plans are not disturbed by a restart).
+ * SIGHUP, like tdmctl reload, reloads the configuration: the new one is
+ * read and checked first, and swapped in only if nothing in it takes a
+ * restart (tdmd_conf_reloadable()); else it is refused with the reason
+ * and the running one stays.  Sessions, plans and the lease go on.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -32,6 +34,9 @@ struct daemon {
 	struct ev_loop *loop;
 	struct role *role;
 	struct ctl *ctl;
+	struct tdmd *tdmd;		/* what the role runs with */
+	const char *path;		/* the configuration file */
+	int level;			/* -l, or -1 */
 };
 
 static struct ev sigev = { .fd = -1, .slot = -1 };
@@ -56,35 +61,86 @@ static void usage(FILE *f)
 		TDMD_DEFAULT_CONF);
 }
 
+/*
+ * Read and check the configuration file again, then swap it in: 0 with
+ * what changed in msg, or -1 with why not (the running one stays).
+ */
+static int reload(void *arg, char *msg, size_t len)
+{
+	struct daemon *dm = arg;
+	struct tdmd *d = dm->tdmd;
+	struct tdmd_conf nc, old;
+	uint8_t key[TDM_KEY_MAX];
+	size_t keylen;
+	char err[PATH_MAX + 1024], changed[1024];
+	int rc = -1;
+
+	if (tdmd_conf_load(dm->path, &nc, err, sizeof(err)))
+		goto refused;
+	if (tdm_key_load(nc.key_file, key, &keylen, err, sizeof(err)))
+		goto refused;
+	if (keylen != d->keylen || memcmp(key, d->key, keylen)) {
+		snprintf(err, sizeof(err), "the key in %s changed: a new key takes a restart (of every node)",
+			 nc.key_file);
+		goto refused;
+	}
+	if (tdmd_conf_reloadable(&d->conf, &nc, changed, sizeof(changed), err,
+				 sizeof(err)))
+		goto refused;
+	old = d->conf;
+	d->conf = nc;
+	if (dm->role->ops->reload)
+		dm->role->ops->reload(dm->role, &old);
+	tdm_log_set_level(dm->level >= 0 ? dm->level : d->conf.log_level);
+	snprintf(msg, len, "reloaded %s: %s\n", dm->path,
+		 changed[0] ? changed : "nothing changed");
+	log_notice("%.*s", (int)strcspn(msg, "\n"), msg);
+	rc = 0;
+	goto out;
+refused:
+	snprintf(msg, len, "reload refused, the running configuration stays: %s\n",
+		 err);
+	log_err("%.*s", (int)strcspn(msg, "\n"), msg);
+out:
+	explicit_bzero(key, sizeof(key));
+	return rc;
+}
+
 static void on_signal(struct ev *e, short revents)
 {
 	struct signalfd_siginfo si;
+	char msg[4096];
 
 	(void)revents;
 	if (read(e->fd, &si, sizeof(si)) != sizeof(si))
 		return;
+	if (si.ssi_signo == SIGHUP) {
+		reload(e->ctx, msg, sizeof(msg));
+		return;
+	}
 	log_notice("signal %u: shutting down (qdiscs are left running)",
 		   si.ssi_signo);
 	ev_stop(e->loop);
 }
 
-static int setup_signals(struct ev_loop *loop)
+static int setup_signals(struct daemon *dm)
 {
 	sigset_t set;
 
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
 	if (sigprocmask(SIG_BLOCK, &set, NULL))
 		return -1;
 	signal(SIGPIPE, SIG_IGN);
-	signal(SIGHUP, SIG_IGN);
 	sigev.fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (sigev.fd < 0)
 		return -1;
 	sigev.events = POLLIN;
 	sigev.cb = on_signal;
-	return ev_add(loop, &sigev);
+	sigev.ctx = dm;
+	return ev_add(dm->loop, &sigev);
 }
 
 /*
@@ -239,7 +295,10 @@ int main(int argc, char **argv)
 		log_err("out of memory");
 		return 1;
 	}
-	if (setup_signals(dm.loop)) {
+	dm.tdmd = &tdmd;
+	dm.path = conf;
+	dm.level = level;
+	if (setup_signals(&dm)) {
 		log_err("signals: %s", strerror(errno));
 		return 1;
 	}
@@ -249,8 +308,10 @@ int main(int argc, char **argv)
 		dm.ctl = ctl_open(dm.loop, tdmd.conf.ctl_path, dm.role, err, sizeof(err));
 		rc = dm.ctl ? 0 : -1;
 	}
-	if (!rc)
+	if (!rc) {
+		ctl_set_reload(dm.ctl, reload, &dm);
 		rc = drop_caps(ops->net_admin, err, sizeof(err));
+	}
 	if (rc) {
 		log_err("%s", err);
 		if (dm.role)

@@ -116,6 +116,7 @@ struct member {
 	int64_t next_renew;
 	uint64_t renewals;
 	bool renewing;			/* healthy at the last renewal tick */
+	bool lease_changed;		/* by a reload: set it, not renew it */
 	char renew_error[256];		/* the last renewal's failure, if any */
 };
 
@@ -797,7 +798,17 @@ static void lease_tick(struct member *me)
 		me->renewing = false;
 		return;
 	}
-	if (me->io.qdisc_renew(me->io.ctx, &me->target, err, sizeof(err)) &&
+	if (me->lease_changed) {
+		if (me->io.qdisc_set_lease(me->io.ctx, &me->target, err,
+					   sizeof(err))) {
+			if (strcmp(err, me->renew_error))
+				log_err("lease: cannot set it on %s: %s",
+					me->target.ifname, err);
+			tdm_strlcpy(me->renew_error, err, sizeof(me->renew_error));
+			return;
+		}
+		me->lease_changed = false;
+	} else if (me->io.qdisc_renew(me->io.ctx, &me->target, err, sizeof(err)) &&
 	    me->io.qdisc_set_lease(me->io.ctx, &me->target, err, sizeof(err))) {
 		if (strcmp(err, me->renew_error))
 			log_err("lease: cannot renew on %s: %s", me->target.ifname, err);
@@ -848,6 +859,58 @@ int64_t member_tick(struct member *me, int64_t now)
 			next = me->next_renew;
 	}
 	return next;
+}
+
+/* ---- reload ---- */
+
+/* A deadline of a period that changed from old_ns to new_ns: not later
+ * than one new period from now.
+ */
+static void reschedule(int64_t *next, int64_t now, uint64_t old_ns,
+		       uint64_t new_ns)
+{
+	if (old_ns != new_ns && *next > now + (int64_t)new_ns)
+		*next = now + (int64_t)new_ns;
+}
+
+/*
+ * The configuration changed under us (only keys that reload live): the
+ * session, the plans and the lease go on; what is scheduled by a period
+ * is rescheduled, a new lease is set at the next renewal (or removed at
+ * once when turned off), and the hold follows a changed policy.
+ */
+void member_reload(struct member *me, const struct tdmd_conf *old)
+{
+	const struct tdmd_conf *cf = me->cf;
+	int64_t now = now_ns(me);
+	char err[256];
+
+	reschedule(&me->next_hb, now, old->heartbeat_ns, cf->heartbeat_ns);
+	reschedule(&me->next_ptp, now, old->ptp_interval_ns, cf->ptp_interval_ns);
+	if (me->backoff > cf->reconnect_max_ns)
+		me->backoff = cf->reconnect_max_ns;
+	if (me->backoff < cf->reconnect_min_ns)
+		me->backoff = cf->reconnect_min_ns;
+	if (cf->target.lease_ns != old->target.lease_ns) {
+		me->target.lease_ns = cf->target.lease_ns;
+		if (!me->target.lease_ns) {
+			if ((me->have_plan || me->qdisc_seen) &&
+			    me->io.qdisc_set_lease(me->io.ctx, &me->target, err,
+						   sizeof(err)))
+				log_err("lease: cannot remove it on %s: %s",
+					me->target.ifname, err);
+			else
+				log_notice("lease: off");
+			me->renewing = false;
+			me->lease_changed = false;
+		} else {
+			log_notice("lease: %llu ms from the next renewal",
+				   (unsigned long long)(me->target.lease_ns / 1000000));
+			me->lease_changed = true;
+			me->next_renew = now;
+		}
+	}
+	apply_hold(me);
 }
 
 /* ---- control requests ---- */

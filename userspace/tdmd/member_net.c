@@ -407,11 +407,17 @@ static void net_control(struct role *r, struct ctl_req *req)
 	member_control(((struct member_net *)r)->me, req);
 }
 
+static void net_reload(struct role *r, const struct tdmd_conf *old)
+{
+	member_reload(((struct member_net *)r)->me, old);
+}
+
 const struct role_ops member_role_ops = {
 	.role = ROLE_MEMBER,
 	.net_admin = true,
 	.start = net_start,
 	.tick = net_tick,
 	.control = net_control,
+	.reload = net_reload,
 	.stop = net_stop,
 };

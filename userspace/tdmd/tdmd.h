@@ -73,6 +73,15 @@ struct tdmd_conf {
 
 int tdmd_conf_load(const char *path, struct tdmd_conf *c,
 		   char *err, size_t errlen);
+/*
+ * Reload: may a daemon running with old go on with nc (both loaded by
+ * tdmd_conf_load()) without a restart?  0, with the keys that differ in
+ * changed ("lease, ptp_threshold", "" for none); or -1 with err naming
+ * the key that takes a restart and listing the keys that reload live.
+ */
+int tdmd_conf_reloadable(const struct tdmd_conf *old,
+			 const struct tdmd_conf *nc, char *changed,
+			 size_t clen, char *err, size_t errlen);
 const char *tdmd_role_name(enum tdmd_role r);
 const char *tdmd_ptp_policy_name(enum tdmd_ptp_policy p);
 
@@ -181,6 +190,10 @@ static inline void ctl_reply(struct ctl_req *r, bool ok, const char *body)
  * next deadline (monotonic ns) or INT64_MAX; stop() answers a request
  * it still holds and frees everything.  check() (tdmd -n, may be NULL)
  * checks what the configuration names beyond itself (the plan file).
+ * reload() (may be NULL) is called after a reload swapped the
+ * configuration under the role (only keys tdmd_conf_reloadable()
+ * allows changed; old is what it was): it applies what does not take
+ * effect by itself, without dropping sessions or plans.
  */
 struct role;
 
@@ -191,6 +204,7 @@ struct role_ops {
 	struct role *(*start)(const struct tdmd *d, char *err, size_t errlen);
 	int64_t (*tick)(struct role *r, int64_t now);
 	void (*control)(struct role *r, struct ctl_req *req);
+	void (*reload)(struct role *r, const struct tdmd_conf *old);
 	void (*stop)(struct role *r);
 };
 
@@ -208,6 +222,12 @@ struct ctl;
 /* Serve path; requests go to role->ops->control(). */
 struct ctl *ctl_open(struct ev_loop *loop, const char *path,
 		     struct role *role, char *err, size_t errlen);
+/*
+ * "reload" is answered by fn, not the role: 0 (ok) or -1 (refused), with
+ * the reply (one line or more, ending in a newline) in msg.
+ */
+void ctl_set_reload(struct ctl *c, int (*fn)(void *ctx, char *msg, size_t len),
+		    void *ctx);
 /* Drops clients that stopped reading their reply; next deadline. */
 int64_t ctl_tick(struct ctl *c, int64_t now);
 void ctl_close(struct ctl *c);
@@ -335,6 +355,8 @@ int member_frame(struct member *me, const struct tdm_msg *m, char *err,
 void member_lost(struct member *me, const char *why);
 int64_t member_tick(struct member *me, int64_t now);
 void member_control(struct member *me, struct ctl_req *r);
+/* The configuration changed under me (role_ops.reload). */
+void member_reload(struct member *me, const struct tdmd_conf *old);
 
 /* Shared printing of a plan and of qdisc counters (report.c). */
 struct tdm_json;

@@ -2,7 +2,8 @@
 /*
  * Unit tests of tdm.conf as tdmd reads it (tdmd/conf.c): the defaults of
  * both roles, every key set, and each refused value with its message and
- * line, as tdmd printed them before the keys became one table.
+ * line, as tdmd printed them before the keys became one table; and
+ * which changes a reload takes live and which it refuses.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -300,12 +301,150 @@ static void test_refused(void **state)
 	}
 }
 
+#define MEMBER_BASE	"role member\nkey_file /k\ncoordinator c1\ninterface eth0\nname tx1\n"
+#define COORD_BASE	"role coordinator\nkey_file /k\n"
+
+/* Reload from text a to text b: 0 with changed, or -1 with err. */
+static int reload_to(const char *a, const char *b, char *changed, char *err)
+{
+	struct tdmd_conf old, nc;
+	char e[512];
+
+	assert_int_equal(load(a, &old, e, sizeof(e)), 0);
+	if (load(b, &nc, e, sizeof(e)))
+		fail_msg("%s: %s", b, e);
+	return tdmd_conf_reloadable(&old, &nc, changed, 512, err, 1024);
+}
+
+/* Reload from base to base + extra. */
+static int reload(const char *base, const char *extra, char *changed,
+		  char *err)
+{
+	char text[1024];
+
+	snprintf(text, sizeof(text), "%s%s", base, extra);
+	return reload_to(base, text, changed, err);
+}
+
+static void refused(const char *base, const char *extra, const char *want)
+{
+	char changed[512], err[1024] = "";
+
+	if (reload(base, extra, changed, err) != -1)
+		fail_msg("reload of '%s' not refused", extra);
+	if (!strstr(err, want))
+		fail_msg("for '%s': '%s' lacks '%s'", extra, err, want);
+	/* The message says what may change live. */
+	assert_non_null(strstr(err, "keys that reload live: log_level, "));
+}
+
+static void live(const char *base, const char *extra, const char *want)
+{
+	char changed[512], err[1024] = "";
+
+	if (reload(base, extra, changed, err))
+		fail_msg("reload of '%s' refused: %s", extra, err);
+	assert_string_equal(changed, want);
+}
+
+static void test_reloadable(void **state)
+{
+	char changed[512], err[1024];
+
+	(void)state;
+	live(MEMBER_BASE, "", "");
+	live(MEMBER_BASE, "lease 2s\n", "lease");
+	/* and off again */
+	assert_int_equal(reload_to(MEMBER_BASE "lease 2s\n", MEMBER_BASE,
+				   changed, err), 0);
+	assert_string_equal(changed, "lease");
+	live(MEMBER_BASE, "ptp_threshold 5us\nptp_interval 1s\nlog_level debug\n",
+	     "log_level, ptp_threshold, ptp_interval");
+	live(MEMBER_BASE, "ptp_policy warn\nphc_threshold 2us\nptp_check_tai off\n",
+	     "ptp_policy, ptp_check_tai, phc_threshold");
+	live(MEMBER_BASE, "heartbeat_interval 2s\nreconnect_max 10s\nptp_good_checks 5\n",
+	     "heartbeat_interval, reconnect_max, ptp_good_checks");
+	/* the default spelled out changes nothing */
+	assert_int_equal(reload_to(MEMBER_BASE, MEMBER_BASE "ptp_threshold 1us\n",
+				   changed, err), 0);
+	assert_string_equal(changed, "");
+	refused(MEMBER_BASE, "ptp_policy off\n", "'ptp_policy' turned off: that takes a restart");
+	refused(MEMBER_BASE, "phc_threshold off\n", "'phc_threshold' turned off");
+	assert_int_equal(reload_to(MEMBER_BASE "phc_threshold off\n", MEMBER_BASE,
+				   changed, err), -1);
+	assert_non_null(strstr(err, "'phc_threshold' turned on"));
+	refused(MEMBER_BASE, "parent 1:1\n", "'parent' changed: that takes a restart");
+	refused(MEMBER_BASE, "control_priority 6\n", "'control_priority' changed");
+	refused(MEMBER_BASE, "ptp_socket /run/ptp4l\n", "'ptp_socket' changed");
+	refused(MEMBER_BASE, "control_socket /run/x.sock\n", "'control_socket' changed");
+
+	live(COORD_BASE, "ack_timeout 2s\ncommit_lead 1s\nmember_timeout 3s\nname_takeover allow\n",
+	     "ack_timeout, commit_lead, member_timeout, name_takeover");
+	refused(COORD_BASE, "listen 127.0.0.1\n", "'listen' changed");
+	refused(COORD_BASE, "plan_file /p\n", "'plan_file' changed");
+	refused(COORD_BASE, "quorum 2\n", "'quorum' changed");
+	/* The live keys named are the role's. */
+	refused(COORD_BASE, "port 1\n", "keys that reload live: log_level, ack_timeout, commit_lead, member_timeout, name_takeover)");
+
+	/* Another role: the whole file is another daemon's. */
+	{
+		struct tdmd_conf a, b;
+		char e[512];
+
+		assert_int_equal(load(COORD_BASE, &a, e, sizeof(e)), 0);
+		assert_int_equal(load(MEMBER_BASE, &b, e, sizeof(e)), 0);
+		assert_int_equal(tdmd_conf_reloadable(&a, &b, changed, sizeof(changed),
+						      err, sizeof(err)), -1);
+		assert_non_null(strstr(err, "'role' changed from coordinator to member"));
+	}
+}
+
+/*
+ * The example's member block (examples/tdm.conf.example, found from the
+ * folder the unit tests run in), uncommented as a user would: it loads,
+ * and enables the lease at the value tdm.conf(5) justifies.
+ */
+static void test_example_member(void **state)
+{
+	FILE *f = fopen("examples/tdm.conf.example", "r");
+	char line[256], text[4096] = "", err[512];
+	struct tdmd_conf c;
+	bool in = false;
+
+	(void)state;
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		char *hash;
+
+		if (strstr(line, "---- sender: a member"))
+			in = true;
+		/* The block ends at the first empty comment after its keys. */
+		if (in && text[0] && !strcmp(line, "#\n"))
+			break;
+		if (!in || strncmp(line, "# ", 2) || line[2] == ' ' ||
+		    !strchr("[abcdefghijklmnopqrstuvwxyz", line[2]))
+			continue;
+		hash = strchr(line + 2, '#');
+		if (hash)
+			strcpy(hash, "\n");
+		strncat(text, line + 2, sizeof(text) - strlen(text) - 1);
+	}
+	fclose(f);
+	if (load(text, &c, err, sizeof(err)))
+		fail_msg("%s\n%s", err, text);
+	assert_int_equal(c.role, ROLE_MEMBER);
+	assert_int_equal(c.target.lease_ns, 2000000000ULL);
+	assert_int_equal(c.ptp_policy, PTP_REQUIRE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_every_key),
 		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_reloadable),
+		cmocka_unit_test(test_example_member),
 	};
 	int rc;
 

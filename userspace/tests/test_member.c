@@ -5,7 +5,8 @@
  * (struct member_io): the session and REGISTER, plans installed or
  * refused, the two phases (prepare, then commit or abort, and what a
  * member cut off while prepared does), the PTP and PHC hysteresis that
- * holds and releases the gate, and the lease renewed while healthy.
+ * holds and releases the gate, the lease renewed while healthy, and a
+ * reload that changes the configuration under a running member.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -1218,6 +1219,124 @@ static void test_lease_renewal(void **state)
 	assert_int_equal(f->q.lease_ns, 2 * SEC);
 }
 
+/* ---- reload ---- */
+
+/* Swap in f->conf as edited by the caller: what tdmd's reload does. */
+static void reload(struct fx *f, const struct tdmd_conf *old)
+{
+	member_reload(f->me, old);
+}
+
+/*
+ * A reload that changes the lease, a threshold and the heartbeat: the
+ * session, the plan and the lease go on (no close, no reconnect, no
+ * install, renewals on time), the new lease is set at the next renewal,
+ * and heartbeats follow the new interval at once.
+ */
+static void test_reload_keeps_session_plan_lease(void **state)
+{
+	struct fx *f = *state;
+	struct tdmd_conf old;
+	unsigned int renews, hb, sets;
+
+	f->conf.target.lease_ns = 2 * SEC;
+	f->conf.heartbeat_ns = 10 * SEC;
+	synced(f);
+	run_for(f, 2 * SEC);
+	assert_true(f->q.renews >= 3);
+	renews = f->q.renews;
+	sets = f->q.set_leases;
+	hb = f->s.nheartbeats;
+	old = f->conf;
+	f->conf.target.lease_ns = 4 * SEC;
+	f->conf.ptp_threshold_ns = 5000;
+	f->conf.heartbeat_ns = 500 * MS;
+	reload(f, &old);
+	tick(f);
+	/* the new lease, set once (which renews it) */
+	assert_int_equal(f->q.set_leases, sets + 1);
+	assert_int_equal(f->q.lease_ns, 4 * SEC);
+	/* then renewed every second; heartbeats every 500 ms */
+	run_for(f, 3 * SEC);
+	assert_int_equal(f->q.renews, renews + 3);
+	assert_int_equal(f->q.set_leases, sets + 1);
+	assert_true(f->s.nheartbeats >= hb + 6);
+	/* nothing else moved */
+	assert_true(f->up);
+	assert_int_equal(f->connects, 1);
+	assert_int_equal(f->closes, 0);
+	assert_int_equal(f->q.installs, 1);
+	assert_int_equal(f->q.version, 1);
+	assert_false(f->q.hold);
+	/* the new threshold holds: 3 us is fine now */
+	f->ptp.master_offset = 3000;
+	checks(f, 4);
+	assert_false(f->q.hold);
+}
+
+/* Lease off: removed from the qdisc at once, renewals stop. */
+static void test_reload_lease_off(void **state)
+{
+	struct fx *f = *state;
+	struct tdmd_conf old;
+	unsigned int renews;
+
+	f->conf.target.lease_ns = 2 * SEC;
+	synced(f);
+	run_for(f, 1 * SEC);
+	assert_int_equal(f->q.lease_ns, 2 * SEC);
+	old = f->conf;
+	f->conf.target.lease_ns = 0;
+	reload(f, &old);
+	assert_int_equal(f->q.lease_ns, 0);
+	renews = f->q.renews;
+	run_for(f, 5 * SEC);
+	assert_int_equal(f->q.renews, renews);
+	assert_status_has(f, true, "\"renewing\":false");
+}
+
+/* A lease turned on while PTP is bad is not set until it is good. */
+static void test_reload_lease_while_unhealthy(void **state)
+{
+	struct fx *f = *state;
+	struct tdmd_conf old;
+
+	ptp_require(f);
+	run_for(f, 1 * SEC);
+	assert_true(f->q.hold);
+	old = f->conf;
+	f->conf.target.lease_ns = 2 * SEC;
+	reload(f, &old);
+	run_for(f, 3 * SEC);
+	assert_int_equal(f->q.set_leases + f->q.renews, 0);
+	f->ptp_down = false;
+	run_for(f, 1 * SEC);
+	assert_false(f->q.hold);
+	assert_int_equal(f->q.set_leases, 1);
+	assert_int_equal(f->q.lease_ns, 2 * SEC);
+}
+
+/* ptp_policy require to warn: a gate held for PTP is released at once. */
+static void test_reload_policy_warn(void **state)
+{
+	struct fx *f = *state;
+	struct tdmd_conf old;
+
+	ptp_require(f);
+	run_for(f, 1 * SEC);
+	assert_true(f->q.hold);
+	old = f->conf;
+	f->conf.ptp_policy = PTP_WARN;
+	reload(f, &old);
+	assert_false(f->q.hold);
+	old = f->conf;
+	f->conf.ptp_policy = PTP_REQUIRE;
+	reload(f, &old);
+	assert_true(f->q.hold);
+	assert_true(f->up);
+	assert_int_equal(f->closes, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1244,6 +1363,10 @@ int main(void)
 		T(test_gm_change_reruns_hysteresis),
 		T(test_gm_change_warn),
 		T(test_lease_renewal),
+		T(test_reload_keeps_session_plan_lease),
+		T(test_reload_lease_off),
+		T(test_reload_lease_while_unhealthy),
+		T(test_reload_policy_warn),
 #undef T
 	};
 
