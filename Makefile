@@ -108,6 +108,7 @@ setup:
 # written: tdm.conf.example goes beside it.
 MODULES	 := sch_tdmwin.ko tdmrx.ko
 MAN1	 := tdmgen.1 tdmstat.1 tdmplot.1
+MAN3	 := tdmgate.3
 MAN5	 := tdm.conf.5
 MAN8	 := tdmd.8 tdmctl.8
 EXAMPLES := $(notdir $(wildcard $(TOP)/userspace/examples/*))
@@ -129,6 +130,7 @@ install: all
 	$(MAKE) -C $(TOP)/tc-plugin O=$(BUILD)/tc install DESTDIR=$(DESTDIR)
 	$(US) install DESTDIR=$(DESTDIR) PREFIX=$(PREFIX)
 	install -D -m 0644 -t $(DESTDIR)$(MANDIR)/man1 $(MAN1:%=$(TOP)/Documentation/man/%)
+	install -D -m 0644 -t $(DESTDIR)$(MANDIR)/man3 $(MAN3:%=$(TOP)/Documentation/man/%)
 	install -D -m 0644 -t $(DESTDIR)$(MANDIR)/man5 $(MAN5:%=$(TOP)/Documentation/man/%)
 	install -D -m 0644 -t $(DESTDIR)$(MANDIR)/man8 $(MAN8:%=$(TOP)/Documentation/man/%)
 	install -D -m 0644 -t $(DESTDIR)$(DOCDIR)/examples \
@@ -144,6 +146,7 @@ uninstall:
 	$(MAKE) -C $(TOP)/tc-plugin O=$(BUILD)/tc uninstall DESTDIR=$(DESTDIR)
 	$(US) uninstall DESTDIR=$(DESTDIR) PREFIX=$(PREFIX)
 	rm -f $(MAN1:%=$(DESTDIR)$(MANDIR)/man1/%) \
+	      $(MAN3:%=$(DESTDIR)$(MANDIR)/man3/%) \
 	      $(MAN5:%=$(DESTDIR)$(MANDIR)/man5/%) \
 	      $(MAN8:%=$(DESTDIR)$(MANDIR)/man8/%) \
 	      $(EXAMPLES:%=$(DESTDIR)$(DOCDIR)/examples/%) \

@@ -36,6 +36,7 @@ fi
 
 multiarch=$(${CC:-cc} -print-multiarch 2>/dev/null)
 tclib=/usr/lib${multiarch:+/$multiarch}/tc
+ma=${multiarch:+/$multiarch}
 
 expected() { # PREFIX: every file install puts down, and its mode
 	local p=$1 f
@@ -48,6 +49,13 @@ expected() { # PREFIX: every file install puts down, and its mode
 	for f in tdmgen tdmstat tdmplot; do echo "755 $p/bin/$f"; done
 	for f in tdmd.service tdmd@.service; do echo "644 /lib/systemd/system/$f"; done
 	for f in tdmgen.1 tdmstat.1 tdmplot.1; do echo "644 $p/share/man/man1/$f"; done
+	echo "644 $p/share/man/man3/tdmgate.3"
+	# libtdmgate: the library, its links (777: symlinks), header, pkg-config
+	echo "644 $p/lib$ma/libtdmgate.so.1.0.0"
+	echo "777 $p/lib$ma/libtdmgate.so.1"
+	echo "777 $p/lib$ma/libtdmgate.so"
+	echo "644 $p/lib$ma/pkgconfig/tdmgate.pc"
+	echo "644 $p/include/tdmgate.h"
 	echo "644 $p/share/man/man5/tdm.conf.5"
 	for f in tdmd.8 tdmctl.8; do echo "644 $p/share/man/man8/$f"; done
 	echo "644 /etc/tdm/tdm.conf.example"
@@ -101,6 +109,17 @@ run() { # PREFIX
 		tdm_ok "PREFIX=$p: units start $p/sbin/tdmd"
 	else
 		tdm_fail "PREFIX=$p: units start $p/sbin/tdmd"
+	fi
+	# libtdmgate as pkg-config hands it to a program: it compiles, links, runs.
+	if flags=$(PKG_CONFIG_PATH="$d$p/lib$ma/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$d" \
+		   pkg-config --cflags --libs tdmgate 2>&1) &&
+	   printf '#include <tdmgate.h>\nint main(void) { return !tdmgate_version(); }\n' |
+		${CC:-cc} -x c - $flags -o "$tmp/pcuser" 2>"$tmp/pc.log" &&
+	   LD_LIBRARY_PATH="$d$p/lib$ma" "$tmp/pcuser"; then
+		tdm_ok "PREFIX=$p: a program built with pkg-config tdmgate runs"
+	else
+		tdm_fail "PREFIX=$p: a program built with pkg-config tdmgate runs"
+		echo "#   $flags"; sed 's/^/#   /' "$tmp/pc.log"
 	fi
 	if [ -n "$kver" ] && command -v modinfo >/dev/null; then
 		if modinfo -F vermagic "$d/lib/modules/$kver/extra/sch_tdmwin.ko" | grep -q "^$kver "; then
