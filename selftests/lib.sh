@@ -300,6 +300,70 @@ tdm_timing() {
 	return "$rc"
 }
 
+# ---- judged on the host (testbed/tdmtb/deferred.py) ---------------------------
+
+# What parses captures or counts statistics runs on the host after the
+# guest, on its real CPU, not under TCG: the test copies its captures into
+# its judge directory (TDM_JUDGE_DIR, set by run.sh under TDM_JUDGE_ROOT)
+# and writes there, in judge.tsv, what to run and what must hold; make
+# check runs `testbed/tb judge ROOT` after the guest.  The checks are
+# reported there, one TAP result per test.
+#
+# tdm_judge KEY TOOL ARG...: KEY's fields are TOOL's key=value or JSON
+#   output (TOOL: "tb COMMAND", "tdmstat-check COMMAND", or "tdmstat
+#   $TDMSTAT COMMAND": the build the guest runs); an argument @FILE is a file
+#   here, copied into the judge directory by its base name, and @PREFIX*
+#   every file PREFIX* (tdmstat's outputs), passed as the prefix (PREFIX and
+#   FILE absolute paths); either may follow LABEL= (tdmstat_check.py sweep).
+#   @NAME, not a path: NAME in the judge directory (an output, or a file
+#   copied before).  TOOL "tdmplot COMMAND" passes when it draws.
+# tdm_judge_check DESC KEY EXPR: EXPR (a Python expression of KEY's
+#   fields, integers, allowed(n) for the outliers allowed among n, f("key")
+#   for a field by its name) must hold.  Under tdm_timing it is a timing
+#   check: skipped here on a loaded host, a TODO under TDM_TIMING=report.
+tdm_judge_rec() {
+	local f
+	[ -n "${TDM_JUDGE_DIR:-}" ] || { tdm_fail "judge: no TDM_JUDGE_DIR (run through selftests/run.sh)"; return 1; }
+	for f in "$@"; do
+		[[ $f == *[$'\t\n']* ]] && { tdm_fail "judge: a tab or newline in '$f'"; return 1; }
+	done
+	mkdir -p "$TDM_JUDGE_DIR" || return 1
+	[ -e "$TDM_JUDGE_DIR/judge.tsv" ] ||
+		printf 'permille\t%d\n' "$OUTLIER_PERMILLE" >"$TDM_JUDGE_DIR/judge.tsv"
+	(IFS=$'\t'; echo "$*") >>"$TDM_JUDGE_DIR/judge.tsv"
+}
+
+tdm_judge() {
+	local key=$1 a label args=()
+	shift
+	for a in "$@"; do
+		label=
+		if [[ $a == [A-Za-z0-9_]*=@* ]]; then
+			label=${a%%=@*}=
+			a=${a#"$label"}
+		fi
+		if [[ $a == @/*\* ]]; then
+			a=${a%\*}
+			compgen -G "${a#@}*" >/dev/null ||
+				{ tdm_fail "judge $key: no file ${a#@}*"; return 1; }
+			mkdir -p "$TDM_JUDGE_DIR" && cp "${a#@}"* "$TDM_JUDGE_DIR/" || return 1
+			a=@${a##*/}
+		elif [[ $a == @/* ]]; then
+			[ -f "${a#@}" ] || { tdm_fail "judge $key: no file ${a#@}"; return 1; }
+			mkdir -p "$TDM_JUDGE_DIR" && cp "${a#@}" "$TDM_JUDGE_DIR/" || return 1
+			a=@${a##*/}
+		fi
+		args+=("$label$a")
+	done
+	tdm_judge_rec judge "$key" "${args[@]}"
+}
+
+tdm_judge_check() {
+	local timing=-
+	[ -n "$TDM_TIMING_NOW" ] && timing=$TDM_TIMING
+	tdm_judge_rec check "$2" "$timing" "$1" "$3" && tdm_log "judged on the host: $1"
+}
+
 # ---- tc state -------------------------------------------------------------
 
 # tdm_snap ARRAY NS DEV [flat options...]: fill the associative array ARRAY

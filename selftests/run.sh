@@ -25,6 +25,10 @@
 #     busy;
 #   - the checks a passed test skipped (a timing check on a loaded host,
 #     say) are counted and shown beside it, not hidden in the pass.
+#
+# Captures are judged on the host, after the guest (lib.sh's tdm_judge):
+# the tests leave them under TDM_JUDGE_ROOT (build/judge/KERNEL) and
+# `testbed/tb judge build/judge/KERNEL` gives those checks' results.
 
 set -u
 dir=$(cd "$(dirname "$0")" && pwd)
@@ -204,6 +208,16 @@ stop_pyserv() {
 [ -z "$skip_all" ] && start_pyserv
 trap stop_pyserv EXIT
 
+# ---- the host's part ---------------------------------------------------------
+
+# What the tests leave for the host to judge (lib.sh's tdm_judge): one
+# directory per test under TDM_JUDGE_ROOT (default build/judge/KERNEL in
+# the work tree, which the host shares), emptied first; after the guest,
+# `testbed/tb judge ROOT` judges them (tools/check does).
+judge_root=${TDM_JUDGE_ROOT:-$root/build/judge/$(uname -r)}
+rm -rf "$judge_root" && mkdir -p "$judge_root" ||
+	echo "# warning: cannot make $judge_root: the checks judged on the host will fail"
+
 # ---- run ------------------------------------------------------------------
 
 n=0
@@ -237,7 +251,8 @@ for t in "${tests[@]}"; do
 	kmarker "begin $t"
 	out=$(mktemp)
 	start=$(date +%s.%N)
-	timeout --foreground -k 10 "$timeout_s" "$dir/$t" 2>&1 |
+	TDM_JUDGE_DIR=$judge_root/$(printf '%02d' "$n")-${t%.sh} \
+		timeout --foreground -k 10 "$timeout_s" "$dir/$t" 2>&1 |
 		tee "$out" | sed -u 's/^/# /'
 	rc=${PIPESTATUS[0]}
 	secs=$(echo "$(date +%s.%N) $start" | awk '{printf "%.1f", $1 - $2}')
@@ -318,6 +333,9 @@ if [ -n "$kmemleak" ]; then
 	fi
 fi
 
+njudge=$(find "$judge_root" -name judge.tsv 2>/dev/null | wc -l)
+[ "$njudge" -gt 0 ] &&
+	echo "# $njudge tests left checks for the host: testbed/tb judge ${judge_root#"$root"/}"
 sub=
 [ "$subskip" -gt 0 ] && sub="; $subskip checks skipped in passed tests"
 if [ "$skip" -gt 0 ]; then

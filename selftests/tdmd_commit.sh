@@ -155,10 +155,10 @@ check_eq "v2: committed, all three prepared" "${P[outcome]:-x}:${P[acked]:-x}:${
 kill "${sender[3]}"
 tdm_cap_stop tapc
 tdm_quiet_judge "$mark"
-tdm_kv S "$(py span "$TDM_TMP/tapc.pcap" --port 5001 \
-	--from $((base2 + TDM_TAP_TOL)) --to "$t_back")"
-tdm_timing check_eq "tap: no departure of c from the base time until it was let back" \
-	"${S[in_span]:-x}" 0
+tdm_judge held tb span "@$TDM_TMP/tapc.pcap" --port 5001 \
+	--from $((base2 + TDM_TAP_TOL)) --to "$t_back"
+tdm_timing tdm_judge_check "tap: no departure of c from the base time until it was let back" \
+	held 'in_span == 0'
 
 # ---- 2. the coordinator dies between prepare and outcome ----------------------
 for i in 1 3; do tdmd_qsnap Q "$i"; uh[i]=${Q[x.unconfirmed_holds]:-0}; done

@@ -22,7 +22,7 @@ ts_require
 
 RATE=${TS_RATE:-300pps}
 DUR=${TS_DURATION:-2s}
-declare -A K B G
+declare -A K B
 
 ts_topology 2 || tdm_skip_all "cannot create the namespaces, bridge and veths"
 PLAN=$TDM_TMP/plan.conf
@@ -81,10 +81,10 @@ for s in 0 1; do
 		check_eq "sender $s $k: bpf = kmod" "${B[senders.$s.$k]:-}" "${K[senders.$s.$k]:-x}"
 	done
 done
-ts_kv G "${TS_CHECK[@]}" compare "$TDM_TMP/kmod" "$TDM_TMP/bpf"
-check_eq "the same windows" "${G[windows_only_in_one]:-x}:${G[windows_a]:-a}" "0:${G[windows_b]:-b}"
-check_eq "per window and per sender: the same counts" "${G[count_mismatches]:-x}" 0
-check_eq "per window: the same first/last RX times (ns)" "${G[max_rx_diff_ns]:-x}" 0
+tdm_judge G tdmstat-check compare "@$TDM_TMP/kmod*" "@$TDM_TMP/bpf*"
+tdm_judge_check "the same windows" G 'windows_only_in_one == 0 and windows_a == windows_b'
+tdm_judge_check "per window and per sender: the same counts" G 'count_mismatches == 0'
+tdm_judge_check "per window: the same first/last RX times (ns)" G 'max_rx_diff_ns == 0'
 check_eq "the window CSVs are identical" \
 	"$(md5sum <"$TDM_TMP/bpf-windows.csv")" "$(md5sum <"$TDM_TMP/kmod-windows.csv")"
 check_eq "the packet CSVs are identical" \

@@ -21,7 +21,7 @@ tdm_require tcpdump
 setup_ns A B || tdm_skip_all "cannot create network namespaces"
 tdm_veth "$A" "$B" || tdm_skip_all "cannot create a veth pair"
 D=tdmA
-declare -A Q P S
+declare -A Q
 
 tc_a() { tdm_tc -n "$A" "$@"; }
 chg() { tc_a qdisc change dev "$D" root tdmwin "$@"; }
@@ -151,15 +151,15 @@ tdm_held_account rx "$sender" "$A" "$D" tap
 # late tolerance: a frame that left at the end of v1's last window) to the
 # confirm.
 tdm_quiet_judge "$mark"
-tdm_kv P "$(py pcap "$TDM_TMP/tap.pcap" --port 5001 --cycle 20000000 \
+tdm_judge tap tb pcap "@$TDM_TMP/tap.pcap" --port 5001 --cycle 20000000 \
 	--windows 0:10000000 --switch "$T_CONFIRM" --base2 "$B2" --windows2 10000000:5000000 \
-	--tol-early "$TOL_EARLY" --tol-late "$TOL_LATE")"
-allowed=$(tdm_allowed "${P[judged]:-0}")
-tdm_timing check_num "tap: departures outside their plan's window (allowed $allowed)" \
-	"${P[outside]:-x}" -le "$allowed"
-tdm_kv S "$(py span "$TDM_TMP/tap.pcap" --port 5001 --from $((B2 + TOL_LATE)) \
-	--to "$T_CONFIRM")"
-check_eq "tap: no departure while held, before the confirm" "${S[in_span]:-x}" 0
+	--tol-early "$TOL_EARLY" --tol-late "$TOL_LATE"
+tdm_judge_check "tap: departures captured" tap 'judged > 0'
+tdm_timing tdm_judge_check "tap: departures outside their plan's window, at most the allowance" \
+	tap 'outside <= allowed(judged)'
+tdm_judge held tb span "@$TDM_TMP/tap.pcap" --port 5001 --from $((B2 + TOL_LATE)) \
+	--to "$T_CONFIRM"
+tdm_judge_check "tap: no departure while held, before the confirm" held 'in_span == 0'
 
 # ---- created unconfirmed -----------------------------------------------------------
 check "delete" tc_a qdisc del dev "$D" root

@@ -32,7 +32,7 @@ tdm_require tcpdump
 setup_ns A B || tdm_skip_all "cannot create network namespaces"
 tdm_veth "$A" "$B" || tdm_skip_all "cannot create a veth pair"
 D=tdmA
-declare -A Q R P
+declare -A Q R
 
 tc_a() { tdm_tc -n "$A" "$@"; }
 send() { nsx "$A" "${TDM_PYU[@]}" send --dst "$TDM_IP_B" "$@"; }
@@ -40,13 +40,14 @@ send() { nsx "$A" "${TDM_PYU[@]}" send --dst "$TDM_IP_B" "$@"; }
 CYCLE=20000000
 WINS="2000000:4000000,12000000:3000000"	# [2,6) ms and [12,15) ms
 
-# analyse NAME WINDOWS [extra pcap args]: fills P from the capture.
+# analyse NAME WINDOWS [extra pcap args]: the capture NAME, judged on the
+# host against WINDOWS (tdm_judge: its fields under the key NAME).
 analyse() {
-	local name=$1 wins=$2 out
+	local name=$1 wins=$2
 	shift 2
-	out=$(py pcap "$TDM_TMP/$name.pcap" --port 5001 --cycle $CYCLE --base "$BASE" \
-		--windows "$wins" --tol-early "$TOL_EARLY" --tol-late "$TOL_LATE" "$@")
-	tdm_kv P "$out"
+	tdm_judge "$name" tb pcap "@$TDM_TMP/$name.pcap" --port 5001 --cycle $CYCLE \
+		--base "$BASE" --windows "$wins" --tol-early "$TOL_EARLY" \
+		--tol-late "$TOL_LATE" "$@"
 }
 
 # run_traffic NAME COUNT RATE: capture + receive while sending.
@@ -65,10 +66,9 @@ run_traffic() {
 BASE=0
 run_traffic base 1000 1000
 analyse base "$WINS"
-tdm_log "baseline without tdmwin: ${P[judged]:-0} packets, ${P[outside]:-0} outside the windows"
-check_num "baseline: packets captured" "${P[judged]:-0}" -ge 200
-check_num "baseline: many packets outside the (future) windows" \
-	"$(( ${P[outside]:-0} * 100 / (${P[judged]:-0} + 1) ))" -ge 25
+tdm_judge_check "baseline: packets captured" base 'judged >= 200'
+tdm_judge_check "baseline: many packets outside the (future) windows" base \
+	'outside * 100 // (judged + 1) >= 25'
 
 # ---- 2. gated: every packet inside a window ------------------------------------
 
@@ -80,13 +80,13 @@ BASE=${Q[options.base_time]:-0}
 check_eq "cycle in the dump" "${Q[options.cycle_time]:-}" $CYCLE
 run_traffic gated 2000 1000
 analyse gated "$WINS"
-tdm_log "gated: ${P[judged]:-0} packets, ${P[inside]:-0} inside, ${P[outside]:-0} outside"
-check_num "gated: packets captured" "${P[judged]:-0}" -ge 400
-tdm_timing check_num "gated: packets outside the windows (allowed $(tdm_allowed "${P[judged]:-0}"))" \
-	"${P[outside]:-0}" -le "$(tdm_allowed "${P[judged]:-0}")"
+tdm_judge_check "gated: packets captured" gated 'judged >= 400'
+tdm_timing tdm_judge_check "gated: packets outside the windows, at most the allowance" gated \
+	'outside <= allowed(judged)'
 check_eq "gated: receiver lost nothing" "${R[udp5001.lost]:-x}" 0
-check_eq "gated: no reordering" "${R[udp5001.reorder]:-x}:${P[reorder]:-x}" 0:0
-check_num "gated: receiver got every capture" "${R[udp5001.n]:-0}" -ge "${P[judged]:-1}"
+check_eq "gated: no reordering at the receiver" "${R[udp5001.reorder]:-x}" 0
+tdm_judge_check "gated: no reordering in the capture" gated 'reorder == 0'
+tdm_judge_check "gated: receiver got every capture" gated "judged <= ${R[udp5001.n]:-0}"
 tdm_snap Q "$A" $D
 for k in windows_opened window_packets window_bytes open_latency_count \
 	 open_latency_max open_latency_sum open_latency_mean; do
@@ -112,10 +112,9 @@ tdm_snap Q "$A" $D
 d0=${Q[x.guard_deferrals]:-0}
 run_traffic guard 1500 1000
 analyse guard "0:2000000"
-tdm_log "guard: ${P[judged]:-0} packets, ${P[outside]:-0} outside [0,2) ms"
-check_num "guard: packets captured" "${P[judged]:-0}" -ge 200
-tdm_timing check_num "guard: packets started only in [0,2) ms (allowed $(tdm_allowed "${P[judged]:-0}"))" \
-	"${P[outside]:-0}" -le "$(tdm_allowed "${P[judged]:-0}")"
+tdm_judge_check "guard: packets captured" guard 'judged >= 200'
+tdm_timing tdm_judge_check "guard: packets started only in [0,2) ms, but the allowance" guard \
+	'outside <= allowed(judged)'
 tdm_snap Q "$A" $D
 check_num "guard_deferrals counted" "$(( ${Q[x.guard_deferrals]:-0} - d0 ))" -gt 0
 check_eq "guard: receiver lost nothing" "${R[udp5001.lost]:-x}" 0
@@ -187,10 +186,9 @@ tdm_snap Q "$A" $D
 BASE=${Q[options.base_time]:-0}
 run_traffic tbf 2000 1000
 analyse tbf "$WINS"
-tdm_log "under tbf: ${P[judged]:-0} packets, ${P[outside]:-0} outside"
-check_num "under tbf: packets captured" "${P[judged]:-0}" -ge 400
-tdm_timing check_num "under tbf: packets outside the windows (allowed $(tdm_allowed "${P[judged]:-0}"))" \
-	"${P[outside]:-0}" -le "$(tdm_allowed "${P[judged]:-0}")"
+tdm_judge_check "under tbf: packets captured" tbf 'judged >= 400'
+tdm_timing tdm_judge_check "under tbf: packets outside the windows, at most the allowance" tbf \
+	'outside <= allowed(judged)'
 check_eq "under tbf: receiver lost nothing" "${R[udp5001.lost]:-x}" 0
 
 tdm_exit

@@ -7,17 +7,16 @@
   send      UDP sender: sequence-numbered datagrams, optional SO_PRIORITY,
             rate, UDP GSO, raw PTP (ethertype 0x88F7) frames
   recv      UDP (and raw ethertype) receiver: counts and sequence checks
-  pcap      where in the cycle captured packets fall (tcpdump -w, ns precision)
   nl        raw RTM_NEWQDISC for kind tdmwin, printing the kernel's extack
             (tests the kernel's validation without the tc plugin)
   clock     save/restore/step CLOCK_REALTIME, TAI offset (adjtimex),
             wait for a phase of the cycle
   wire-check  can a plan work on the switch testbed (testbed/wire.sh)?
             The reason on stderr and exit 2 if not
-  port-drops  the switch port's drops from taps at its inputs and output:
-            collisions of senders, or one sender's frames bunched by the
-            emulator
   serve SOCK  run the others for tdm_pyc.c, a fork each (run.sh)
+
+Captures are not parsed here: the guest leaves them for the host
+(lib.sh's tdm_judge; testbed/tb judge), which is not under TCG.
 """
 
 # Python starts slowly under QEMU TCG: import only what a command needs
@@ -29,9 +28,9 @@ import sys
 import time
 
 NSEC = 1000000000
-# The testbed's commands (pcap, span, ideal-port, port-drops, wire-check)
-# and the models behind them live in testbed/tdmtb (cli.py); main() runs
-# them as its own.  The guest sees the same tree.
+# The testbed's plan check (wire-check) and JSON flattening live in
+# testbed/tdmtb; main() runs wire-check as its own.  The guest sees the
+# same tree.
 sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)),
                              "..", "testbed"))
 
@@ -43,24 +42,7 @@ def die(msg):
 
 # ---- flat -----------------------------------------------------------------
 
-def flatten(obj, prefix, out):
-    if isinstance(obj, dict):
-        for k, v in obj.items():
-            flatten(v, prefix + [str(k)], out)
-    elif isinstance(obj, list):
-        out[".".join(prefix) + ".len"] = str(len(obj))
-        for i, v in enumerate(obj):
-            flatten(v, prefix + [str(i)], out)
-    else:
-        if obj is None:
-            val = "null"
-        elif obj is True:
-            val = "true"
-        elif obj is False:
-            val = "false"
-        else:
-            val = str(obj)
-        out[".".join(prefix)] = val.replace("\n", " ")
+from tdmtb.flat import flatten  # noqa: E402
 
 
 def norm_handle(h):
@@ -616,10 +598,8 @@ def cmd_json():
         data = json.loads(text)
     except ValueError as e:
         die("bad JSON: %s: %r" % (e, text[:200]))
-    out = {}
-    flatten(data, [], out)
-    for k in sorted(out):
-        print("%s=%s" % (k.lstrip("."), out[k]))
+    from tdmtb.flat import kv_lines
+    print("\n".join(kv_lines(data)))
     return 0
 
 
@@ -690,8 +670,7 @@ def cmd_serve(path):
     import socket
     import tdm_uapi  # noqa: F401
     import tdmtb.cli  # noqa: F401
-    import tdmtb.idealport  # noqa: F401  (and pcap, portdrops, wirecheck)
-    import tdmtb.judge  # noqa: F401
+    import tdmtb.wirecheck  # noqa: F401
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)   # no zombies
     srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     srv.bind(path)
@@ -765,10 +744,6 @@ def main():
     r.add_argument("--out")
     r.add_argument("--count-file", help="keep the number received so far here")
 
-    # The testbed's commands (testbed/tdmtb/cli.py, testbed/tb on the host).
-    cli.add_pcap(sub)
-    cli.add_span(sub)
-
     n = sub.add_parser("nl")
     n.add_argument("op", choices=("add", "change", "replace"))
     n.add_argument("dev")
@@ -783,21 +758,14 @@ def main():
     k.add_argument("--cycle")
     k.add_argument("--at")
 
+    # The testbed's plan check (testbed/tdmtb/cli.py, testbed/tb on the host).
     cli.add_wire_check(sub)
-    cli.add_ideal_port(sub)
-    cli.add_port_drops(sub)
 
     a = p.parse_args()
-    fn = dict(cli.COMMANDS, flat=cmd_flat, classes=cmd_classes, send=cmd_send,
-              recv=cmd_recv, nl=cmd_nl, clock=cmd_clock)[a.cmd]
-    try:
-        code = fn(a)
-    except ValueError as e:
-        pcap = sys.modules.get("tdmtb.pcap")
-        if pcap and isinstance(e, pcap.PcapError):
-            die(str(e))
-        raise
-    sys.exit(code or 0)
+    fn = {"wire-check": cli.cmd_wire_check, "flat": cmd_flat,
+          "classes": cmd_classes, "send": cmd_send, "recv": cmd_recv,
+          "nl": cmd_nl, "clock": cmd_clock}[a.cmd]
+    sys.exit(fn(a) or 0)
 
 
 if __name__ == "__main__":

@@ -57,13 +57,11 @@ MBIT=$WIRE_MBIT
 
 tdm_wire_setup
 D=tdmA
-declare -A Q P N
+declare -A Q
 
 tc_a() { tdm_tc -n "$A" "$@"; }
 
 run() { tdm_wire_run "$1" 0 "$WIRE_SLACK" "$GUARD" "${FLOWS:-1}"; }
-
-pct() { echo $(( ${1:-0} * 100 / (${2:-0} + 1) )); }
 
 tdmwin_add() { # extra tdmwin options
 	tc_a qdisc replace dev "$D" root handle 1: tdmwin cycle-time 20ms base-time 0 \
@@ -74,24 +72,24 @@ tdmwin_add() { # extra tdmwin options
 
 tdm_quiet_wait 60 || tdm_log "$TDM_LOADED"
 
+# (outside their windows, in the host's judgement of pfifo_tx, pfifo, off_tx
+# and off: the sender's tap on a perfect wire, and after the NIC)
 run pfifo
-PFIFO_OUT="$(pct "${P[outside]}" "${P[judged]}") % / $(pct "${N[outside]}" "${N[judged]}") %"
-check_num "pfifo: frames reached the wire" "${N[judged]:-0}" -gt 0
-tdm_timing check_num "pfifo: enough frames to judge" "${N[judged]:-0}" -ge "$WIRE_MIN_FRAMES"
+tdm_judge_check "pfifo: frames reached the wire" pfifo 'judged > 0'
+tdm_timing tdm_judge_check "pfifo: enough frames to judge" pfifo "judged >= $WIRE_MIN_FRAMES"
 
 check "tdmwin, wire clock off" tdmwin_add link-speed "$MBIT" wire-clock off
 run off
-OFF_OUT="$(pct "${P[outside]}" "${P[judged]}") % / $(pct "${N[outside]}" "${N[judged]}") %"
 
 # ---- 2. calibration: a wire clock that books too little must be caught ----------
 
 check "tdmwin, link-speed ten times the wire's" tdmwin_add link-speed $((MBIT * 10)) \
 	wire-clock on
 run fast
-check_num "calibration: the sender's tap sees the overrun (${P[outside]:-?} of ${P[judged]:-?} outside)" \
-	"$(pct "${P[outside]}" "${P[judged]}")" -ge 5
-check_num "calibration: the tap after the NIC sees it, not as netem's lateness (${N[outside_gate]:-?} of ${N[judged]:-?} outside)" \
-	"$(pct "${N[outside_gate]}" "${N[judged]}")" -ge 5
+tdm_judge_check "calibration: the sender's tap sees the overrun (5 % outside at least)" fast_tx \
+	'outside * 100 // (judged + 1) >= 5'
+tdm_judge_check "calibration: the tap after the NIC sees it, not as netem's lateness (5 % at least)" \
+	fast 'outside_gate * 100 // (judged + 1) >= 5'
 
 # ---- 3. the wire clock -------------------------------------------------------------
 
@@ -99,31 +97,25 @@ check "tdmwin, wire clock on at the wire's rate" tdmwin_add link-speed "$MBIT" w
 tdm_snap Q "$A" $D
 check_eq "the dump says wire-clock on" "${Q[options.wire_clock]:-}" true
 run wire
-judge() { # WHAT
-	local allowed nic
-	allowed=$(( ${P[judged]:-0} * WIRE_STRAY_PERMILLE / 1000 ))
-	nic=$(( ${N[judged]:-0} * WIRE_STRAY_PERMILLE / 1000 ))
-	check_num "$1: frames reached the wire" "${N[judged]:-0}" -gt 0
-	tdm_timing check_num "$1: enough frames to judge" "${N[judged]:-0}" -ge "$WIRE_MIN_FRAMES"
+judge() { # WHAT KEY: the run KEY's two taps, judged on the host
+	local k=$2
+	tdm_judge_check "$1: frames reached the wire" "$k" 'judged > 0'
+	tdm_timing tdm_judge_check "$1: enough frames to judge" "$k" "judged >= $WIRE_MIN_FRAMES"
 	# (both taps keep up with 3000 frames/s unless the host is loaded)
-	tdm_timing check_eq "$1: the NIC's FIFO dropped nothing (both taps saw as many frames)" \
-		"${P[judged]:-0}" "${N[judged]:-0}"
-	tdm_timing check_num "$1: frames the gate let go too late for their window (allowed $allowed)" \
-		"${P[outside]:-99999}" -le "$allowed"
-	tdm_timing check_num "$1: none more than $WIRE_FAR_NS ns late (farthest ${P[max_out_ns]:-?} ns)" \
-		"${P[far]:-99999}" -eq 0
-	tdm_timing check_num "$1: after the emulated NIC, frames outside their windows that netem's lateness beyond the guard does not explain (allowed $nic; ${N[outside]:-?} outside in all)" \
-		"${N[outside_gate]:-99999}" -le "$nic"
+	tdm_timing tdm_judge_check "$1: the NIC's FIFO dropped nothing (both taps saw as many frames)" \
+		"$k" "judged == ${k}_tx.judged"
+	tdm_timing tdm_judge_check "$1: frames the gate let go too late for their window, at most $WIRE_STRAY_PERMILLE per mille" \
+		"${k}_tx" "outside <= judged * $WIRE_STRAY_PERMILLE // 1000"
+	tdm_timing tdm_judge_check "$1: none more than $WIRE_FAR_NS ns late" "${k}_tx" 'far == 0'
+	tdm_timing tdm_judge_check "$1: after the emulated NIC, frames outside their windows that netem's lateness beyond the guard does not explain, at most $WIRE_STRAY_PERMILLE per mille" \
+		"$k" "outside_gate <= judged * $WIRE_STRAY_PERMILLE // 1000"
 }
-judge "wire clock"
+judge "wire clock" wire
 tdm_snap Q "$A" $D
 check_num "frames waited for the wire (wire_deferrals)" "${Q[x.wire_deferrals]:-0}" -gt 0
 check_num "the wire was booked ahead (wire_backlog_max)" "${Q[x.wire_backlog_max]:-0}" -gt 0
 check_num "never booked ahead by more than a window (6 ms)" \
 	"${Q[x.wire_backlog_max]:-99999999999}" -le 6000000
-tdm_log "outside their windows (sender's tap on a perfect wire / after the NIC):" \
-	"pfifo $PFIFO_OUT, wire clock off $OFF_OUT, wire clock on" \
-	"$(pct "${P[outside]}" "${P[judged]}") % / $(pct "${N[outside]}" "${N[judged]}") %"
 
 # ---- 4. mq: four TX queues, one wire -------------------------------------------
 
@@ -145,7 +137,7 @@ for i in 1 2 3 4; do
 		clockid CLOCK_REALTIME guard "${GUARD}ns" link-speed "$MBIT"
 done
 FLOWS=16 run mq
-judge mq
+judge mq mq
 used=0
 for i in 1 2 3 4; do
 	tdm_snap Q "$A" $D --handle ${i}0:

@@ -162,6 +162,8 @@ tdm_wire_setup() {
 # from $A, pinned to CPU 0, through the wire of tdm_wire, seen by two taps:
 # on the sender's device (tdmA), where the gate acts, and after the NIC
 # (netem, in $M).  Windows of a plan based at BASE (ns on CLOCK_REALTIME).
+# Both captures are judged on the host after the guest (selftests/lib.sh's
+# tdm_judge), under the keys NAME_tx (P below) and NAME (N):
 #   P: the sender's tap, each frame put on a perfect wire at WIRE_MBIT in
 #      the order and at the instants the qdisc let it go (--serialize), and
 #      judged against its window less GUARD at the end (what the gate
@@ -174,10 +176,10 @@ tdm_wire_setup() {
 #      wire, netem's lateness is the difference (N[nic_late_*_ns]), and
 #      N[outside_gate] counts the frames outside even with netem's
 #      lateness beyond GUARD (the plan's budget for it) taken back.  The
-#      tests judge N by that, strictly; N[outside] is reported.
-# Fills P and N (tdm_kv) and, if the host was busy meanwhile, TDM_LOADED.
+#      tests judge N by that (outside_gate), strictly; outside is reported.
+# Sets TDM_LOADED if the host was busy meanwhile.
 tdm_wire_run() {
-	local name=$1 base=$2 early=$3 guard=$4 flows=${5:-1} out mark w wins=
+	local name=$1 base=$2 early=$3 guard=$4 flows=${5:-1} mark w wins=
 	for w in ${WIRE_WINS//,/ }; do
 		wins+="${wins:+,}${w%%:*}:$(( ${w#*:} - guard ))"
 	done
@@ -190,24 +192,15 @@ tdm_wire_run() {
 	sleep 0.5	# the FIFO drains
 	tdm_cap_stop "${name}_tx"
 	tdm_cap_stop "$name"
-	out=$(py pcap "$TDM_TMP/$name.pcap" --port 5001 --cycle "$WIRE_CYCLE" \
+	tdm_judge "${name}_tx" tb pcap "@$TDM_TMP/${name}_tx.pcap" --port 5001 \
+		--cycle "$WIRE_CYCLE" --base "$base" --windows "$wins" --tol-early "$early" \
+		--tol-late "$WIRE_SLACK" --wire-mbit "$WIRE_MBIT" --serialize \
+		--far "$WIRE_FAR_NS" --bins 10
+	tdm_judge "$name" tb pcap "@$TDM_TMP/$name.pcap" --port 5001 --cycle "$WIRE_CYCLE" \
 		--base "$base" --windows "$WIRE_WINS" --tol-early "$early" \
 		--tol-late "$WIRE_SLACK" --wire-mbit "$WIRE_MBIT" --far "$WIRE_FAR_NS" \
-		--ref "$TDM_TMP/${name}_tx.pcap" --nic-late "$guard" --bins 10)
-	tdm_kv N "$out"
-	out=$(py pcap "$TDM_TMP/${name}_tx.pcap" --port 5001 --cycle "$WIRE_CYCLE" \
-		--base "$base" --windows "$wins" --tol-early "$early" \
-		--tol-late "$WIRE_SLACK" --wire-mbit "$WIRE_MBIT" --serialize \
-		--far "$WIRE_FAR_NS" --bins 10)
-	tdm_kv P "$out"
+		--ref "@$TDM_TMP/${name}_tx.pcap" --nic-late "$guard" --bins 10
 	tdm_quiet_judge "$mark"
-	tdm_log "$name: the gate, on a perfect wire from the sender's tap:" \
-		"${P[judged]:-0} frames, ${P[outside]:-?} outside their windows, farthest" \
-		"${P[max_out_ns]:-?} ns out; after the emulated NIC: ${N[judged]:-0}" \
-		"frames, ${N[outside]:-?} outside, farthest ${N[max_out_ns]:-?} ns out," \
-		"${N[outside_gate]:-?} of them not netem's lateness beyond the guard" \
-		"(netem late by ${N[nic_late_p50_ns]:-?} ns median," \
-		"${N[nic_late_p99_ns]:-?} at the 99th percentile, ${N[nic_late_max_ns]:-?} at most)"
 }
 
 # ---- the switch testbed: senders, their NICs, a switch port, a receiver ----
@@ -455,29 +448,18 @@ tdm_switch_taps_stop() {
 	tdm_cap_stop "${1}_out"
 }
 
-# tdm_switch_port_drops ARRAY NAME [PORT]: the switch port's drops told
-# apart from the taps of tdm_switch_taps_start NAME (tdmwin_util.py
-# port-drops): arrived, departed, dropped; collision (another sender's
-# frame was in the buffer: senders overlapping at the port) and self (one
-# sender's frames alone overfilled it, which a wire at the port's own rate
-# cannot do: the emulator bunched them, Documentation/testbed.rst).
-tdm_switch_port_drops() {
+# tdm_switch_port_judge KEY NAME [PORT]: the switch port's drops told
+# apart from the taps of tdm_switch_taps_start NAME, on the host after the
+# guest (selftests/lib.sh's tdm_judge; testbed/tb port-drops), its fields
+# under KEY for tdm_judge_check: arrived, departed, dropped; collision
+# (another sender's frame was in the buffer: senders overlapping at the
+# port) and self (one sender's frames alone overfilled it, which a wire at
+# the port's own rate cannot do: the emulator bunched them,
+# Documentation/testbed.rst).
+tdm_switch_port_judge() {
 	local i ins=()
-	for i in "${!S[@]}"; do ins+=("$TDM_TMP/${2}_in$i.pcap"); done
-	tdm_kv "$1" "$(py port-drops --in "${ins[@]}" --out "$TDM_TMP/${2}_out.pcap" \
-		--port "${3:-8081}")"
+	for i in "${!S[@]}"; do ins+=("@$TDM_TMP/${2}_in$i.pcap"); done
+	tdm_judge "$1" tb port-drops --in "${ins[@]}" --out "@$TDM_TMP/${2}_out.pcap" \
+		--port "${3:-8081}"
 }
 
-# tdm_switch_taps_complete DROPS COUNTS: did the taps behind DROPS
-# (tdm_switch_port_drops) see every frame that reached the switch port and
-# every one it dropped, by the port's own counters (COUNTS, from
-# tdm_switch_count)?  Only then can they tell its drops apart.  If not,
-# says what they missed and fails.
-tdm_switch_taps_complete() {
-	local -n _d=$1 _c=$2
-	[ "${_d[arrived]:-}" = "${_c[nic.sent]}" ] &&
-		[ "${_d[dropped]:-}" = "${_c[sw.drops]}" ] && return 0
-	echo "the taps saw ${_d[arrived]:-no} of the ${_c[nic.sent]} frames that" \
-		"reached the switch port and ${_d[dropped]:-no} of the ${_c[sw.drops]} it dropped"
-	return 1
-}

@@ -12,6 +12,8 @@
               (tdmtb.idealport), its drops told apart
   port-drops  the switch port's drops from taps at its inputs and output
               (tdmtb.portdrops)
+  judge       the checks selftests left for the host, after the guest
+              (tdmtb.deferred): TAP, exit 1 if one failed
 
 add_COMMAND(sub) adds a command's parser to argparse subparsers;
 COMMANDS maps each name to the function that runs it on the parsed
@@ -76,6 +78,12 @@ def add_port_drops(sub):
     pd.add_argument("--port", type=int, default=8081)
 
 
+def add_judge(sub):
+    j = sub.add_parser("judge")
+    j.add_argument("root", help="a run's judge directory "
+                   "(selftests/run.sh's TDM_JUDGE_ROOT)")
+
+
 def cmd_pcap(a):
     """Check that packets fall inside the windows of one or two plans
     (tdmtb.judge.judge says how).  Prints key=value lines and a histogram
@@ -130,8 +138,15 @@ def cmd_port_drops(a):
         print(line)
 
 
+def cmd_judge(a):
+    """The checks of each test under ROOT (tdmtb.deferred)."""
+    from . import deferred
+    return deferred.judge_root(a.root)
+
+
 COMMANDS = {"pcap": cmd_pcap, "span": cmd_span, "wire-check": cmd_wire_check,
-            "ideal-port": cmd_ideal_port, "port-drops": cmd_port_drops}
+            "ideal-port": cmd_ideal_port, "port-drops": cmd_port_drops,
+            "judge": cmd_judge}
 
 
 def main(argv=None):
@@ -144,7 +159,7 @@ def main(argv=None):
                                 formatter_class=argparse.RawTextHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
     for add in (add_pcap, add_span, add_wire_check, add_ideal_port,
-                add_port_drops):
+                add_port_drops, add_judge):
         add(sub)
     a = p.parse_args(argv)
     try:

@@ -72,6 +72,12 @@ def run_unittest(suite, tap=None):
             tap.ok(False, test.id() + " (error)",
                    self._exc_info_to_string(err, test))
 
+        def addSubTest(self, test, subtest, err):
+            # A failed subtest fails its test (which then never reports a
+            # success): one line for it, not a test that vanishes.
+            if err is not None:
+                tap.ok(False, subtest.id(), self._exc_info_to_string(err, test))
+
         def addSkip(self, test, reason):
             tap.skip(test.id(), reason)
 

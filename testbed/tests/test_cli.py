@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-"""testbed/tb, the testbed's commands on the host (tdmtb.cli), and
-selftests/tdmwin_util.py, which runs the same in the guest: one
-definition, the same output."""
+"""testbed/tb, the testbed's commands on the host (tdmtb.cli); the guest's
+selftests/tdmwin_util.py runs only its plan check (wire-check), with the
+same output, and parses no capture."""
 import os
 import subprocess
 import sys
@@ -42,11 +42,8 @@ class Cli(unittest.TestCase):
             r = run(TB, "span", f.name, "--to", "5")
             self.assertEqual((r.returncode, r.stderr),
                              (2, "tb: %s: not a pcap file\n" % f.name))
-            r = run("-S", UTIL, "span", f.name, "--to", "5")
-            self.assertEqual((r.returncode, r.stderr),
-                             (2, "tdmwin_util: %s: not a pcap file\n" % f.name))
 
-    def test_ideal_port_both_ways(self):
+    def test_ideal_port(self):
         with tempfile.TemporaryDirectory() as d:
             taps = []
             for s in range(2):
@@ -56,10 +53,17 @@ class Cli(unittest.TestCase):
             args = ["ideal-port", "--in"] + taps + [
                 "--size", "1200", "--mbit", "100", "--buffer", "3",
                 "--ring", "64"]
-            a, b = run(TB, *args), run("-S", UTIL, *args)
-        self.assertEqual((a.returncode, b.returncode), (0, 0))
-        self.assertEqual(a.stdout, b.stdout)
+            a = run(TB, *args)
+        self.assertEqual(a.returncode, 0)
         self.assertIn("collision.1=", a.stdout)
+
+    def test_guest_parses_no_capture(self):
+        # Captures are judged on the host (tdmtb.deferred), not under TCG:
+        # the guest's helper has no command that reads one.
+        for cmd in ("pcap", "span", "ideal-port", "port-drops"):
+            r = run("-S", UTIL, cmd, "--help")
+            self.assertEqual(r.returncode, 2, cmd)
+            self.assertIn("invalid choice", r.stderr)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """tdmtb.judge: frames against windows, with a serializer's wire time,
 a perfect wire's (serialize) and the NIC's lateness against the sender's
-tap (ref); and the CLI that wraps it (selftests/tdmwin_util.py pcap)."""
+tap (ref); and the CLI that wraps it (testbed/tb pcap)."""
 import os
 import subprocess
 import sys
@@ -106,9 +106,9 @@ class Judge(unittest.TestCase):
         args = dict(cycle=10000 * K, windows="0:3000000", tol_early=0,
                     tol_late=200 * K, bins=7, wire_mbit=50)
         want = judge.judge(p, **args).lines()
-        util = os.path.join(helpers.ROOT, "selftests", "tdmwin_util.py")
+        tb = os.path.join(helpers.TESTBED, "tb")
         out = subprocess.run(
-            [sys.executable, "-S", util, "pcap", p, "--cycle", "10000000",
+            [sys.executable, tb, "pcap", p, "--cycle", "10000000",
              "--windows", "0:3000000", "--tol-early", "0", "--tol-late",
              "200000", "--bins", "7", "--wire-mbit", "50"],
             capture_output=True, text=True, check=True).stdout
