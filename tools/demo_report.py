@@ -7,8 +7,9 @@ testbed (Documentation/testbed.rst).
 Reads what tools/demo-guest left in its output folder: tdmstat's CSV/JSON
 for each run (gated-*, free-*, usertdm-*), tdmgen's JSON summaries, the
 senders' qdisc counters (tc -s -j) and the NICs' and the switch port's
-(NAME-switch.json, with the port's drops told apart by its taps), and
-prints
+(NAME-switch.json), and what tools/demo computed from the captures on the
+host: the port's drops told apart by its taps (NAME-port-drops.txt) and
+the ideal port (NAME-ideal*), and prints
 
   * the first windows of the gated run (the per-window table; all of them
     are in gated-windows.csv),
@@ -181,15 +182,31 @@ def load_run(folder, name, senders, early_ns, late_ns):
             sw = json.load(f)
     except (OSError, ValueError):
         sw = None
+    taps = load_kv(pre + "-port-drops.txt")
+    if sw is not None:
+        sw["taps"] = taps
     for i, x in enumerate((sw or {}).get("senders", [])):
         r = res.get(i)
         if r is not None:
-            r["collisions"] = x["collisions"]
-            r["self_drops"] = x["self_drops"]
             r["nic_drops"] = x["nic_drops"]
+            if taps is not None:
+                r["collisions"] = taps.get("collision.%d" % i, 0)
+                r["self_drops"] = taps.get("self.%d" % i, 0)
     ideal = load_ideal(pre, res)
     return {"senders": res, "run": summary.get("run", {}), "switch": sw,
             "have_packets": have_packets, "other": other, "ideal": ideal}
+
+
+def load_kv(path):
+    """A file of key=value lines (testbed/tb's output) as a dict of
+    integers, or None without it."""
+    try:
+        with open(path) as f:
+            return {k: int(v) for k, v in (
+                line.strip().split("=", 1) for line in f
+                if "=" in line and not line.startswith("#"))}
+    except (OSError, ValueError):
+        return None
 
 
 def load_ideal(pre, res):
@@ -197,10 +214,10 @@ def load_ideal(pre, res):
     the senders' taps, and tdmstat analyze on its output): per sender in
     RES, ideal_lost and ideal_overlaps; for the run {"lost", "overlap",
     "windows"}, or None without them."""
+    kv = load_kv(pre + "-ideal.txt")
+    if kv is None:
+        return None
     try:
-        with open(pre + "-ideal.txt") as f:
-            kv = dict(line.strip().split("=", 1) for line in f
-                      if "=" in line and not line.startswith("#"))
         with open(pre + "-ideal.json") as f:
             run = json.load(f).get("run", {})
         wins = load_csv(pre + "-ideal-windows.csv")
@@ -416,7 +433,11 @@ def port_line(run):
     sw = run["switch"]
     if sw is None:
         return None
-    t = sw["taps"]
+    t = sw.get("taps")
+    if t is None:
+        return ("switch port (buffer %d frames): %d frames out, %d dropped; "
+                "no port drops told apart (NAME-port-drops.txt)"
+                % (sw["buffer"], sw["port_sent"], sw["port_drops"]))
     return ("switch port (buffer %d frames): %d frames out, %d dropped: "
             "%d collisions + %d the emulator's bunching (tdmgen's, by the "
             "taps) + %d others (PTP, tdmd, end markers)"

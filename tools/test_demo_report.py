@@ -90,15 +90,19 @@ def craft(folder, received, taps=TAPS, run="gated", port=None, ideal=None):
           "port_sent": sum(received.values()) + 2,
           "port_drops": sum(c + x for c, x, _ in port.values()) + 1,
           "rx_frames": sum(received.values()) + 2,
-          "taps": {"arrived": 0, "departed": 0,
-                   "dropped": sum(c + x for c, x, _ in port.values()),
-                   "collision": sum(c for c, _, _ in port.values()),
-                   "self": sum(x for _, x, _ in port.values())},
-          "senders": [{"nic_sent": received[s], "nic_drops": port[s][2],
-                       "collisions": port[s][0], "self_drops": port[s][1]}
+          "senders": [{"nic_sent": received[s], "nic_drops": port[s][2]}
                       for s in (0, 1)]}
     with open(os.path.join(folder, run + "-switch.json"), "w") as f:
         json.dump(sw, f)
+    # The port's drops, told apart on the host (tools/demo: tb port-drops).
+    with open(os.path.join(folder, run + "-port-drops.txt"), "w") as f:
+        f.write("arrived=0\ndeparted=0\ndropped=%d\ncollision=%d\nself=%d\n"
+                % (sum(c + x for c, x, _ in port.values()),
+                   sum(c for c, _, _ in port.values()),
+                   sum(x for _, x, _ in port.values())))
+        for s in (0, 1):
+            f.write("collision.%d=%d\nself.%d=%d\n"
+                    % (s, port[s][0], s, port[s][1]))
     lost, ovl = ideal
     with open(os.path.join(folder, run + "-ideal.txt"), "w") as f:
         f.write("dropped=%d\nnic_drops=0\n" % sum(lost.values()))
