@@ -5,7 +5,8 @@
 # a switch (a bridge in its own namespace) with a receiver namespace R and
 # N sender namespaces S1..SN, each sender's tdmwin gate from a plan file,
 # tdmgen senders, `tdmstat capture` through tdmrx.ko in the background, and
-# tdmstat_check.py for the outputs.
+# tdmstat_check.py for the outputs, run on the host after the guest
+# (lib.sh's tdm_judge ... tdmstat-check).
 #
 #   ts_require; ts_topology 3          # R: r0 198.18.2.1; Si: s0 198.18.2.(10+i)
 #   ts_gate i PLAN                     # tdmwin on Si from [sender] number i-1
@@ -18,8 +19,6 @@
 
 TS_BUILD=${TS_BUILD:-$TDM_ROOT/build/us}
 tdm_use_build "$TS_BUILD" "${TDMSTAT_RELEASE:-}" TDMSTAT=tdmstat TDMGEN=tdmgen
-# shellcheck disable=SC2034  # used by the tests that source this file
-TS_CHECK=("$TDM_PY" -S "$TDM_DIR/tdmstat_check.py")
 TS_IP_R=198.18.2.1
 # shellcheck disable=SC2034
 TS_PORT=8081

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """Frames of a capture against the windows of one or two plans (what
-`tdmwin_util.py pcap` prints), and departures around an instant (span)."""
+`tb pcap` prints), and departures around an instant (span)."""
 from .pcap import NSEC, read_pcap, udp_info
 
 
