@@ -42,6 +42,35 @@ def table(head, rows):
     return "\n".join(lines)
 
 
+def observe_latency(folder, runs):
+    """The gate-open latency each qdisc run's captures show (tools/
+    bench-guest keeps them, open_latency_capture): read here, on the host,
+    through tools/cycle_offsets.py, into open_latency_observed and back
+    into the run's JSON."""
+    import cycle_offsets
+    from tdmtb.pcap import read_pcap
+    for name, r in runs.items():
+        path = os.path.join(folder, name)
+        cap = r.get("open_latency_capture")
+        if not cap or r.get("open_latency_observed"):
+            continue
+        win = cycle_offsets.parse_window(cap["window"])
+        obs = {}
+        for q, name in cap["pcaps"].items():
+            try:
+                times = [t + cap["clock_shift_ns"] for t, _, _ in
+                         read_pcap(os.path.join(folder, name))]
+            except (OSError, ValueError) as e:
+                obs[q] = {"error": str(e)}
+                continue
+            obs[q] = cycle_offsets.open_latency(
+                times, cap["base_ns"], cap["cycle_ns"], [win],
+                cap["tolerance_ns"])
+        r["open_latency_observed"] = obs
+        with open(path, "w") as f:
+            json.dump(r, f, indent=2)
+
+
 def qdisc_section(runs):
     out = []
     for name, r in runs.items():
@@ -65,7 +94,7 @@ def qdisc_section(runs):
                              [(x.get("windows"), x.get("tdmwin_pps"),
                                x.get("taprio_pps"), x.get("ratio_tdmwin_to_taprio"))
                               for x in axis]))
-        lat = r.get("open_latency_observed", {})
+        lat = r.get("open_latency_observed") or {}
         xs = r.get("open_latency_tdmwin_xstats", {})
         out.append("\nGate-open latency at 50 %% duty, 10 kpps: the first packet "
                    "of each window seen by tcpdump on the peer (us); tdmwin's "
@@ -335,6 +364,7 @@ def main():
           "Every figure comes with a baseline measured in the same run; under "
           "QEMU TCG the absolute numbers mean little, the ratios are the "
           "result.", ""]
+    observe_latency(folder, parts["qdisc"])
     md += ["## Qdisc"] + qdisc_section(parts["qdisc"])
     md += ["## tdmd"] + tdmd_section(parts["tdmd"])
     md += ["## Receiver"] + rx_section(parts["rx"])
