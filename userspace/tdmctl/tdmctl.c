@@ -6,6 +6,7 @@
  *   tdmctl [-s SOCKET] [-j] plan show | plan history
  *   tdmctl [-s SOCKET] [-j] plan push FILE|-
  *   tdmctl [-s SOCKET] reload
+ *   tdmctl [-s SOCKET] metrics
  *   tdmctl plan check FILE|-
  *   tdmctl doctor [-i IFACE] [--role sender|receiver] [--ptp-socket PATH] [-j]
  *
@@ -37,6 +38,8 @@ static void usage(FILE *f)
 		"  plan history         plans handed out (coordinator)\n"
 		"  plan push FILE|-     hand out a new plan (coordinator); waits for acks\n"
 		"  plan check FILE|-    validate a plan file locally\n"
+		"  metrics              this node's metrics in the Prometheus text format\n"
+		"                       (tdmd's role and state, its qdisc's counters)\n"
 		"  reload               tdmd reads its configuration again; refused\n"
 		"                       (exit 1, the reason on stderr) if it is bad or\n"
 		"                       changes a key that takes a restart\n"
@@ -181,6 +184,8 @@ int main(int argc, char **argv)
 	}
 	if (argc == 1 && !strcmp(argv[0], "reload"))
 		return request(sock, "reload\n", NULL, timeout, false);
+	if (argc == 1 && !strcmp(argv[0], "metrics"))
+		return request(sock, "metrics\n", NULL, timeout, false);
 	if (argc == 2 && !strcmp(argv[0], "plan") &&
 	    (!strcmp(argv[1], "show") || !strcmp(argv[1], "history"))) {
 		snprintf(line, sizeof(line), "plan %s%s\n", argv[1],

@@ -34,6 +34,7 @@
 
 #include "tdm_json.h"
 #include "tdm_log.h"
+#include "tdm_prom.h"
 #include "tdm_ptp.h"
 #include "tdm_util.h"
 #include "tdmd.h"
@@ -1684,6 +1685,95 @@ static void ctl_push(struct coord *co, struct ctl_req *r, const char *label)
 	}
 }
 
+/* tdmctl metrics: the Prometheus text format (tdm_prom.h). */
+static void metrics_text(FILE *f, void *arg)
+{
+	static const char *const syncs[] = { "unknown", "synced", "unsynced", "off" };
+	const struct coord *co = arg;
+	unsigned int i, up = 0;
+	struct tdm_prom p;
+
+	tdm_prom_init(&p, f);
+	report_prom_info(&p, "coordinator", co->cf->name);
+	tdm_prom_one(&p, "tdmd_plan_version", "gauge",
+		     "version of the plan committed last (0: none)", NULL,
+		     co->have_cur ? co->cur.version : 0);
+	tdm_prom_one(&p, "tdmd_plan_push_active", "gauge",
+		     "1 while a plan change is being prepared or decided", NULL,
+		     co->push.active);
+	tdm_prom_one(&p, "tdmd_plan_preparing_version", "gauge",
+		     "version of the plan being pushed (0: none)", NULL,
+		     co->push.active ? co->push.version : 0);
+	for (i = 0; i < co->nmembers; i++)
+		up += co->members[i].peer != NULL;
+	tdm_prom_family(&p, "tdmd_members", "gauge",
+			"members that ever registered, by connection state");
+	{
+		const char *const lu[] = { "state", "up", NULL };
+		const char *const ld[] = { "state", "down", NULL };
+
+		tdm_prom_u64(&p, "tdmd_members", lu, up);
+		tdm_prom_u64(&p, "tdmd_members", ld, co->nmembers - up);
+	}
+	if (!co->nmembers)
+		return;
+#define EACH_MEMBER(family, type, help, value)				\
+	do {								\
+		tdm_prom_family(&p, family, type, help);		\
+		for (i = 0; i < co->nmembers; i++) {			\
+			const struct member *m = &co->members[i];	\
+			const char *const l[] = { "member", m->name, NULL }; \
+									\
+			tdm_prom_u64(&p, family, l, (value));		\
+		}							\
+	} while (0)
+	EACH_MEMBER("tdmd_member_up", "gauge", "1 while the member is connected",
+		    m->peer != NULL);
+	EACH_MEMBER("tdmd_member_synced", "gauge",
+		    "1 if the member's last heartbeat said PTP is in sync",
+		    m->hb && m->sync_state == 1);
+	EACH_MEMBER("tdmd_member_hold", "gauge",
+		    "1 if the member's last heartbeat said its gate is held",
+		    m->hb && m->hold);
+	EACH_MEMBER("tdmd_member_plan_version", "gauge",
+		    "plan in force in the member's qdisc (last heartbeat)", m->version);
+	EACH_MEMBER("tdmd_member_pending_version", "gauge",
+		    "pending plan in the member's qdisc (0: none)", m->pending_version);
+	EACH_MEMBER("tdmd_member_prepared_version", "gauge",
+		    "plan the member holds prepared, awaiting the outcome (0: none)",
+		    m->prepared);
+	EACH_MEMBER("tdmd_member_window_packets_total", "counter",
+		    "gated packets the member's qdisc sent in windows (last heartbeat)",
+		    m->has_xstats ? m->xs.window_packets : 0);
+	EACH_MEMBER("tdmd_member_hold_drops_total", "counter",
+		    "packets the member's qdisc dropped while held (last heartbeat)",
+		    m->has_xstats ? m->xs.hold_drops : 0);
+#undef EACH_MEMBER
+	tdm_prom_family(&p, "tdmd_member_ptp_offset_seconds", "gauge",
+			"the member's PTP offset from master (last heartbeat)");
+	for (i = 0; i < co->nmembers; i++) {
+		const struct member *m = &co->members[i];
+		const char *const l[] = { "member", m->name, NULL };
+
+		if (m->hb)
+			tdm_prom_ns(&p, "tdmd_member_ptp_offset_seconds", l, m->offset);
+	}
+	tdm_prom_family(&p, "tdmd_member_sync_state", "gauge",
+			"the member's sync state (1 for the current one)");
+	for (i = 0; i < co->nmembers; i++) {
+		const struct member *m = &co->members[i];
+		unsigned int k;
+
+		for (k = 0; k < TDM_ARRAY_SIZE(syncs); k++) {
+			const char *const l[] = { "member", m->name, "state",
+						  syncs[k], NULL };
+
+			tdm_prom_u64(&p, "tdmd_member_sync_state", l,
+				     m->sync_state == k);
+		}
+	}
+}
+
 void coord_control(struct coord *co, struct ctl_req *r)
 {
 	if (!strcmp(r->cmd, "status"))
@@ -1695,8 +1785,10 @@ void coord_control(struct coord *co, struct ctl_req *r)
 	else if (!strncmp(r->cmd, "plan push", 9) &&
 		 (r->cmd[9] == '\0' || r->cmd[9] == ' '))
 		ctl_push(co, r, r->cmd[9] ? r->cmd + 10 : "");
+	else if (!strcmp(r->cmd, "metrics"))
+		report_reply_text(r, metrics_text, co);
 	else
-		ctl_reply(r, false, "unknown command (status, plan show, plan history, plan push)\n");
+		ctl_reply(r, false, "unknown command (status, plan show, plan history, plan push, metrics)\n");
 }
 
 void coord_free(struct coord *co)

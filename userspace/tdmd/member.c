@@ -46,6 +46,7 @@
 #include "tdm_json.h"
 #include "tdm_log.h"
 #include "tdm_phc.h"
+#include "tdm_prom.h"
 #include "tdm_ptp.h"
 #include "tdm_util.h"
 #include "tdmd.h"
@@ -1083,6 +1084,69 @@ static void status_text(FILE *f, void *arg)
 		(unsigned long long)q->drops, (unsigned long long)q->qlen);
 }
 
+/* tdmctl metrics: the Prometheus text format (tdm_prom.h). */
+static void metrics_text(FILE *f, void *arg)
+{
+	const struct status *st = arg;
+	const struct member *me = st->me;
+	static const char *const phc_states[] = {
+		"off", "none", "unknown", "synced", "unsynced"
+	};
+	const char *phc = phc_state(me);
+	unsigned int i, phc_i = 0;
+	struct tdm_prom p;
+
+	tdm_prom_init(&p, f);
+	report_prom_info(&p, "member", me->cf->name);
+	tdm_prom_one(&p, "tdmd_coordinator_connected", "gauge",
+		     "1 while registered with the coordinator", NULL, me->welcomed);
+	report_prom_states(&p, "tdmd_sync_state",
+			   "PTP sync state (1 for the current one)", "state",
+			   sync_names, TDM_ARRAY_SIZE(sync_names), me->sync, NULL);
+	tdm_prom_one(&p, "tdmd_gate_hold_wanted", "gauge",
+		     "1 while tdmd holds the gate (PTP or PHC out of sync, no windows)",
+		     NULL, hold_wanted(me));
+	if (me->st.port_ok) {
+		const char *const l[] = {
+			"state", tdm_port_state_name(me->st.port_state), NULL
+		};
+
+		tdm_prom_one(&p, "tdmd_ptp_port_state_info", "gauge",
+			     "ptp4l's port state at the last check (always 1)", l, 1);
+		tdm_prom_one_ns(&p, "tdmd_ptp_offset_seconds", "gauge",
+				"ptp4l's offset from master at the last check",
+				NULL, me->st.master_offset);
+	}
+	tdm_prom_one(&p, "tdmd_ptp_good_checks", "gauge",
+		     "good PTP checks in a row", NULL, me->ptp_h.good);
+	tdm_prom_one(&p, "tdmd_ptp_bad_checks", "gauge",
+		     "bad PTP checks in a row", NULL, me->ptp_h.bad);
+	for (i = 0; i < TDM_ARRAY_SIZE(phc_states); i++)
+		if (!strcmp(phc, phc_states[i]))
+			phc_i = i;
+	report_prom_states(&p, "tdmd_phc_state",
+			   "PHC check state (1 for the current one)", "state",
+			   phc_states, TDM_ARRAY_SIZE(phc_states), phc_i, NULL);
+	if (me->phc_checks)
+		tdm_prom_one_ns(&p, "tdmd_phc_offset_seconds", "gauge",
+				"PHC - CLOCK_TAI at the last check", NULL,
+				me->phc_off.offset_ns);
+	tdm_prom_one(&p, "tdmd_plan_version", "gauge",
+		     "version of the plan tdmd installed (0: none)", NULL,
+		     me->have_plan ? me->plan.version : me->kernel_version);
+	tdm_prom_one(&p, "tdmd_plan_prepared_version", "gauge",
+		     "version of the plan prepared and awaiting commit or abort (0: none)",
+		     NULL, me->prep_version);
+	tdm_prom_one(&p, "tdmd_plan_no_windows_version", "gauge",
+		     "version of a plan without windows for this sender (0: none)",
+		     NULL, me->no_windows);
+	tdm_prom_one(&p, "tdmd_lease_renewing", "gauge",
+		     "1 while tdmd renews the qdisc's lease", NULL, me->renewing);
+	tdm_prom_one(&p, "tdmd_lease_renewals_total", "counter",
+		     "lease renewals since tdmd started", NULL, me->renewals);
+	tdm_prom_qdisc(&p, me->target.ifname, &st->q);
+}
+
 static void plan_json(struct tdm_json *j, void *arg)
 {
 	tdm_json_obj_open(j, NULL);
@@ -1108,6 +1172,11 @@ void member_control(struct member *me, struct ctl_req *r)
 
 		read_qdisc(me, &st.q);
 		report_reply(r, true, status_json, status_text, &st);
+	} else if (!strcmp(r->cmd, "metrics")) {
+		struct status st = { .me = me };
+
+		read_qdisc(me, &st.q);
+		report_reply_text(r, metrics_text, &st);
 	} else if (!strcmp(r->cmd, "plan show")) {
 		if (!me->have_plan)
 			ctl_reply(r, !r->json, r->json ? "no plan installed yet\n" :
@@ -1117,7 +1186,7 @@ void member_control(struct member *me, struct ctl_req *r)
 	} else if (!strncmp(r->cmd, "plan push", 9) || !strcmp(r->cmd, "plan history")) {
 		ctl_reply(r, false, "this tdmd is a member; plans are pushed to and kept by the coordinator\n");
 	} else {
-		ctl_reply(r, false, "unknown command (status, plan show)\n");
+		ctl_reply(r, false, "unknown command (status, plan show, metrics)\n");
 	}
 }
 

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "tdm_json.h"
+#include "tdm_prom.h"
 #include "tdm_util.h"
 #include "tdmd.h"
 
@@ -77,6 +78,51 @@ void report_xstats_json(struct tdm_json *j, const char *key,
 	}
 	tdm_json_bool(j, "hold", x->hold);
 	tdm_json_obj_close(j);
+}
+
+void report_reply_text(struct ctl_req *r, void (*tx)(FILE *f, void *arg),
+		       void *arg)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (f) {
+		tx(f, arg);
+		fclose(f);
+	}
+	ctl_reply(r, text != NULL, text ? text : "out of memory\n");
+	free(text);
+}
+
+void report_prom_info(struct tdm_prom *p, const char *role, const char *name)
+{
+	const char *const l[] = { "role", role, "name", name,
+				  "version", TDM_VERSION, NULL };
+
+	tdm_prom_one(p, "tdmd_info", "gauge",
+		     "tdmd's role, sender name and version (always 1)", l, 1);
+}
+
+void report_prom_states(struct tdm_prom *p, const char *family,
+			const char *help, const char *label,
+			const char *const *states, unsigned int n,
+			unsigned int cur, const char *const *labels)
+{
+	const char *l[8];
+	unsigned int i, k = 0;
+
+	while (labels && labels[k] && k < 4) {
+		l[k] = labels[k];
+		k++;
+	}
+	l[k] = label;
+	l[k + 2] = NULL;
+	tdm_prom_family(p, family, "gauge", help);
+	for (i = 0; i < n; i++) {
+		l[k + 1] = states[i];
+		tdm_prom_u64(p, family, l, i == cur);
+	}
 }
 
 void report_reply(struct ctl_req *r, bool ok,

@@ -365,6 +365,18 @@ void report_xstats_json(struct tdm_json *j, const char *key,
 			const struct tc_tdmwin_xstats *x);
 const char *fmt_tai(int64_t t, int clockid, char *buf, size_t len);
 /* Reply to r with what js (r->json) or tx writes; ok=false: a failure. */
+void report_reply_text(struct ctl_req *r, void (*tx)(FILE *f, void *arg),
+		       void *arg);
+/* The metrics both roles export: tdmd_info and tdmd_sync_state-like
+ * state sets (one sample per state, 1 for the current one).
+ */
+struct tdm_prom;
+void report_prom_info(struct tdm_prom *p, const char *role, const char *name);
+void report_prom_states(struct tdm_prom *p, const char *family,
+			const char *help, const char *label,
+			const char *const *states, unsigned int n,
+			unsigned int cur, const char *const *labels);
+/* Reply to r with what js (r->json) or tx writes; ok=false: a failure. */
 void report_reply(struct ctl_req *r, bool ok,
 		  void (*js)(struct tdm_json *j, void *arg),
 		  void (*tx)(FILE *f, void *arg), void *arg);

@@ -6,7 +6,8 @@
  * refused, the two phases (prepare, then commit or abort, and what a
  * member cut off while prepared does), the PTP and PHC hysteresis that
  * holds and releases the gate, the lease renewed while healthy, and a
- * reload that changes the configuration under a running member.
+ * reload that changes the configuration under a running member; and the
+ * metrics it exports, checked by Prometheus' promtool when it is there.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -16,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -51,6 +54,7 @@ static const char plan_b[] =
 
 /* What the fake kernel's qdisc holds and what it was asked. */
 struct fqdisc {
+	struct tc_tdmwin_xstats xs;
 	bool present;
 	uint32_t version, pending_version;
 	bool pending, unconfirmed, hold;
@@ -124,6 +128,12 @@ static int f_get(void *ctx, const struct tdm_qdisc_target *t,
 	info->pending_unconfirmed = f->q.unconfirmed;
 	info->hold = f->q.hold;
 	info->lease_ns = f->q.lease_ns;
+	info->lease_left_ns = f->q.lease_ns / 2;
+	info->xstats = f->q.xs;
+	info->xstats.plan_version = f->q.version;
+	info->xstats.hold = f->q.hold;
+	info->packets = f->q.xs.window_packets + f->q.xs.bypass_packets;
+	info->drops = f->q.xs.hold_drops;
 	return 0;
 }
 
@@ -1337,6 +1347,132 @@ static void test_reload_policy_warn(void **state)
 	assert_int_equal(f->closes, 0);
 }
 
+/* ---- metrics ---- */
+
+static char *control_text(struct fx *f, const char *cmd)
+{
+	struct req q = { .r = { .cmd = cmd, .body = "", .reply = keep_reply } };
+
+	member_control(f->me, &q.r);
+	assert_true(q.replied && q.ok);
+	return q.body;
+}
+
+/*
+ * promtool: $PROMTOOL, else the testbed cache's (testbed/guest/setup),
+ * else one on PATH; NULL if none.
+ */
+static const char *find_promtool(char *buf, size_t len)
+{
+	const char *e = getenv("PROMTOOL"), *cache = getenv("TDMWIN_CACHE");
+
+	if (e && *e)
+		return e;
+	if (cache && *cache)
+		snprintf(buf, len, "%s/promtool", cache);
+	else
+		snprintf(buf, len, "%s/.cache/tdmwin/promtool",
+			 getenv("HOME") ? getenv("HOME") : "");
+	if (!access(buf, X_OK))
+		return buf;
+	if (!system("command -v promtool >/dev/null 2>&1"))
+		return "promtool";
+	return NULL;
+}
+
+static void assert_has_line(const char *text, const char *line)
+{
+	char want[256];
+
+	snprintf(want, sizeof(want), "\n%s\n", line);
+	if (!strstr(text, want))
+		fail_msg("'%s' not in:\n%s", line, text);
+}
+
+/* The qdisc's counters and tdmd's state, with Prometheus' conventions. */
+static void test_metrics(void **state)
+{
+	struct fx *f = *state;
+	char *m;
+
+	f->conf.target.lease_ns = 2 * SEC;
+	synced(f);
+	f->q.xs.window_packets = 1234;
+	f->q.xs.window_bytes = 5678;
+	f->q.xs.open_latency_max = 1500;
+	f->q.xs.open_latency_sum = 3000000000ULL;
+	f->q.xs.open_latency_count = 4;
+	f->q.xs.hold_drops = 7;
+	run_for(f, 1 * SEC);
+	m = control_text(f, "metrics");
+	assert_has_line(m, "tdmd_info{role=\"member\",name=\"a\",version=\"" TDM_VERSION "\"} 1");
+	assert_has_line(m, "# TYPE tdmd_sync_state gauge");
+	assert_has_line(m, "tdmd_sync_state{state=\"synced\"} 1");
+	assert_has_line(m, "tdmd_sync_state{state=\"unsynced\"} 0");
+	assert_has_line(m, "tdmd_ptp_port_state_info{state=\"SLAVE\"} 1");
+	assert_has_line(m, "tdmd_ptp_offset_seconds 0.000000010");
+	assert_has_line(m, "tdmd_plan_version 1");
+	assert_has_line(m, "tdmd_lease_renewing 1");
+	assert_has_line(m, "# TYPE tdmwin_window_packets_total counter");
+	assert_has_line(m, "tdmwin_window_packets_total{interface=\"eth0\"} 1234");
+	assert_has_line(m, "tdmwin_window_bytes_total{interface=\"eth0\"} 5678");
+	assert_has_line(m, "tdmwin_hold_drops_total{interface=\"eth0\"} 7");
+	assert_has_line(m, "tdmwin_open_latency_max_seconds{interface=\"eth0\"} 0.000001500");
+	assert_has_line(m, "# TYPE tdmwin_open_latency_seconds summary");
+	assert_has_line(m, "tdmwin_open_latency_seconds_sum{interface=\"eth0\"} 3.000000000");
+	assert_has_line(m, "tdmwin_open_latency_seconds_count{interface=\"eth0\"} 4");
+	assert_has_line(m, "tdmwin_plan_version{interface=\"eth0\"} 1");
+	assert_has_line(m, "tdmwin_lease_seconds{interface=\"eth0\"} 2.000000000");
+	assert_has_line(m, "tdmwin_lease_left_seconds{interface=\"eth0\"} 1.000000000");
+	/* each family once */
+	assert_null(strstr(strstr(m, "# TYPE tdmwin_hold ") + 1, "# TYPE tdmwin_hold "));
+	free(m);
+	/* a PTP offset below zero, and a qdisc that is gone */
+	f->ptp.master_offset = -1500000001;
+	checks(f, 1);
+	f->q.present = false;
+	m = control_text(f, "metrics");
+	assert_has_line(m, "tdmd_ptp_offset_seconds -1.500000001");
+	assert_has_line(m, "tdmwin_qdisc_present{interface=\"eth0\"} 0");
+	assert_null(strstr(m, "tdmwin_window_packets_total"));
+	free(m);
+}
+
+/* The same output through Prometheus' own parser: promtool check metrics. */
+static void test_metrics_promtool(void **state)
+{
+	struct fx *f = *state;
+	char path[] = "/tmp/test_member.XXXXXX", cmd[1024], pbuf[512];
+	const char *promtool = find_promtool(pbuf, sizeof(pbuf));
+	char *m;
+	FILE *out;
+	int fd, rc;
+
+	if (!promtool) {
+		printf("# promtool not found ($PROMTOOL, the testbed cache or PATH; make setup fetches it)\n");
+		skip();
+	}
+	f->conf.target.lease_ns = 2 * SEC;
+	f->conf.phc_threshold_ns = 5000;
+	f->phc_index = 0;
+	synced(f);
+	f->q.xs.window_packets = 10;
+	run_for(f, 1 * SEC);
+	m = control_text(f, "metrics");
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	out = fdopen(fd, "w");
+	assert_non_null(out);
+	fputs(m, out);
+	fclose(out);
+	free(m);
+	snprintf(cmd, sizeof(cmd), "'%s' check metrics <%s 2>&1", promtool, path);
+	rc = system(cmd);
+	unlink(path);
+	assert_true(WIFEXITED(rc));
+	assert_int_equal(WEXITSTATUS(rc), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1367,6 +1503,8 @@ int main(void)
 		T(test_reload_lease_off),
 		T(test_reload_lease_while_unhealthy),
 		T(test_reload_policy_warn),
+		T(test_metrics),
+		T(test_metrics_promtool),
 #undef T
 	};
 
