@@ -9,12 +9,16 @@
  *   tdmgen [-p PORT] [-s SIZE] [-r RATE] [-d TIME | -c COUNT] [-i SENDER]
  *          [-V PLAN_VERSION] [-P PRIO] [-b BATCH] [-I IFACE] [-B ADDR]
  *          [--start TAI_NS | --align TIME] [-E MARKERS] [-j] [-q]
- *          [--pace windows --plan FILE [--name NAME] [--spin TIME]] HOST
+ *          [--pace windows --plan FILE [--name NAME] [--spin TIME]
+ *           [--gate window|lib]] HOST
  *
  * --pace windows is the original tool's method, user-space TDM: the
  * sender sends only while one of its own windows is open by its own
  * clock, one packet at a time, so that a window ends at most one packet
- * late (the packet that started just before its end).
+ * late (the packet that started just before its end).  With --gate lib
+ * it asks libtdmgate instead, the qdisc's own answer for a frame of its
+ * size: a packet starts only where it fits its window with the guard,
+ * behind the packets before it at the plan's link speed.
  *
  * Exit status: 0 sent, 1 a send failed for good, 2 usage error or an
  * unusable plan.
@@ -22,6 +26,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <netdb.h>
+#include <netinet/in.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +40,7 @@
 #include "tdm_pkt.h"
 #include "tdm_plan.h"
 #include "tdm_util.h"
+#include "tdmgate.h"
 
 #define DEFAULT_PORT	"8081"
 #define DEFAULT_SIZE	1024
@@ -57,6 +63,7 @@ struct opts {
 	uint64_t align_ns, end_wait_ns;
 	bool json, quiet;
 	bool pace_windows;	/* --pace windows */
+	bool gate_lib;		/* --gate lib: libtdmgate decides */
 	const char *plan_file, *name;
 	uint64_t spin_ns;
 };
@@ -91,6 +98,10 @@ static void usage(FILE *f)
 		"      --name NAME          this sender's name in the plan (default: -i's id)\n"
 		"      --spin TIME          sleep until TIME before a packet or window, then\n"
 		"                           busy-wait (default 50us)\n"
+		"      --gate window|lib    window (default): send while the window is open;\n"
+		"                           lib: when libtdmgate says the frame fits, with\n"
+		"                           the guard, behind the ones before it at the\n"
+		"                           plan's link_speed (the qdisc's rule)\n"
 		"  -j, --json               summary as JSON on stdout\n"
 		"  -q, --quiet              no summary\n"
 		"  -h, --help               this help\n"
@@ -329,6 +340,103 @@ static int run_windows(const struct opts *o, struct sender *s,
 	return 0;
 }
 
+/* The frame the NIC gets for a datagram of @size: MAC, IP, UDP headers. */
+static uint32_t frame_len(const struct sender *s, size_t size)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	size_t ip = 20;
+
+	if (!getsockname(s->fd, (struct sockaddr *)&ss, &len) &&
+	    ss.ss_family == AF_INET6)
+		ip = 40;
+	return (uint32_t)(14 + ip + 8 + size);
+}
+
+/* The sender's schedule as libtdmgate takes it: a gate, or NULL (said). */
+static struct tdmgate *lib_gate(const struct opts *o, const struct tdm_plan *p,
+				const struct tdm_sender *snd, int64_t base)
+{
+	struct tdmgate_plan gp;
+	struct tdmgate *g;
+	unsigned int i;
+	int err;
+
+	if (!p->link_speed) {
+		fprintf(stderr, "tdmgen: %s: --gate lib needs the plan's link_speed\n",
+			o->plan_file);
+		return NULL;
+	}
+	memset(&gp, 0, sizeof(gp));
+	gp.active.version = p->version;
+	gp.active.guard = p->guard_ns;
+	gp.active.base = base;
+	gp.active.cycle = p->cycle_ns;
+	gp.active.nwin = snd->nwin;
+	for (i = 0; i < snd->nwin && i < TDMGATE_MAX_WINDOWS; i++) {
+		gp.active.win[i].offset = snd->win[i].offset;
+		gp.active.win[i].length = snd->win[i].length;
+	}
+	gp.link_speed = p->link_speed;
+	gp.clockid = p->clockid;
+	err = tdmgate_create(&gp, &g);
+	if (err) {
+		fprintf(stderr, "tdmgen: %s: libtdmgate refuses the plan: %s\n",
+			o->plan_file, strerror(-err));
+		return NULL;
+	}
+	tdmgate_set_spin(g, o->spin_ns);
+	return g;
+}
+
+/*
+ * --gate lib: before each packet, libtdmgate's blocking call says when a
+ * frame of this size may start (and books the wire for it); packets due
+ * at --rate wait for their time first.  No packet overshoots a window,
+ * unless the process wakes too late to send at the instant it was given.
+ * 0, -1 (a send failed, errno) or 1 (no window can take the frame).
+ */
+static int run_lib(const struct opts *o, struct sender *s, struct tdmgate *g,
+		   const struct tdmwin_sched *sched, int clk, int64_t start)
+{
+	struct tdm_pkt pkt = { .sender = o->sender,
+			       .plan_version = o->plan_version };
+	int64_t end = INT64_MAX, now, due, t, last_win = INT64_MIN;
+	uint32_t len = frame_len(s, o->size);
+	int err;
+
+	if (o->duration_ns)
+		end = start + (int64_t)o->duration_ns;
+	while (!tdm_stop && (!o->count || s->sent < o->count)) {
+		now = tdm_clock_ns(clk);
+		if (now >= end)
+			break;
+		due = o->pps > 0 ? start + (int64_t)((double)s->sent * 1e9 / o->pps) :
+		      now;
+		if (now < due) {
+			sleep_until(clk, due < end ? due : end, (int64_t)o->spin_ns);
+			continue;
+		}
+		err = tdmgate_wait(g, len, end, &t);
+		if (err == -ETIMEDOUT || err == -EINTR)
+			continue;
+		if (err) {
+			fprintf(stderr, "tdmgen: %s: a frame of %u bytes: %s\n",
+				o->plan_file, len, strerror(-err));
+			return 1;
+		}
+		/* The window it starts in: its opening, as --gate window counts. */
+		t = tdmwin_gate(sched, t, 1).when;
+		if (t != last_win) {
+			last_win = t;
+			s->windows++;
+		}
+		if (send_one(o, s, &pkt))
+			return -1;
+	}
+	return 0;
+}
+
 static int run(const struct opts *o, struct sender *s)
 {
 	struct tdm_pkt pkt = { .sender = o->sender,
@@ -424,7 +532,15 @@ static int run_plan(const struct opts *o, struct sender *s)
 	start = tdm_clock_ns(p.clockid) - (tdm_clock_ns(CLOCK_TAI) - start);
 	base = p.base_time ? p.base_time : start;
 	tdm_gate_sched(&sched, win, &p, snd, base);
-	rc = run_windows(o, s, &sched, p.clockid, start);
+	if (o->gate_lib) {
+		struct tdmgate *g = lib_gate(o, &p, snd, base);
+
+		if (g)
+			rc = run_lib(o, s, g, &sched, p.clockid, start);
+		tdmgate_destroy(g);
+	} else {
+		rc = run_windows(o, s, &sched, p.clockid, start);
+	}
 out:
 	tdm_plan_free(&p);
 	return rc;
@@ -477,8 +593,10 @@ static void summary(const struct opts *o, const struct sender *s)
 		tdm_json_u64(&j, "retries", s->retries);
 		tdm_json_u64(&j, "end_markers", o->markers);
 		tdm_json_str(&j, "pace", o->pace_windows ? "windows" : "rate");
-		if (o->pace_windows)
+		if (o->pace_windows) {
 			tdm_json_u64(&j, "windows", s->windows);
+			tdm_json_str(&j, "gate", o->gate_lib ? "lib" : "window");
+		}
 		tdm_json_obj_close(&j);
 		t = tdm_json_finish(&j);
 		if (t)
@@ -522,6 +640,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "plan", required_argument, NULL, 5 },
 		{ "name", required_argument, NULL, 6 },
 		{ "spin", required_argument, NULL, 7 },
+		{ "gate", required_argument, NULL, 8 },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *rate = "max";
@@ -638,6 +757,14 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			if (tdm_parse_time(optarg, &o->spin_ns, err, sizeof(err)))
 				goto bad;
 			break;
+		case 8:
+			if (strcmp(optarg, "window") && strcmp(optarg, "lib")) {
+				snprintf(err, sizeof(err),
+					 "'%s': use window or lib", optarg);
+				goto bad;
+			}
+			o->gate_lib = !strcmp(optarg, "lib");
+			break;
 		default:
 			usage(stderr);
 			return -1;
@@ -659,6 +786,10 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	}
 	if (o->pace_windows != !!o->plan_file) {
 		fprintf(stderr, "tdmgen: --pace windows and --plan FILE go together\n");
+		return -1;
+	}
+	if (o->gate_lib && !o->pace_windows) {
+		fprintf(stderr, "tdmgen: --gate lib goes with --pace windows\n");
 		return -1;
 	}
 	if (o->name && !o->plan_file) {

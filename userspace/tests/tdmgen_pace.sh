@@ -7,7 +7,10 @@
 # (CLOCK_TAI, read just before each send): none before a window opens,
 # at most one after it closes (the one packet of overshoot the method
 # allows), every packet of a window counted, windows counted as tdmgen
-# reports them.  Bad input is refused with exit status 2 and a message.
+# reports them.  Then the same with --gate lib (libtdmgate decides, at the
+# plan's link speed): no packet starts later than the last instant its
+# frame fits the window, but for at most one a window (a late wake-up).
+# Bad input is refused with exit status 2 and a message.
 # Built into O/tests as test_tdmgen_pace (which passes the tdmgen binary);
 # prints TAP lines.
 #
@@ -24,6 +27,7 @@ cat >"$tmp/plan" <<'PLAN'
 [global]
 cycle_time  9ms
 base_time   9ms          # cycles in phase with the TAI epoch
+link_speed  100          # Mbit/s: --gate lib books 21.28 us a frame
 
 [sender a]
 window 0 2ms
@@ -53,7 +57,16 @@ bad "use rate or windows" --pace sometimes 127.0.0.1
 bad "no sender 'd'" --pace windows --plan "$tmp/plan" --name d -d 10ms 127.0.0.1
 bad "--name names a sender of --plan" --name b 127.0.0.1
 bad "$tmp/nothere" --pace windows --plan "$tmp/nothere" -d 10ms 127.0.0.1
+bad "--gate lib goes with --pace windows" --gate lib 127.0.0.1
+bad "use window or lib" --pace windows --plan "$tmp/plan" --gate door 127.0.0.1
+grep -v link_speed "$tmp/plan" >"$tmp/plan-nospeed"
+bad "--gate lib needs the plan's link_speed" --pace windows --plan "$tmp/plan-nospeed" \
+	--name b --gate lib -d 10ms 127.0.0.1
 
+# pace GATE: sender b for 1 s through --gate GATE, judged on its stamps.
+pace() {
+local gate=$1 rx port line
+rm -f "$tmp/port" "$tmp/rx" "$tmp/summary" "$tmp/checks"
 # The receiver: every datagram's header (tdm_pkt.h: magic, version,
 # flags, hdr_len, sender, plan_version, seq, tx_ns, sent; big-endian).
 python3 - "$tmp" <<'PY' &
@@ -80,16 +93,20 @@ for _ in $(seq 100); do [ -f "$tmp/port" ] && break; sleep 0.1; done
 port=$(cat "$tmp/port" 2>/dev/null)
 
 if ! "$tdmgen" --pace windows --plan "$tmp/plan" --name b -i 1 -d 1s -s 200 \
-	-r 20000pps -E 1 -w 10ms -p "$port" -j 127.0.0.1 >"$tmp/summary" 2>"$tmp/err"; then
-	tdm_fail_why "tdmgen --pace windows ran" "$(cat "$tmp/err")"
+	-r 20000pps -E 1 -w 10ms -p "$port" -j --gate "$gate" 127.0.0.1 \
+	>"$tmp/summary" 2>"$tmp/err"; then
+	tdm_fail_why "tdmgen --pace windows --gate $gate ran" "$(cat "$tmp/err")"
 fi
 wait "$rx"
 
 # One line per check: "ok NAME" or "fail NAME: DETAIL".
-python3 - "$tmp" >"$tmp/checks" <<'PY'
+python3 - "$tmp" "$gate" >"$tmp/checks" <<'PY'
 import json, sys
-tmp = sys.argv[1]
+tmp, gate = sys.argv[1], sys.argv[2]
 CYCLE, OFF, LEN = 9000000, 3000000, 2000000
+# window: a packet may start while the window is open; lib: while its
+# frame (200 + 42 bytes, 24 more on the wire, at 100 Mbit/s) fits.
+WIRE = 0 if gate == "window" else (200 + 42 + 24) * 80
 summary = json.load(open(tmp + "/summary"))
 n, end, windows, outside = 0, None, {}, {}
 for line in open(tmp + "/rx"):
@@ -102,25 +119,32 @@ for line in open(tmp + "/rx"):
     # the window that opened last at or before tx
     k = (tx - OFF) // CYCLE
     windows[k] = windows.get(k, 0) + 1
-    if tx >= k * CYCLE + OFF + LEN:
+    if tx + WIRE > k * CYCLE + OFF + LEN - (gate == "window"):
         outside[k] = outside.get(k, 0) + 1
 over = max(outside.values(), default=0)
-print("# received %d, tdmgen sent %s in %s windows; received in %d windows; "
-      "%d packets after their window's end, at most %d in one window"
-      % (n, summary["sent"], summary.get("windows"), len(windows),
+print("# --gate %s: received %d, tdmgen sent %s in %s windows; received in %d "
+      "windows; %d packets too late for their window, at most %d in one"
+      % (gate, n, summary["sent"], summary.get("windows"), len(windows),
          sum(outside.values()), over))
 def check(name, good, detail):
-    print(("ok %s" % name) if good else ("fail %s: %s" % (name, detail)))
+    print(("ok --gate %s: %s" % (gate, name)) if good else
+          ("fail --gate %s: %s: %s" % (gate, name, detail)))
 check("packets were sent", n > 0, "none received")
 check("every packet received, as counted by tdmgen and its end marker",
       n == summary["sent"] == end, "%d received, %s sent, %s in the marker"
       % (n, summary["sent"], end))
-check("at most one packet after each window's end (the original's overshoot)",
-      over <= 1, "%d after the end of one window" % over)
+check("at most one packet too late a window (window: the original's "
+      "overshoot; lib: a late wake-up)", over <= 1,
+      "%d too late in one window" % over)
+if WIRE:
+    check("no window took more frames than fit at the link speed (%d)" % (LEN // WIRE),
+          max(windows.values(), default=0) <= LEN // WIRE,
+          "%d in one window" % max(windows.values(), default=0))
 check("windows counted as tdmgen reports", len(windows) == summary.get("windows"),
       "%d seen, %s reported" % (len(windows), summary.get("windows")))
-check("the summary says pace windows", summary.get("pace") == "windows",
-      str(summary.get("pace")))
+check("the summary says pace windows, gate " + gate,
+      summary.get("pace") == "windows" and summary.get("gate") == gate,
+      "%s, %s" % (summary.get("pace"), summary.get("gate")))
 PY
 while IFS= read -r line; do
 	case $line in
@@ -130,5 +154,9 @@ while IFS= read -r line; do
 	esac
 done <"$tmp/checks"
 [ -s "$tmp/checks" ] || tdm_fail_why "the checks ran" "no output from the checker"
+}
+
+pace window
+pace lib
 
 tdm_exit
