@@ -2,7 +2,8 @@
 /*
  * libFuzzer harness for the ptp4l management answer parser: whatever
  * another process sends on the socket is refused with a message, ignored,
- * or parsed into a port state or an offset that the rest of tdmd can use;
+ * or parsed into a port state, an offset or the grandmaster's UTC offset
+ * (TIME_PROPERTIES_DATA_SET) that the rest of tdmd can use;
  * never read out of bounds (ASan) or left half filled.
  */
 #include <stdint.h>
@@ -33,19 +34,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rc = tdm_ptp_parse(copy, size, seq, &st, err, sizeof(err));
 	switch (rc) {
 	case -1:
-		if (!err[0] || st.port_ok || st.time_status_ok)
+		if (!err[0] || st.port_ok || st.time_status_ok || st.tp_ok)
 			abort();
 		break;
 	case 0:
-		if (st.port_ok == st.time_status_ok)
-			abort();	/* exactly one data set per answer */
+		/* exactly one data set per answer */
+		if (st.port_ok + st.time_status_ok + st.tp_ok != 1)
+			abort();
 		if (st.port_ok && (st.port_state < TDM_PS_INITIALIZING ||
 				   st.port_state > TDM_PS_GRAND_MASTER))
 			abort();
 		tdm_ptp_good(&st, 1000, true, err, sizeof(err));
 		break;
 	case 1:
-		if (st.port_ok || st.time_status_ok)
+		if (st.port_ok || st.time_status_ok || st.tp_ok)
 			abort();
 		break;
 	default:
