@@ -92,7 +92,9 @@ enum tdmgate_state {
 	TDMGATE_HOLD,			/* the plan's hold */
 	TDMGATE_LEASE_OUT,		/* the lease ran out */
 	TDMGATE_UNCONFIRMED,		/* an unconfirmed plan's base came */
-	TDMGATE_GONE,			/* the followed qdisc was deleted */
+	TDMGATE_GONE,			/* the followed qdisc was deleted, or
+					 * holds a plan this library refuses
+					 */
 };
 
 struct tdmgate;

@@ -174,10 +174,12 @@ static int follow_cb(const struct nlmsghdr *nlh, void *data)
 			return MNL_CB_OK;
 		}
 		info_to_plan(f->in, p, g->follow->quiet_boot);
-		if (gate_set_plan(g, p, 0))
+		if (gate_set_plan(g, p, 0)) {
+			/* Not the old plan either: hold until one is usable. */
+			g->gone = true;
 			f->err = -EPROTO;
-		else
-			f->applied++;
+		}
+		f->applied++;
 		free(p);
 	}
 	return MNL_CB_OK;
@@ -192,9 +194,9 @@ static int follow_dump(struct tdmgate *g)
 	if (!p)
 		return -ENOMEM;
 	err = tdmgate_plan_from_qdisc(g->follow->ifindex, p);
-	if (!err)
-		err = tdmgate_set_plan(g, p);
-	else if (err == -ENOENT)
+	if (!err && tdmgate_set_plan(g, p))
+		err = -EPROTO;
+	if (err == -ENOENT || err == -EPROTO)
 		g->gone = true;
 	free(p);
 	return err;

@@ -413,8 +413,8 @@ static void test_oversize(void **state)
 	g = gate_new(&p);
 	assert_int_equal(tdmgate_next_at(g, 0, 9000, &t), -EMSGSIZE);
 	assert_int_equal(tdmgate_try_at(g, 0, 9000, &t), -EMSGSIZE);
-	assert_int_equal(tdmgate_poll(g, 9000, TDMGATE_NEVER, &t), -EMSGSIZE);
-	assert_int_equal(tdmgate_wait(g, 9000, TDMGATE_NEVER, &t), -EMSGSIZE);
+	assert_int_equal(tdmgate_poll(g, 9000, tdmgate_now(g) + 1000 * MS, &t), -EMSGSIZE);
+	assert_int_equal(tdmgate_wait(g, 9000, tdmgate_now(g) + 1000 * MS, &t), -EMSGSIZE);
 	assert_int_equal(tdmgate_next_at(g, 0, UINT32_MAX, &t), -EMSGSIZE);
 	/* A burst stops before it: the count, then the error. */
 	assert_int_equal(tdmgate_burst_at(g, 0, len, l, 3), 1);
@@ -715,11 +715,14 @@ static void on_alarm(int sig)
 static void test_wait_interrupted(void **state)
 {
 	const uint64_t ow[] = { 0, 1000 };
-	struct itimerval it = { .it_value = { .tv_usec = 20000 } };
+	/* Again every 5 ms: one that comes between two sleeps is missed. */
+	struct itimerval it = { .it_value = { .tv_usec = 20000 },
+				.it_interval = { .tv_usec = 5000 } }, off = { 0 };
 	struct sigaction sa = { .sa_handler = on_alarm };
 	struct tdmgate_plan p;
 	struct tdmgate *g;
 	int64_t t;
+	int err;
 
 	(void)state;
 	plan_one(&p, 10000, 0, 0, G10, 1, ow);
@@ -727,8 +730,11 @@ static void test_wait_interrupted(void **state)
 	g = gate_new(&p);
 	sigaction(SIGALRM, &sa, NULL);
 	setitimer(ITIMER_REAL, &it, NULL);
-	assert_int_equal(tdmgate_wait(g, 1500, TDMGATE_NEVER, &t), -EINTR);
+	/* A deadline, so that a test gone wrong ends (-ETIMEDOUT). */
+	err = tdmgate_wait(g, 1500, tdmgate_now(g) + 5000 * MS, &t);
+	setitimer(ITIMER_REAL, &off, NULL);
 	signal(SIGALRM, SIG_DFL);
+	assert_int_equal(err, -EINTR);
 	tdmgate_destroy(g);
 }
 
