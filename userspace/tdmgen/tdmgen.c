@@ -614,6 +614,18 @@ static void summary(const struct opts *o, const struct sender *s)
 	printf("\n");
 }
 
+/* @arg is @a or @b: 0 with *is_b, else -1 with err ("use a or b"). */
+static int parse_either(const char *arg, const char *a, const char *b,
+			bool *is_b, char *err, size_t errlen)
+{
+	if (strcmp(arg, a) && strcmp(arg, b)) {
+		snprintf(err, errlen, "'%s': use %s or %s", arg, a, b);
+		return -1;
+	}
+	*is_b = !strcmp(arg, b);
+	return 0;
+}
+
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
 	static const struct option lo[] = {
@@ -740,12 +752,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			printf("tdmgen %s\n", TDM_VERSION);
 			exit(0);
 		case 4:
-			if (strcmp(optarg, "rate") && strcmp(optarg, "windows")) {
-				snprintf(err, sizeof(err),
-					 "'%s': use rate or windows", optarg);
+			if (parse_either(optarg, "rate", "windows",
+					 &o->pace_windows, err, sizeof(err)))
 				goto bad;
-			}
-			o->pace_windows = !strcmp(optarg, "windows");
 			break;
 		case 5:
 			o->plan_file = optarg;
@@ -758,12 +767,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 				goto bad;
 			break;
 		case 8:
-			if (strcmp(optarg, "window") && strcmp(optarg, "lib")) {
-				snprintf(err, sizeof(err),
-					 "'%s': use window or lib", optarg);
+			if (parse_either(optarg, "window", "lib", &o->gate_lib,
+					 err, sizeof(err)))
 				goto bad;
-			}
-			o->gate_lib = !strcmp(optarg, "lib");
 			break;
 		default:
 			usage(stderr);
