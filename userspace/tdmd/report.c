@@ -80,8 +80,9 @@ void report_xstats_json(struct tdm_json *j, const char *key,
 	tdm_json_obj_close(j);
 }
 
-void report_reply_text(struct ctl_req *r, void (*tx)(FILE *f, void *arg),
-		       void *arg)
+/* TX's text as the reply, a success if OK and the text was written. */
+static void reply_text(struct ctl_req *r, bool ok,
+		       void (*tx)(FILE *f, void *arg), void *arg)
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -91,8 +92,14 @@ void report_reply_text(struct ctl_req *r, void (*tx)(FILE *f, void *arg),
 		tx(f, arg);
 		fclose(f);
 	}
-	ctl_reply(r, text != NULL, text ? text : "out of memory\n");
+	ctl_reply(r, ok && text, text ? text : "out of memory\n");
 	free(text);
+}
+
+void report_reply_text(struct ctl_req *r, void (*tx)(FILE *f, void *arg),
+		       void *arg)
+{
+	reply_text(r, true, tx, arg);
 }
 
 void report_prom_info(struct tdm_prom *p, const char *role, const char *name)
@@ -139,15 +146,6 @@ void report_reply(struct ctl_req *r, bool ok,
 		ctl_reply(r, ok && s, s ? s : "out of memory\n");
 		tdm_json_free(&j);
 	} else {
-		char *text = NULL;
-		size_t len = 0;
-		FILE *f = open_memstream(&text, &len);
-
-		if (f) {
-			tx(f, arg);
-			fclose(f);
-		}
-		ctl_reply(r, ok && text, text ? text : "out of memory\n");
-		free(text);
+		reply_text(r, ok, tx, arg);
 	}
 }

@@ -19,34 +19,11 @@ set -uo pipefail
 # shellcheck source=../../selftests/tap.sh
 . "$(dirname "$(readlink -f "$0")")/../../selftests/tap.sh"
 tdmd=$1 tdmctl=$2
-d=$(mktemp -d) || exit 1
-cpid='' mpid=''
-trap '[ -n "$mpid" ] && kill "$mpid" 2>/dev/null; [ -n "$cpid" ] && kill "$cpid" 2>/dev/null; rm -rf "$d"' EXIT
-
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-(umask 077 && od -An -tx1 -N32 /dev/urandom | tr -d ' \n' >"$d/key")
-printf '[global]\nlead_time 2s\nbase_align 0\n[auto]\nsenders a\nwindow 2ms\ndead_time 1ms\n' >"$d/plan.conf"
-coord_conf() { # EXTRA...: the coordinator's tdm.conf
-	printf '[global]\nrole coordinator\nkey_file %s\nlisten 127.0.0.1\nport %s\ncontrol_socket %s/c.sock\nplan_file %s/plan.conf\n' \
-		"$d/key" "$port" "$d" "$d"
-	printf '%s\n' "$@"
-}
-member_conf() { # EXTRA...: the member's tdm.conf
-	printf '[global]\nrole member\nname a\nkey_file %s\ncoordinator 127.0.0.1:%s\ninterface lo\nptp_policy off\ncontrol_socket %s/m.sock\n' \
-		"$d/key" "$port" "$d"
-	printf '%s\n' "$@"
-}
+# shellcheck source=tdmd_pair.sh
+. "$(dirname "$(readlink -f "$0")")/tdmd_pair.sh"
 coord_conf >"$d/c.conf"
-member_conf heartbeat_interval=1s >"$d/m.conf"
-sed -i 's/=/ /' "$d/m.conf"
-
-up() { "$tdmctl" -s "$d/c.sock" status 2>/dev/null | grep -Eq '^ +a +up '; }
-wait_for() { local _; for _ in $(seq 50); do "$@" && return 0; sleep 0.1; done; return 1; }
-"$tdmd" -f "$d/c.conf" -l debug >"$d/c.log" 2>&1 &
-cpid=$!
-"$tdmd" -f "$d/m.conf" >"$d/m.log" 2>&1 &
-mpid=$!
-check_here "the member registers with the coordinator" wait_for up
+member_conf "heartbeat_interval 1s" >"$d/m.conf"
+check_here "the member registers with the coordinator" pair_start -l debug
 registrations() { grep -c 'registered with the coordinator' "$d/m.log"; }
 
 # ---- tdmctl reload, good: live ----
