@@ -48,7 +48,6 @@ def observe_latency(folder, runs):
     through tools/cycle_offsets.py, into open_latency_observed and back
     into the run's JSON."""
     import cycle_offsets
-    from tdmtb.pcap import read_pcap
     for name, r in runs.items():
         path = os.path.join(folder, name)
         cap = r.get("open_latency_capture")
@@ -58,8 +57,8 @@ def observe_latency(folder, runs):
         obs = {}
         for q, name in cap["pcaps"].items():
             try:
-                times = [t + cap["clock_shift_ns"] for t, _, _ in
-                         read_pcap(os.path.join(folder, name))]
+                times = cycle_offsets.capture_times(
+                    os.path.join(folder, name), cap["clock_shift_ns"])
             except (OSError, ValueError) as e:
                 obs[q] = {"error": str(e)}
                 continue

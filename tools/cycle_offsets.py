@@ -33,6 +33,13 @@ def parse_window(text):
     return off, length
 
 
+def capture_times(path, shift=0, min_size=0):
+    """The stamps (ns) of PATH's frames of MIN_SIZE bytes or more, each
+    plus SHIFT."""
+    return [t + shift for t, frame, _ in read_pcap(path)
+            if len(frame) >= min_size]
+
+
 def analyse(times, base, cycle, windows, tol):
     """Fold times into the cycle; count packets inside widened windows."""
     offsets, outside = [], []
@@ -107,8 +114,7 @@ def main():
     if a.cycle <= 0:
         ap.error("--cycle must be positive")
     try:
-        times = [t + a.clock_shift for t, frame, _ in read_pcap(a.pcap)
-                 if len(frame) >= a.min_size]
+        times = capture_times(a.pcap, a.clock_shift, a.min_size)
     except OSError as e:
         print(f"cycle_offsets: {e}", file=sys.stderr)
         return 2

@@ -76,7 +76,10 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "testbed"))
 import wire_sweep  # noqa: E402
+from tdmtb.flat import parse_kv  # noqa: E402
 
 
 def load_csv(path):
@@ -202,9 +205,7 @@ def load_kv(path):
     integers, or None without it."""
     try:
         with open(path) as f:
-            return {k: int(v) for k, v in (
-                line.strip().split("=", 1) for line in f
-                if "=" in line and not line.startswith("#"))}
+            return {k: int(v) for k, v in parse_kv(f.read()).items()}
     except (OSError, ValueError):
         return None
 

@@ -68,14 +68,9 @@ COMPLETE = "complete"
 
 def read_meta(path):
     """key=value lines as a dict of strings."""
-    out = {}
+    from tdmtb.flat import parse_kv
     with open(path) as f:
-        for line in f:
-            line = line.rstrip("\n")
-            if "=" in line and not line.startswith("#"):
-                k, v = line.split("=", 1)
-                out[k] = v
-    return out
+        return parse_kv(f.read())
 
 
 def gen_sent(path):

@@ -91,19 +91,15 @@ def read_spec(path):
 def parse_kv(text):
     """key=value lines (others ignored), or a JSON document flattened, as
     a dict; integers as int."""
+    from .flat import kv_lines, parse_kv as kv_strings
     out = {}
     if text.lstrip().startswith("{"):
         import json
-        from .flat import kv_lines
         try:
             text = "\n".join(kv_lines(json.loads(text)))
         except ValueError:
             pass
-    for line in text.splitlines():
-        if line.startswith("#") or "=" not in line:
-            continue
-        k, v = line.split("=", 1)
-        k = k.strip()
+    for k, v in kv_strings(text).items():
         try:
             out[k] = int(v)
         except ValueError:

@@ -3,7 +3,8 @@
 KEY.len, null/true/false spelled as JSON does.  The selftests' `flat`
 and `json` commands (selftests/tdmwin_util.py, in the guest) and the
 checks judged on the host (tdmtb.deferred) read tc's and tdmstat's JSON
-through it."""
+through it; parse_kv() reads key=value lines back (testbed/tb's output,
+the sweep's point metadata)."""
 
 
 def flatten(obj, prefix, out):
@@ -26,6 +27,18 @@ def flatten(obj, prefix, out):
         else:
             val = str(obj)
         out[".".join(prefix)] = val.replace("\n", " ")
+
+
+def parse_kv(text):
+    """key=value lines as a dict of strings; '#' lines and lines without
+    '=' are passed over."""
+    out = {}
+    for line in text.splitlines():
+        if line.startswith("#") or "=" not in line:
+            continue
+        k, v = line.split("=", 1)
+        out[k.strip()] = v
+    return out
 
 
 def kv_lines(obj):
