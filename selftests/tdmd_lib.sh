@@ -135,7 +135,7 @@ tdmd_coord_conf() {
 	shift 2
 	_tdmd_conf "$f" role=coordinator "key_file=$TDMD_KEY" listen=:: \
 		port=$TDMD_PORT ${plan:+"plan_file=$plan"} member_timeout=5s \
-		ack_timeout=10s -- "$@"
+		ack_timeout=10s "state_file=${f%.conf}.state" -- "$@"
 }
 
 # tdmd_member_conf FILE NAME [KEY=VALUE...]: member on m0, PTP off unless

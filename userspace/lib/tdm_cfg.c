@@ -6,10 +6,13 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tdm_util.h"
@@ -267,4 +270,90 @@ int tdm_cfg_parse_file(const char *path, tdm_cfg_cb cb, void *ctx,
 	ret = tdm_cfg_parse_text(text, path, cb, ctx, err, errlen);
 	free(text);
 	return ret;
+}
+
+/* Write all of data to fd; 0 or -1 with errno. */
+static int write_all(int fd, const char *data, size_t len)
+{
+	ssize_t n;
+
+	while (len) {
+		n = write(fd, data, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		data += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* fsync the directory path is in, so that a rename in it is durable. */
+static int sync_dir_of(const char *path)
+{
+	char dir[PATH_MAX];
+	int fd, rc;
+
+	if (tdm_strlcpy(dir, path, sizeof(dir))) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	fd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	rc = fsync(fd);
+	close(fd);
+	return rc;
+}
+
+int tdm_write_file_atomic(const char *path, const void *data, size_t len,
+			  unsigned int mode, char *err, size_t errlen)
+{
+	char tmp[PATH_MAX];
+	const char *what;
+	int fd, e;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path) >= (int)sizeof(tmp))
+		return tdm_set_err(err, errlen, "%s: name too long", path);
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		e = errno;
+		return tdm_set_err(err, errlen, "%s: cannot create %s: %s",
+				   path, tmp, strerror(e));
+	}
+	what = "cannot set the mode";
+	if (fchmod(fd, mode))
+		goto fail;
+	what = "cannot write";
+	if (write_all(fd, data, len))
+		goto fail;
+	what = "cannot fsync";
+	if (fsync(fd))
+		goto fail;
+	what = "cannot close";
+	if (close(fd)) {
+		fd = -1;
+		goto fail;
+	}
+	fd = -1;
+	what = "cannot rename over it";
+	if (rename(tmp, path))
+		goto fail;
+	if (sync_dir_of(path)) {
+		e = errno;
+		/* Renamed: the new file is there, its directory entry not yet
+		 * on disk.
+		 */
+		return tdm_set_err(err, errlen, "%s: cannot fsync its directory: %s",
+				   path, strerror(e));
+	}
+	return 0;
+fail:
+	e = errno;
+	if (fd >= 0)
+		close(fd);
+	unlink(tmp);
+	return tdm_set_err(err, errlen, "%s: %s (%s): %s", path, what, tmp,
+			   strerror(e));
 }

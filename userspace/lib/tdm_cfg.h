@@ -57,4 +57,14 @@ int tdm_cfg_parse_file(const char *path, tdm_cfg_cb cb, void *ctx,
 char *tdm_read_file(const char *path, size_t max, size_t *len,
 		    char *err, size_t errlen);
 
+/*
+ * Replace path with len bytes of data, atomically: a reader sees the old
+ * file or the new one, never a part, even across a crash.  Written to a
+ * temporary file in the same directory ("PATH.tmp.XXXXXX"), given mode,
+ * fsync'ed, renamed over path, and the directory fsync'ed.  0, or -1
+ * with "path: what failed: reason" in err (nothing left behind).
+ */
+int tdm_write_file_atomic(const char *path, const void *data, size_t len,
+			  unsigned int mode, char *err, size_t errlen);
+
 #endif

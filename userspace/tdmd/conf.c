@@ -121,6 +121,7 @@ static const struct key keys[] = {
 	  .max = 100000, .flags = K_ZERO_IS_MIN },
 	{ "name_takeover", COORD, K_ENUM, F(name_takeover), .def.u = 0,
 	  .flags = K_LIVE, .names = takeover_names, .help = "is not one of refuse, allow" },
+	{ "state_file", COORD, K_STR, F(state_file), .def.s = TDMD_DEFAULT_STATE },
 	{ "coordinator", MEMBER, K_HOSTPORT, F(coord), .def.u = TDM_DEFAULT_PORT },
 	{ "interface", MEMBER, K_STR, F(target.ifname) },
 	{ "parent", MEMBER, K_HANDLE, F(target.parent), .def.u = TC_H_ROOT,

@@ -133,7 +133,12 @@ struct coord {
 	bool have_prev;
 	struct tdm_plan next;		/* the plan being prepared */
 	bool have_next;
-	uint32_t high_water;		/* highest version seen prepared */
+	/*
+	 * The highest plan version this coordinator issued, in this run or
+	 * (state_file) a run before it: the next plan is numbered above it.
+	 * Only a version issued here moves it, never one a member reports.
+	 */
+	uint32_t issued;
 	struct tdm_plan retry;		/* the plan file's, while its push is
 					 * retried after an abort
 					 */
@@ -246,29 +251,67 @@ static unsigned int connected_in(const struct coord *co,
 	return n;
 }
 
-static uint32_t highest_version(const struct coord *co)
+/* v if it is above max so far and at most ceil, else max. */
+static uint32_t max_upto(uint32_t max, uint32_t v, uint32_t ceil)
 {
-	uint32_t v = co->have_cur ? co->cur.version : 0;
+	return v > max && v <= ceil ? v : max;
+}
+
+/*
+ * The highest version in use or seen prepared, here or at a member, of
+ * those at most ceil: a member may report any number (a key holder can
+ * claim PREPARED 0xffffffff), and only versions issued here are trusted.
+ */
+static uint32_t highest_version(const struct coord *co, uint32_t ceil)
+{
+	uint32_t v = co->have_cur ? max_upto(0, co->cur.version, ceil) : 0;
 	unsigned int i;
 
-	if (co->have_next && co->next.version > v)
-		v = co->next.version;
+	if (co->have_next)
+		v = max_upto(v, co->next.version, ceil);
 	for (i = 0; i < co->nmembers; i++) {
 		const struct member *m = &co->members[i];
 
-		if (m->run_version > v)
-			v = m->run_version;
-		if (m->version > v)
-			v = m->version;
-		if (m->pending_version > v)
-			v = m->pending_version;
-		if (m->prepared > v)
-			v = m->prepared;
+		v = max_upto(v, m->run_version, ceil);
+		v = max_upto(v, m->version, ceil);
+		v = max_upto(v, m->pending_version, ceil);
+		v = max_upto(v, m->prepared, ceil);
 	}
 	for (i = 0; i < co->nhist; i++)
-		if (co->hist[i].version > v)
-			v = co->hist[i].version;
+		v = max_upto(v, co->hist[i].version, ceil);
 	return v;
+}
+
+/*
+ * Number p (its own version if it has one, from the plan file or tdmctl,
+ * else one above the highest issued) and record the number before the
+ * plan leaves: 0, or -1 with err set.  Versions are never reused and
+ * never wrap: after 0xffffffff every push is refused (0 means "no plan"
+ * to a member, and a lower number would be refused as stale).
+ */
+static int number_plan(struct coord *co, struct tdm_plan *p, char *err,
+		       size_t errlen)
+{
+	uint32_t seen = highest_version(co, UINT32_MAX);
+	char e[256];
+
+	if (p->version && p->version <= co->issued)
+		return tdm_set_err(err, errlen, "plan version %u is not above the highest version issued (%u)",
+				   p->version, co->issued);
+	if (!p->version && co->issued == UINT32_MAX)
+		return tdm_set_err(err, errlen, "plan versions are used up: v%u was the last (%s); versions never wrap, see tdmd(8) \"Plan versions\"",
+				   co->issued, co->cf->state_file);
+	if (!p->version)
+		p->version = co->issued + 1;
+	if (seen >= p->version)
+		log_warn("plan v%u: a member reports v%u, which this coordinator never issued (the highest it issued: v%u, in %s): not trusted; a member that runs a plan numbered above v%u refuses this one as stale (see tdmd(8) \"Plan versions\")",
+			 p->version, seen, co->issued, co->cf->state_file,
+			 p->version);
+	if (co->io.save_issued(co->io.ctx, p->version, e, sizeof(e)))
+		return tdm_set_err(err, errlen, "cannot record plan version %u: %s",
+				   p->version, e);
+	co->issued = p->version;
+	return 0;
 }
 
 /* ---- sending ---- */
@@ -424,9 +467,6 @@ static void push_prepare_one(struct coord *co, struct coord_peer *p)
 static int push_plan(struct coord *co, struct tdm_plan *p, const char *source,
 		     struct ctl_req *waiter, char *err, size_t errlen)
 {
-	/* Above any plan in use, and any seen prepared (even aborted). */
-	uint32_t next = (highest_version(co) > co->high_water ?
-			 highest_version(co) : co->high_water) + 1;
 	int64_t now_plan = clock_ns(co, p->clockid), now = now_ns(co), dl;
 	char tb[64];
 	struct coord_peer *pe, *nx;
@@ -443,12 +483,6 @@ static int push_plan(struct coord *co, struct tdm_plan *p, const char *source,
 		tdm_plan_free(p);
 		return -1;
 	}
-	if (p->version && p->version < next) {
-		snprintf(err, errlen, "plan version %u is not above the highest version in use (%u)",
-			 p->version, next - 1);
-		tdm_plan_free(p);
-		return -1;
-	}
 	if (p->lead_ns <= co->cf->commit_lead_ns) {
 		snprintf(err, errlen, "lead_time %llu ns leaves no time to prepare: the outcome is due commit_lead (%llu ns) before the base time; make lead_time longer",
 			 (unsigned long long)p->lead_ns,
@@ -456,8 +490,10 @@ static int push_plan(struct coord *co, struct tdm_plan *p, const char *source,
 		tdm_plan_free(p);
 		return -1;
 	}
-	if (!p->version)
-		p->version = next;
+	if (number_plan(co, p, err, errlen)) {
+		tdm_plan_free(p);
+		return -1;
+	}
 	p->base_time = tdm_plan_pick_base(p, now_plan);
 	co->next = *p;
 	co->have_next = true;
@@ -862,8 +898,6 @@ static void resolve_prepared(struct coord *co, struct coord_peer *p)
 
 	if (!v)
 		return;
-	if (v > co->high_water)
-		co->high_water = v;
 	type = prepared_outcome(co, v, why, sizeof(why));
 	if (!type)
 		return;
@@ -935,7 +969,9 @@ static void try_start(struct coord *co)
 	co->started = true;
 	co->have_desired = false;
 	resolve_all_prepared(co);
-	if (members_run(co, &co->desired, &v, &base) && v >= highest_version(co)) {
+	/* Only a version issued here: a member's word does not number plans. */
+	if (members_run(co, &co->desired, &v, &base) && v <= co->issued &&
+	    v >= highest_version(co, co->issued)) {
 		co->desired.version = v;
 		co->desired.base_time = base;
 		set_current(co, &co->desired);
@@ -1315,6 +1351,12 @@ struct coord *coord_new(const struct tdmd_conf *conf,
 		coord_free(co);
 		return NULL;
 	}
+	if (co->io.load_issued(co->io.ctx, &co->issued, err, errlen)) {
+		coord_free(co);
+		return NULL;
+	}
+	log_info("plan versions: v%u issued so far (%s)", co->issued,
+		 conf->state_file);
 	if (conf->plan_file[0]) {
 		if (tdm_plan_load(conf->plan_file, &co->desired, err, errlen)) {
 			coord_free(co);
@@ -1698,6 +1740,9 @@ static void metrics_text(FILE *f, void *arg)
 	tdm_prom_one(&p, "tdmd_plan_version", "gauge",
 		     "version of the plan committed last (0: none)", NULL,
 		     co->have_cur ? co->cur.version : 0);
+	tdm_prom_one(&p, "tdmd_plan_issued_version", "gauge",
+		     "highest plan version this coordinator issued; the next is numbered above it",
+		     NULL, co->issued);
 	tdm_prom_one(&p, "tdmd_plan_push_active", "gauge",
 		     "1 while a plan change is being prepared or decided", NULL,
 		     co->push.active);

@@ -6,6 +6,7 @@
  * an opaque link (struct coord_io).
  */
 #include <errno.h>
+#include <libgen.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -16,6 +17,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "tdm_cfg.h"
 #include "tdm_log.h"
 #include "tdm_util.h"
 #include "tdmd.h"
@@ -80,6 +82,62 @@ static int64_t net_clock_ns(void *ctx, int clockid)
 {
 	(void)ctx;
 	return tdm_clock_ns(clockid);
+}
+
+/* ---- state_file: the highest plan version issued ---- */
+
+static int state_line(void *ctx, const struct tdm_cfg_line *l, char *err,
+		      size_t errlen)
+{
+	uint32_t *v = ctx;
+	uint64_t u;
+	char e[128];
+
+	if (!l->key)
+		return tdm_set_err(err, errlen, "unexpected section [%s]", l->section);
+	if (strcmp(l->key, "issued") || l->argc != 1)
+		return tdm_set_err(err, errlen, "expected 'issued VERSION', not '%s'",
+				   l->key);
+	if (tdm_parse_u64(l->argv[0], UINT32_MAX, &u, e, sizeof(e)))
+		return tdm_set_err(err, errlen, "issued: %s", e);
+	*v = (uint32_t)u;
+	return 0;
+}
+
+/* The version in path; 0 if the file does not exist (none issued yet). */
+static int state_load(const char *path, uint32_t *v, char *err, size_t errlen)
+{
+	*v = 0;
+	if (access(path, F_OK) && errno == ENOENT)
+		return 0;
+	return tdm_cfg_parse_file(path, state_line, v, err, errlen);
+}
+
+static int net_load_issued(void *ctx, uint32_t *v, char *err, size_t errlen)
+{
+	const struct coord_net *net = ctx;
+	const char *path = net->d->conf.state_file;
+
+	if (state_load(path, v, err, errlen))
+		return -1;
+	if (access(path, F_OK))
+		log_notice("%s does not exist yet: plan versions start at v1",
+			   path);
+	return 0;
+}
+
+static int net_save_issued(void *ctx, uint32_t v, char *err, size_t errlen)
+{
+	const struct coord_net *net = ctx;
+	char text[256];
+	int n;
+
+	n = snprintf(text, sizeof(text),
+		     "# tdmd(8): the highest plan version this coordinator issued; the\n"
+		     "# next plan is numbered above it.  Written by tdmd: do not edit.\n"
+		     "issued %u\n", v);
+	return tdm_write_file_atomic(net->d->conf.state_file, text, (size_t)n,
+				     0644, err, errlen);
 }
 
 static int on_frame(struct conn *c, const struct tdm_msg *m, char *err,
@@ -262,6 +320,8 @@ static struct role *net_start(const struct tdmd *d, char *err, size_t errlen)
 		.drop = net_drop,
 		.mono_ns = net_mono_ns,
 		.clock_ns = net_clock_ns,
+		.load_issued = net_load_issued,
+		.save_issued = net_save_issued,
 		.ctx = net,
 	};
 	net->co = coord_new(&d->conf, &net->io, err, errlen);
@@ -299,11 +359,23 @@ static void net_control(struct role *r, struct ctl_req *req)
 	coord_control(((struct coord_net *)r)->co, req);
 }
 
-/* tdmd -n: the plan file must load. */
+/* tdmd -n: the state file must load, its directory take a new one, and
+ * the plan file load.
+ */
 static int net_check(const struct tdmd *d, char *err, size_t errlen)
 {
+	char dir[PATH_MAX];
 	struct tdm_plan p;
+	uint32_t v;
 
+	if (state_load(d->conf.state_file, &v, err, errlen))
+		return -1;
+	tdm_strlcpy(dir, d->conf.state_file, sizeof(dir));
+	if (access(dirname(dir), W_OK)) {
+		snprintf(err, errlen, "state_file %s: cannot write in %s: %s",
+			 d->conf.state_file, dir, strerror(errno));
+		return -1;
+	}
 	if (!d->conf.plan_file[0])
 		return 0;
 	if (tdm_plan_load(d->conf.plan_file, &p, err, errlen))

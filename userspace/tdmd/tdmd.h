@@ -21,6 +21,7 @@
 
 #define TDMD_DEFAULT_CONF	"/etc/tdm/tdm.conf"
 #define TDMD_DEFAULT_CTL	"/run/tdmd.sock"
+#define TDMD_DEFAULT_STATE	"/var/lib/tdm/coordinator.state"
 #define TDMD_MAX_LISTEN		4
 
 #define TDMD_PORT_LEN		8
@@ -52,6 +53,7 @@ struct tdmd_conf {
 	uint64_t member_timeout_ns;	/* silence before a member is dropped */
 	int name_takeover;		/* TAKEOVER_REFUSE or TAKEOVER_ALLOW */
 	unsigned int history;
+	char state_file[PATH_MAX];	/* the highest plan version issued */
 
 	/* member */
 	struct tdmd_hostport coord;
@@ -255,6 +257,14 @@ struct coord_io {
 	void (*drop)(void *ctx, void *link);
 	int64_t (*mono_ns)(void *ctx);		/* CLOCK_MONOTONIC */
 	int64_t (*clock_ns)(void *ctx, int clockid);	/* a plan's clock */
+	/*
+	 * The highest plan version this coordinator (this run or one
+	 * before it) issued, kept across restarts (state_file).  load()
+	 * gives 0 when none was ever recorded; save() records v before a
+	 * plan numbered v leaves.  Both 0, or -1 with err set.
+	 */
+	int (*load_issued)(void *ctx, uint32_t *v, char *err, size_t errlen);
+	int (*save_issued)(void *ctx, uint32_t v, char *err, size_t errlen);
 	void *ctx;
 };
 

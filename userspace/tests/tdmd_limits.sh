@@ -30,8 +30,8 @@ rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 (umask 077 && od -An -tx1 -N32 /dev/urandom | tr -d ' \n' >"$d/key")
 printf '[global]\ncycle_time 10ms\n[sender a]\nwindow 0 2ms\n' >"$d/plan.conf"
-printf '[global]\nrole coordinator\nkey_file %s\nlisten 127.0.0.1\nport %s\ncontrol_socket %s/ctl\nplan_file %s/plan.conf\n' \
-	"$d/key" "$port" "$d" "$d" >"$d/c.conf"
+printf '[global]\nrole coordinator\nkey_file %s\nlisten 127.0.0.1\nport %s\ncontrol_socket %s/ctl\nplan_file %s/plan.conf\nstate_file %s/c.state\n' \
+	"$d/key" "$port" "$d" "$d" "$d" >"$d/c.conf"
 # start [ULIMIT_N]: a coordinator (log in $d/log), waited for
 start() {
 	(if [ -n "${1:-}" ]; then ulimit -n "$1"; fi

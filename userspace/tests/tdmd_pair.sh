@@ -26,8 +26,8 @@ port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0));
 printf '[global]\nlead_time 2s\nbase_align 0\n[auto]\nsenders a\nwindow 2ms\ndead_time 1ms\n' >"$d/plan.conf"
 
 coord_conf() {
-	printf '[global]\nrole coordinator\nkey_file %s\nlisten 127.0.0.1\nport %s\ncontrol_socket %s/c.sock\nplan_file %s/plan.conf\n' \
-		"$d/key" "$port" "$d" "$d"
+	printf '[global]\nrole coordinator\nkey_file %s\nlisten 127.0.0.1\nport %s\ncontrol_socket %s/c.sock\nplan_file %s/plan.conf\nstate_file %s/c.state\n' \
+		"$d/key" "$port" "$d" "$d" "$d"
 	[ $# = 0 ] || printf '%s\n' "$@"
 }
 

@@ -80,6 +80,10 @@ struct fx {
 	int nlinks;
 	uint32_t *buf;			/* frames the test builds */
 	char tmp[64];			/* plan file */
+	/* state_file: survives a restart (fx_restart) */
+	uint32_t issued;
+	unsigned int saves;
+	bool save_fails;
 };
 
 static int fake_send(void *ctx, void *link, struct nlmsghdr *nlh, char *err,
@@ -144,6 +148,29 @@ static int64_t fake_clock(void *ctx, int clockid)
 	return TAI_NOW + ((struct fx *)ctx)->mono;
 }
 
+static int fake_load_issued(void *ctx, uint32_t *v, char *err, size_t errlen)
+{
+	(void)err;
+	(void)errlen;
+	*v = ((struct fx *)ctx)->issued;
+	return 0;
+}
+
+static int fake_save_issued(void *ctx, uint32_t v, char *err, size_t errlen)
+{
+	struct fx *f = ctx;
+
+	if (f->save_fails) {
+		snprintf(err, errlen, "state: cannot write: No space left on device");
+		return -1;
+	}
+	/* Never backwards: the state only grows. */
+	assert_true(v > f->issued);
+	f->issued = v;
+	f->saves++;
+	return 0;
+}
+
 static void fx_start(struct fx *f)
 {
 	char err[512];
@@ -168,8 +195,11 @@ static int fx_setup(void **state)
 	f->mono = 1 * SEC;
 	f->io = (struct coord_io){
 		.send = fake_send, .drop = fake_drop,
-		.mono_ns = fake_mono, .clock_ns = fake_clock, .ctx = f,
+		.mono_ns = fake_mono, .clock_ns = fake_clock,
+		.load_issued = fake_load_issued,
+		.save_issued = fake_save_issued, .ctx = f,
 	};
+	tdm_strlcpy(f->conf.state_file, "state", sizeof(f->conf.state_file));
 	*state = f;
 	return 0;
 }
@@ -937,6 +967,7 @@ static void test_restart_resolves_prepared(void **state)
 	assert_int_equal(tdm_plan_parse(plan3, "p", &runs, err, sizeof(err)), 0);
 	runs.version = 4;
 	runs.base_time = TAI_NOW - 100 * SEC;
+	f->issued = 5;		/* v5 was recorded before its prepare left */
 	fx_start(f);
 	for (i = 0; i < 3; i++) {
 		l[i] = connect_link(f);
@@ -980,6 +1011,7 @@ static void test_restart_commits_what_runs(void **state)
 	assert_int_equal(tdm_plan_parse(plan3, "p", &runs, err, sizeof(err)), 0);
 	runs.version = 5;
 	runs.base_time = TAI_NOW - 1 * SEC;
+	f->issued = 5;
 	fx_start(f);
 	/* a got the commit of v5 before the old coordinator died. */
 	l[0] = connect_link(f);
@@ -1011,6 +1043,7 @@ static void test_adopt(void **state)
 	assert_int_equal(tdm_plan_parse(plan3, "p", &runs, err, sizeof(err)), 0);
 	runs.version = 7;
 	runs.base_time = TAI_NOW - 100 * SEC;
+	f->issued = 7;		/* the coordinator before it issued v7 */
 	fx_start(f);
 	for (i = 0; i < 3; i++) {
 		l[i] = connect_link(f);
@@ -1023,6 +1056,193 @@ static void test_adopt(void **state)
 	assert_has(h.body, "\"source\":\"adopted\"");
 	req_done(&h);
 	tdm_plan_free(&runs);
+}
+
+/* Push plan3 to the n links and see every one prepare and commit it as v. */
+static void push_commit(struct fx *f, struct link **l, int n, uint32_t v)
+{
+	struct req q;
+	int i;
+
+	push(f, &q);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(l[i]->plan.version, v);
+		ack(f, l[i], v, 0, NULL);
+	}
+	for (i = 0; i < n; i++)
+		committed(f, l[i], v);
+	assert_true(q.replied && q.ok);
+	req_done(&q);
+	assert_int_equal(f->issued, v);
+}
+
+/* Stop the coordinator and start a new one on the same state_file. */
+static void fx_restart(struct fx *f)
+{
+	int i;
+
+	coord_free(f->co);
+	for (i = 0; i < f->nlinks; i++) {
+		assert_true(f->links[i].dropped);
+		if (f->links[i].have_plan)
+			tdm_plan_free(&f->links[i].plan);
+	}
+	memset(f->links, 0, sizeof(f->links));
+	f->nlinks = 0;
+	fx_start(f);
+}
+
+/*
+ * A key holder that is no member (x, y) reports versions this coordinator
+ * never issued: a plan prepared far above the last one, the last version
+ * there is, a plan it runs and a heartbeat with it.  It is told to abort
+ * what it prepared, and numbering goes on from what was issued: v2, v3,
+ * never v1002, never v0.
+ */
+static void test_hostile_versions(void **state)
+{
+	struct fx *f = *state;
+	struct link *l[6], *x, *y;
+	struct tdm_plan runs;
+	char err[256];
+
+	assert_int_equal(tdm_plan_parse(plan3, "p", &runs, err, sizeof(err)), 0);
+	start_abc(f, &l[0], &l[1], &l[2]);
+	push_commit(f, l, 3, 1);
+
+	/* Connected, x and y are sent the prepares too, and answer them. */
+	x = l[3] = connect_link(f);
+	register_prepared(f, x, "x", NULL, 1 + 1000);
+	assert_int_equal(x->nabort, 1);
+	assert_int_equal(x->outcome_version, 1001);
+	outcome_ack(f, x, TDM_PHASE_ABORT, 1001, 0, NULL);
+	push_commit(f, l, 4, 2);
+
+	y = l[4] = connect_link(f);
+	register_prepared(f, y, "y", NULL, UINT32_MAX);
+	assert_int_equal(y->nabort, 1);
+	assert_int_equal(y->outcome_version, UINT32_MAX);
+	outcome_ack(f, y, TDM_PHASE_ABORT, UINT32_MAX, 0, NULL);
+	heartbeat(f, y, UINT32_MAX);
+	push_commit(f, l, 5, 3);
+
+	l[5] = connect_link(f);
+	runs.version = UINT32_MAX;
+	runs.base_time = TAI_NOW;
+	register_as(f, l[5], "z", &runs);
+	push_commit(f, l, 6, 4);
+	assert_int_equal(f->saves, 4);
+	tdm_plan_free(&runs);
+}
+
+/*
+ * Across a restart the numbering goes on from the state_file, not from
+ * what members say: the plan they all run (v2, issued) is adopted while a
+ * key holder claims v0xffffffff; a plan "run" by every sender under a
+ * version never issued (v1002) is not adopted but pushed as v3.
+ */
+static void test_restart_hostile_versions(void **state)
+{
+	struct fx *f = *state;
+	const char *const names[] = { "a", "b", "c" };
+	struct link *l[4], *x;
+	struct tdm_plan runs;
+	char err[256];
+	struct req h;
+	int i;
+
+	write_plan_file(f);
+	assert_int_equal(tdm_plan_parse(plan3, "p", &runs, err, sizeof(err)), 0);
+	f->issued = 2;
+	runs.version = 2;
+	runs.base_time = TAI_NOW - 100 * SEC;
+	fx_start(f);
+	x = connect_link(f);
+	runs.version = UINT32_MAX;
+	register_prepared(f, x, "x", &runs, 2 + 1000);
+	runs.version = 2;
+	for (i = 0; i < 3; i++) {
+		l[i] = connect_link(f);
+		register_as(f, l[i], names[i], &runs);
+	}
+	/* Quorum: x's prepared plan is aborted, v2 adopted, nothing sent. */
+	assert_int_equal(x->nabort, 1);
+	assert_int_equal(x->outcome_version, 1002);
+	for (i = 0; i < 3; i++)
+		assert_false(l[i]->have_plan);
+	control(f, &h, "plan history", true, NULL);
+	assert_has(h.body, "\"version\":2,");
+	assert_has(h.body, "\"source\":\"adopted\"");
+	req_done(&h);
+	l[3] = x;
+	push_commit(f, l, 4, 3);
+
+	/* Every sender claims v1002, never issued: pushed anew, as v4. */
+	fx_restart(f);
+	runs.version = 1002;
+	for (i = 0; i < 3; i++) {
+		l[i] = connect_link(f);
+		register_prepared(f, l[i], names[i], &runs, 0);
+	}
+	for (i = 0; i < 3; i++) {
+		assert_true(l[i]->have_plan);
+		assert_int_equal(l[i]->plan.version, 4);
+	}
+	assert_int_equal(f->issued, 4);
+	tdm_plan_free(&runs);
+}
+
+/*
+ * Versions never wrap: v0xffffffff is the last one issued; after it every
+ * push is refused with the reason and nothing is sent.  A push whose
+ * version cannot be recorded is refused too.
+ */
+static void test_versions_exhausted(void **state)
+{
+	struct fx *f = *state;
+	struct link *l[3];
+	char body[512];
+	unsigned int n;
+	struct req q;
+
+	f->issued = UINT32_MAX - 1;
+	start_abc(f, &l[0], &l[1], &l[2]);
+	push_commit(f, l, 3, UINT32_MAX);
+	n = l[0]->nframes;
+	push(f, &q);
+	assert_true(q.replied);
+	assert_false(q.ok);
+	assert_has(q.body, "plan versions are used up: v4294967295 was the last (state); versions never wrap");
+	req_done(&q);
+	assert_int_equal(l[0]->nframes, n);
+	assert_int_equal(f->issued, UINT32_MAX);
+	/* Nor does a version given by hand go back. */
+	snprintf(body, sizeof(body), "version 7\n%s", plan3);
+	control(f, &q, "plan push", false, body);
+	assert_false(q.ok);
+	assert_has(q.body, "plan version 7 is not above the highest version issued (4294967295)");
+	req_done(&q);
+	assert_int_equal(l[0]->nframes, n);
+}
+
+/* A version that cannot be recorded is not issued: nothing leaves. */
+static void test_issued_not_recorded(void **state)
+{
+	struct fx *f = *state;
+	struct link *a;
+	struct req q;
+
+	start_abc(f, &a, NULL, NULL);
+	f->save_fails = true;
+	push(f, &q);
+	assert_true(q.replied);
+	assert_false(q.ok);
+	assert_has(q.body, "cannot record plan version 1: state: cannot write: No space left on device");
+	req_done(&q);
+	assert_false(a->have_plan);
+	f->save_fails = false;
+	f->conf.quorum = 1;
+	push_commit(f, &a, 1, 1);
 }
 
 /* A second push while one waits for acks is refused. */
@@ -1091,6 +1311,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_cut_off_after_prepare, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_restart_resolves_prepared, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_restart_commits_what_runs, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_hostile_versions, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_restart_hostile_versions, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_versions_exhausted, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_issued_not_recorded, fx_setup, fx_teardown),
 	};
 
 	tdm_log_init("test_coord", LOG_ERR);
