@@ -34,6 +34,7 @@ struct daemon {
 	struct ev_loop *loop;
 	struct role *role;
 	struct ctl *ctl;
+	struct metrics *metrics;	/* NULL: none configured */
 	struct tdmd *tdmd;		/* what the role runs with */
 	const char *path;		/* the configuration file */
 	int level;			/* -l, or -1 */
@@ -205,8 +206,11 @@ static int64_t tick(void *arg, int64_t now)
 	struct daemon *dm = arg;
 	int64_t next = dm->role->ops->tick(dm->role, now);
 	int64_t c = ctl_tick(dm->ctl, now);
+	int64_t mt = metrics_tick(dm->metrics, now);
 
-	return c < next ? c : next;
+	if (c < next)
+		next = c;
+	return mt < next ? mt : next;
 }
 
 int main(int argc, char **argv)
@@ -309,11 +313,17 @@ int main(int argc, char **argv)
 		rc = dm.ctl ? 0 : -1;
 	}
 	if (!rc) {
+		dm.metrics = metrics_open(dm.loop, &tdmd.conf, dm.role, err, sizeof(err));
+		rc = dm.metrics || (!tdmd.conf.metrics_listen.host[0] &&
+				    !tdmd.conf.metrics_textfile[0]) ? 0 : -1;
+	}
+	if (!rc) {
 		ctl_set_reload(dm.ctl, reload, &dm);
 		rc = drop_caps(ops->net_admin, err, sizeof(err));
 	}
 	if (rc) {
 		log_err("%s", err);
+		metrics_close(dm.metrics);
 		if (dm.role)
 			ops->stop(dm.role);
 		ctl_close(dm.ctl);
@@ -324,6 +334,7 @@ int main(int argc, char **argv)
 		   tdmd_role_name(ops->role), tdmd.conf.ctl_path);
 	ev_set_tick(dm.loop, tick, &dm);
 	rc = ev_run(dm.loop);
+	metrics_close(dm.metrics);
 	ops->stop(dm.role);
 	ctl_close(dm.ctl);
 	ev_del(&sigev);

@@ -22,6 +22,7 @@
 #define TDMD_DEFAULT_CONF	"/etc/tdm/tdm.conf"
 #define TDMD_DEFAULT_CTL	"/run/tdmd.sock"
 #define TDMD_DEFAULT_STATE	"/var/lib/tdm/coordinator.state"
+#define TDMD_METRICS_PORT	9464
 #define TDMD_MAX_LISTEN		4
 
 #define TDMD_PORT_LEN		8
@@ -41,6 +42,9 @@ struct tdmd_conf {
 	char key_file[PATH_MAX];
 	char ctl_path[108];
 	int log_level;
+	struct tdmd_hostport metrics_listen;	/* host "": off */
+	char metrics_textfile[PATH_MAX];	/* "": off */
+	uint64_t metrics_interval_ns;
 
 	/* coordinator */
 	char listen[TDMD_MAX_LISTEN][64];
@@ -216,6 +220,21 @@ struct role {
 
 extern const struct role_ops coord_role_ops;	/* coord_net.c */
 extern const struct role_ops member_role_ops;	/* member_net.c */
+
+/* ---- metrics over HTTP and in a textfile (metrics.c) ---- */
+
+/*
+ * Serve metrics_listen and write metrics_textfile from the role's answer
+ * to "metrics" (as tdmctl metrics gets it).  NULL when neither is
+ * configured, or with err set on failure.  metrics_tick() returns the
+ * next deadline; both take NULL.
+ */
+struct metrics;
+struct metrics *metrics_open(struct ev_loop *loop, const struct tdmd_conf *cf,
+			     struct role *role, char *err, size_t errlen);
+int64_t metrics_tick(struct metrics *m, int64_t now);
+/* Stops the server and removes the textfile. */
+void metrics_close(struct metrics *m);
 
 /* ---- control socket (ctl.c) ---- */
 
