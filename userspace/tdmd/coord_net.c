@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tdm_cfg.h"
@@ -104,6 +105,32 @@ static int state_line(void *ctx, const struct tdm_cfg_line *l, char *err,
 	return 0;
 }
 
+/*
+ * Can a state file be written at path?  Its directory (in dir) must be
+ * writable, or missing with a writable parent: then create it (0755) if
+ * asked (tdmd), or only say so (tdmd -n).  0, or -1 with errno.
+ */
+static int state_dir(const char *path, bool create, char *dir, size_t len)
+{
+	char parent[PATH_MAX];
+
+	tdm_strlcpy(dir, path, len);
+	tdm_strlcpy(dir, dirname(dir), len);
+	if (!access(dir, W_OK))
+		return 0;
+	if (errno != ENOENT)
+		return -1;
+	tdm_strlcpy(parent, dir, sizeof(parent));
+	if (access(dirname(parent), W_OK))
+		return -1;
+	if (!create)
+		return 0;
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		return -1;
+	log_notice("created %s for the state_file", dir);
+	return 0;
+}
+
 /* The version in path; 0 if the file does not exist (none issued yet). */
 static int state_load(const char *path, uint32_t *v, char *err, size_t errlen)
 {
@@ -118,8 +145,13 @@ static int net_load_issued(void *ctx, uint32_t *v, char *err, size_t errlen)
 	const struct coord_net *net = ctx;
 	const char *path = net->d->conf.state_file;
 
+	char dir[PATH_MAX];
+
 	if (state_load(path, v, err, errlen))
 		return -1;
+	if (state_dir(path, true, dir, sizeof(dir)))
+		return tdm_set_err(err, errlen, "state_file %s: cannot write in %s: %s",
+				   path, dir, strerror(errno));
 	if (access(path, F_OK))
 		log_notice("%s does not exist yet: plan versions start at v1",
 			   path);
@@ -370,8 +402,7 @@ static int net_check(const struct tdmd *d, char *err, size_t errlen)
 
 	if (state_load(d->conf.state_file, &v, err, errlen))
 		return -1;
-	tdm_strlcpy(dir, d->conf.state_file, sizeof(dir));
-	if (access(dirname(dir), W_OK)) {
+	if (state_dir(d->conf.state_file, false, dir, sizeof(dir))) {
 		snprintf(err, errlen, "state_file %s: cannot write in %s: %s",
 			 d->conf.state_file, dir, strerror(errno));
 		return -1;

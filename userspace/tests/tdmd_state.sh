@@ -63,9 +63,22 @@ echo "issued 12x" >"$state"
 check_refused "tdmd -n: a state file that does not parse" "$state:1: issued: " \
 	"$tdmd" -n -f "$d/c.conf"
 check_refused "tdmd: the same" "$state:1: issued: " "$tdmd" -f "$d/c.conf"
-sed "s|^state_file .*|state_file $d/none/c.state|" "$d/c.conf" >"$d/n.conf"
-check_refused "tdmd -n: a state directory it cannot write in" \
-	"state_file $d/none/c.state: cannot write in $d/none" "$tdmd" -n -f "$d/n.conf"
+sed "s|^state_file .*|state_file $d/none/deeper/c.state|" "$d/c.conf" >"$d/n.conf"
+check_refused "tdmd -n: a state directory it can neither write in nor create" \
+	"state_file $d/none/deeper/c.state: cannot write in $d/none/deeper" \
+	"$tdmd" -n -f "$d/n.conf"
+check_refused "tdmd: the same" "state_file $d/none/deeper/c.state: cannot write in $d/none/deeper" \
+	"$tdmd" -f "$d/n.conf"
+rm -f "$state"
+sed "s|^state_file .*|state_file $d/new/c.state|" "$d/c.conf" >"$d/c2.conf"
+check_eq "tdmd -n: a state directory it will create" "$("$tdmd" -n -f "$d/c2.conf" 2>&1)" \
+	"$d/c2.conf: configuration OK (coordinator)"
+check_here "... and creates nothing" test ! -e "$d/new"
+"$tdmd" -f "$d/c2.conf" >>"$d/c.log" 2>&1 &
+cpid=$!
+check_here "tdmd starts with it" wait_for served
+check_here "... having created it" test -d "$d/new"
+coord_stop
 left=$(find "$d" -name 'c.state.tmp.*' | wc -l)
 check_eq "no temporary file left behind" "$left" 0
 tdm_exit
