@@ -337,6 +337,16 @@ static void write_plan_file(struct fx *f)
 	tdm_strlcpy(f->conf.plan_file, f->tmp, sizeof(f->conf.plan_file));
 }
 
+/* plan3 as a member says it runs it: version v since base. */
+static void runs_plan3(struct tdm_plan *runs, uint32_t v, int64_t base)
+{
+	char err[256];
+
+	assert_int_equal(tdm_plan_parse(plan3, "p", runs, err, sizeof(err)), 0);
+	runs->version = v;
+	runs->base_time = base;
+}
+
 static void ack(struct fx *f, struct link *l, uint32_t version, int status,
 		const char *msg)
 {
@@ -1035,14 +1045,11 @@ static void test_adopt(void **state)
 	struct fx *f = *state;
 	struct link *l[3];
 	struct tdm_plan runs;
-	char err[256];
 	struct req h;
 	int i;
 
 	write_plan_file(f);
-	assert_int_equal(tdm_plan_parse(plan3, "p", &runs, err, sizeof(err)), 0);
-	runs.version = 7;
-	runs.base_time = TAI_NOW - 100 * SEC;
+	runs_plan3(&runs, 7, TAI_NOW - 100 * SEC);
 	f->issued = 7;		/* the coordinator before it issued v7 */
 	fx_start(f);
 	for (i = 0; i < 3; i++) {
@@ -1104,9 +1111,8 @@ static void test_hostile_versions(void **state)
 	struct fx *f = *state;
 	struct link *l[6], *x, *y;
 	struct tdm_plan runs;
-	char err[256];
 
-	assert_int_equal(tdm_plan_parse(plan3, "p", &runs, err, sizeof(err)), 0);
+	runs_plan3(&runs, UINT32_MAX, TAI_NOW);
 	start_abc(f, &l[0], &l[1], &l[2]);
 	push_commit(f, l, 3, 1);
 
@@ -1127,8 +1133,6 @@ static void test_hostile_versions(void **state)
 	push_commit(f, l, 5, 3);
 
 	l[5] = connect_link(f);
-	runs.version = UINT32_MAX;
-	runs.base_time = TAI_NOW;
 	register_as(f, l[5], "z", &runs);
 	push_commit(f, l, 6, 4);
 	assert_int_equal(f->saves, 4);
@@ -1147,15 +1151,12 @@ static void test_restart_hostile_versions(void **state)
 	const char *const names[] = { "a", "b", "c" };
 	struct link *l[4], *x;
 	struct tdm_plan runs;
-	char err[256];
 	struct req h;
 	int i;
 
 	write_plan_file(f);
-	assert_int_equal(tdm_plan_parse(plan3, "p", &runs, err, sizeof(err)), 0);
+	runs_plan3(&runs, 2, TAI_NOW - 100 * SEC);
 	f->issued = 2;
-	runs.version = 2;
-	runs.base_time = TAI_NOW - 100 * SEC;
 	fx_start(f);
 	x = connect_link(f);
 	runs.version = UINT32_MAX;
