@@ -1,9 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The receive-order merge (tdm_merge.h): a binary min-heap of the held
- * records, keyed by (receive time on the plan clock, arrival number), and
- * one watermark per source.  The heap moves small entries; the records
- * stay in slots, reused through a stack of free ones.
+ * The receive-order merge (tdm_merge.h).
+ *
+ * Each source keeps its held records in a queue sorted by (receive time on
+ * the plan clock, arrival number): a source's stamps are nearly in order,
+ * so a record goes in at the tail, or a few places before it (an insertion
+ * that walks back at most WALK places).  A record further out of order
+ * than that (a clock step, a file of any order) goes to the spill heap, a
+ * binary min-heap of small entries whose records stay in slots, reused
+ * through a stack of free ones.  Releasing is a k-way merge of the
+ * sources' heads and the heap's top, through a small heap of those heads
+ * rebuilt at every release: log2(sources) compares a record, on memory
+ * read in order, where one heap of everything held took log2(held) on
+ * memory read at random.  The order is the same: (key, arrival number).
  */
 #include <stdbool.h>
 #include <stdlib.h>
@@ -12,21 +21,45 @@
 #include "tdm_merge.h"
 
 #define CLOCK_SAMPLES	64
+#define WALK		32	/* longest insertion walk in a source queue */
+#define QUEUE_MIN	1024	/* first size of a source queue */
 
-struct held {
+/* The order: key, then arrival number (ties keep the order they came). */
+struct order {
 	int64_t key;
-	uint64_t n;			/* arrival number: ties keep order */
-	uint32_t slot;			/* in rec[] */
+	uint64_t n;
+};
+
+struct entry {				/* in a source queue */
+	struct order o;
+	struct tdmrx_record r;
+};
+
+struct source {
+	struct entry *q;		/* ring of mask + 1 entries */
+	size_t mask, head, tail;	/* held: q[head .. tail - 1] (masked) */
+	int64_t mark;			/* INT64_MIN: none yet */
+	bool seen;			/* a record came */
+};
+
+/*
+ * An entry of either heap: the spill heap's (id: the record's slot in
+ * rec[]) and the merge's heap of heads (id: the source, or nsrc for the
+ * spill heap's top).
+ */
+struct hent {
+	struct order o;
+	uint32_t id;
 };
 
 struct tdm_merge {
 	struct tdm_merge_cfg cfg;
-	int64_t *mark;			/* per source; INT64_MIN: none yet */
-	bool *seen;			/* per source: a record came */
-	struct held *heap;
+	struct source *src;		/* cfg.nsrc */
+	struct hent *sel;		/* heads being merged: a heap, nsrc + 1 */
+	struct hent *heap;		/* the spill heap */
 	struct tdmrx_record *rec;	/* cap slots */
-	uint32_t *free_slot;		/* cap - n free slots, a stack */
-	size_t n, cap, held_max;
+	uint32_t *free_slot;		/* cap - nspill free slots, a stack */
+	size_t nspill, cap, n, held_max;
 	uint64_t arrivals, behind;
 	int64_t frontier;		/* released up to here */
 	int64_t newest;			/* largest key added */
@@ -39,21 +72,21 @@ struct tdm_merge *tdm_merge_new(const struct tdm_merge_cfg *cfg)
 	struct tdm_merge *m;
 	unsigned int i;
 
-	if (!cfg->nsrc || cfg->bound_ns < 0 || cfg->hold_ns <= 0 ||
-	    !cfg->clock || !cfg->emit)
+	if (!cfg->nsrc || cfg->nsrc >= UINT32_MAX || cfg->bound_ns < 0 ||
+	    cfg->hold_ns <= 0 || !cfg->clock || !cfg->emit)
 		return NULL;
 	m = calloc(1, sizeof(*m));
 	if (!m)
 		return NULL;
 	m->cfg = *cfg;
-	m->mark = calloc(cfg->nsrc, sizeof(*m->mark));
-	m->seen = calloc(cfg->nsrc, sizeof(*m->seen));
-	if (!m->mark || !m->seen) {
+	m->src = calloc(cfg->nsrc, sizeof(*m->src));
+	m->sel = calloc((size_t)cfg->nsrc + 1, sizeof(*m->sel));
+	if (!m->src || !m->sel) {
 		tdm_merge_free(m);
 		return NULL;
 	}
 	for (i = 0; i < cfg->nsrc; i++)
-		m->mark[i] = INT64_MIN;
+		m->src[i].mark = INT64_MIN;
 	m->frontier = INT64_MIN;
 	m->newest = INT64_MIN;
 	return m;
@@ -61,29 +94,35 @@ struct tdm_merge *tdm_merge_new(const struct tdm_merge_cfg *cfg)
 
 void tdm_merge_free(struct tdm_merge *m)
 {
+	unsigned int i;
+
 	if (!m)
 		return;
+	for (i = 0; m->src && i < m->cfg.nsrc; i++)
+		free(m->src[i].q);
+	free(m->src);
+	free(m->sel);
 	free(m->heap);
 	free(m->rec);
 	free(m->free_slot);
-	free(m->mark);
-	free(m->seen);
 	free(m);
 }
 
-static bool before(const struct held *a, const struct held *b)
+static inline bool before(const struct order *a, const struct order *b)
 {
 	return a->key < b->key || (a->key == b->key && a->n < b->n);
 }
 
-static void sift_up(struct held *h, size_t i)
+/* ---- the heaps, and the spill heap --------------------------------------- */
+
+static void heap_up(struct hent *h, size_t i)
 {
-	struct held x = h[i];
+	struct hent x = h[i];
 
 	while (i) {
 		size_t p = (i - 1) / 2;
 
-		if (!before(&x, &h[p]))
+		if (!before(&x.o, &h[p].o))
 			break;
 		h[i] = h[p];
 		i = p;
@@ -91,18 +130,18 @@ static void sift_up(struct held *h, size_t i)
 	h[i] = x;
 }
 
-static void sift_down(struct held *h, size_t n, size_t i)
+static void heap_down(struct hent *h, size_t n, size_t i)
 {
-	struct held x = h[i];
+	struct hent x = h[i];
 
 	for (;;) {
 		size_t c = 2 * i + 1;
 
 		if (c >= n)
 			break;
-		if (c + 1 < n && before(&h[c + 1], &h[c]))
+		if (c + 1 < n && before(&h[c + 1].o, &h[c].o))
 			c++;
-		if (!before(&h[c], &x))
+		if (!before(&h[c].o, &x.o))
 			break;
 		h[i] = h[c];
 		i = c;
@@ -110,23 +149,11 @@ static void sift_down(struct held *h, size_t n, size_t i)
 	h[i] = x;
 }
 
-static void pop_emit(struct tdm_merge *m)
-{
-	uint32_t slot = m->heap[0].slot;
-	struct tdmrx_record r = m->rec[slot];
-
-	m->free_slot[m->cap - m->n] = slot;
-	m->heap[0] = m->heap[--m->n];
-	if (m->n)
-		sift_down(m->heap, m->n, 0);
-	m->cfg.emit(m->cfg.ctx, &r);
-}
-
 /* Twice the slots (the heap is full: every slot is in use). */
-static int grow(struct tdm_merge *m)
+static int spill_grow(struct tdm_merge *m)
 {
-	size_t cap = m->cap ? 2 * m->cap : 4096, i;
-	struct held *h;
+	size_t cap = m->cap ? 2 * m->cap : 256, i;
+	struct hent *h;
 	struct tdmrx_record *rec;
 	uint32_t *fs;
 
@@ -151,41 +178,112 @@ static int grow(struct tdm_merge *m)
 	return 0;
 }
 
+static int spill(struct tdm_merge *m, const struct order *o,
+		 const struct tdmrx_record *r)
+{
+	uint32_t slot;
+
+	if (m->nspill == m->cap && spill_grow(m))
+		return -1;
+	/* The free slots are free_slot[0 .. cap - nspill - 1]. */
+	slot = m->free_slot[m->cap - m->nspill - 1];
+	m->rec[slot] = *r;
+	m->heap[m->nspill] = (struct hent){ .o = *o, .id = slot };
+	heap_up(m->heap, m->nspill++);
+	return 0;
+}
+
+static void spill_pop(struct tdm_merge *m, struct tdmrx_record *r)
+{
+	uint32_t slot = m->heap[0].id;
+
+	*r = m->rec[slot];
+	m->free_slot[m->cap - m->nspill] = slot;
+	m->heap[0] = m->heap[--m->nspill];
+	if (m->nspill)
+		heap_down(m->heap, m->nspill, 0);
+}
+
+/* ---- the source queues --------------------------------------------------- */
+
+/* Twice the entries, in order from 0 (the queue is full). */
+static int queue_grow(struct source *s)
+{
+	size_t cap = s->q ? 2 * (s->mask + 1) : QUEUE_MIN, n = 0, i;
+	struct entry *q = malloc(cap * sizeof(*q));
+
+	if (!q)
+		return -1;
+	for (i = s->head; i != s->tail; i++)
+		q[n++] = s->q[i & s->mask];
+	free(s->q);
+	s->q = q;
+	s->mask = cap - 1;
+	s->head = 0;
+	s->tail = n;
+	return 0;
+}
+
+/*
+ * Into s's queue in order, walking back from the tail at most WALK places;
+ * 1 if it is further out of order than that, -1 if out of memory.
+ */
+static int enqueue(struct source *s, const struct order *o,
+		   const struct tdmrx_record *r)
+{
+	size_t i, stop;
+
+	if (s->tail - s->head == (s->q ? s->mask + 1 : 0) && queue_grow(s))
+		return -1;
+	i = s->tail;
+	stop = i - s->head > WALK ? i - WALK : s->head;
+	while (i != stop && o->key < s->q[(i - 1) & s->mask].o.key)
+		i--;
+	if (i != s->head && o->key < s->q[(i - 1) & s->mask].o.key)
+		return 1;
+	for (stop = s->tail; stop != i; stop--)
+		s->q[stop & s->mask] = s->q[(stop - 1) & s->mask];
+	s->q[i & s->mask] = (struct entry){ .o = *o, .r = *r };
+	s->tail++;
+	return 0;
+}
+
+/* ---- adding, marks, clock ------------------------------------------------ */
+
 int tdm_merge_add(struct tdm_merge *m, unsigned int src,
 		  const struct tdmrx_record *r)
 {
-	int64_t key = tdm_stats_rx_time(m->cfg.clock, r);
-	uint32_t slot;
+	struct order o = { .key = tdm_stats_rx_time(m->cfg.clock, r) };
+	int rc = 1;
 
+	if (o.key > m->newest)
+		m->newest = o.key;
 	if (src < m->cfg.nsrc)
-		m->seen[src] = true;
-	if (key > m->newest)
-		m->newest = key;
-	if (m->frontier != INT64_MIN && key < m->frontier) {
+		m->src[src].seen = true;
+	if (m->frontier != INT64_MIN && o.key < m->frontier) {
 		m->behind++;		/* its turn has passed */
 		m->cfg.emit(m->cfg.ctx, r);
 		return 0;
 	}
-	if (m->n == m->cap && grow(m)) {
+	o.n = m->arrivals++;
+	if (src < m->cfg.nsrc)
+		rc = enqueue(&m->src[src], &o, r);
+	if (rc > 0)
+		rc = spill(m, &o, r);
+	if (rc) {
 		m->behind++;
 		m->cfg.emit(m->cfg.ctx, r);
 		return -1;
 	}
-	/* The free slots are free_slot[0 .. cap - n - 1]. */
-	slot = m->free_slot[m->cap - m->n - 1];
-	m->rec[slot] = *r;
-	m->heap[m->n] = (struct held){ .key = key, .n = m->arrivals++,
-				       .slot = slot };
-	sift_up(m->heap, m->n++);
-	if (m->n > m->held_max)
+	if (++m->n > m->held_max)
 		m->held_max = m->n;
 	return 0;
 }
 
 void tdm_merge_mark(struct tdm_merge *m, unsigned int src, int64_t mark)
 {
-	if (src < m->cfg.nsrc && mark > m->mark[src])
-		m->mark[src] = mark;
+	if (src < m->cfg.nsrc && mark > m->src[src].mark)
+		m->src[src].mark = mark;
 }
 
 static void clk_drop(struct tdm_merge *m, unsigned int n)
@@ -230,6 +328,64 @@ static int64_t clk_offset(struct tdm_merge *m, int64_t mark)
 	return off;
 }
 
+/* ---- releasing: the k-way merge ------------------------------------------ */
+
+/*
+ * Whether x has a head to release (below f, or any at all if all), and
+ * its order into o.
+ */
+static inline bool ready(const struct tdm_merge *m, unsigned int x,
+			 int64_t f, bool all, struct order *o)
+{
+	const struct source *s;
+
+	if (x == m->cfg.nsrc) {
+		if (!m->nspill)
+			return false;
+		*o = m->heap[0].o;
+	} else {
+		s = &m->src[x];
+		if (s->head == s->tail)
+			return false;
+		*o = s->q[s->head & s->mask].o;
+	}
+	return all || o->key < f;
+}
+
+/*
+ * Hand on, in order, every held record with a key below f (all: every
+ * one): a k-way merge of the ready heads, through a heap of them.
+ */
+static void release_below(struct tdm_merge *m, int64_t f, bool all)
+{
+	struct hent *h = m->sel;
+	unsigned int n = 0, x, i;
+	struct tdmrx_record r;
+
+	for (x = 0; x <= m->cfg.nsrc; x++)
+		if (ready(m, x, f, all, &h[n].o))
+			h[n++].id = x;
+	for (i = n / 2; i-- > 0;)
+		heap_down(h, n, i);
+	while (n) {
+		x = h[0].id;
+		if (x == m->cfg.nsrc) {
+			spill_pop(m, &r);
+		} else {
+			struct source *s = &m->src[x];
+
+			r = s->q[s->head & s->mask].r;
+			s->head++;
+		}
+		m->n--;
+		if (!ready(m, x, f, all, &h[0].o))
+			h[0] = h[--n];
+		if (n)
+			heap_down(h, n, 0);
+		m->cfg.emit(m->cfg.ctx, &r);
+	}
+}
+
 int64_t tdm_merge_release(struct tdm_merge *m)
 {
 	int64_t f = INT64_MAX, off;
@@ -237,14 +393,14 @@ int64_t tdm_merge_release(struct tdm_merge *m)
 	unsigned int i;
 
 	for (i = 0; i < m->cfg.nsrc; i++) {
-		if (m->mark[i] == INT64_MIN) {
-			if (m->seen[i])
+		if (m->src[i].mark == INT64_MIN) {
+			if (m->src[i].seen)
 				f = INT64_MIN;	/* records, no mark yet */
 			continue;
 		}
 		any = true;
-		if (m->mark[i] < f)
-			f = m->mark[i];
+		if (m->src[i].mark < f)
+			f = m->src[i].mark;
 	}
 	if (!any || !m->nclk || f < INT64_MIN + m->cfg.bound_ns)
 		f = INT64_MIN;
@@ -262,15 +418,13 @@ int64_t tdm_merge_release(struct tdm_merge *m)
 	if (f <= m->frontier)
 		return m->frontier;
 	m->frontier = f;
-	while (m->n && m->heap[0].key < f)
-		pop_emit(m);
+	release_below(m, f, false);
 	return f;
 }
 
 void tdm_merge_flush(struct tdm_merge *m)
 {
-	while (m->n)
-		pop_emit(m);
+	release_below(m, 0, true);
 }
 
 uint64_t tdm_merge_behind(const struct tdm_merge *m)

@@ -120,34 +120,43 @@ size_t tdm_rx_drain(struct tdm_rx *rx, tdm_rx_cb cb, void *ctx, size_t max)
 	return n;
 }
 
-uint64_t tdm_rx_dropped(const struct tdm_rx *rx)
+uint64_t tdm_rx_rings_dropped(const struct tdm_rx_ring *rings, unsigned int n)
 {
 	uint64_t sum = 0;
 	unsigned int i;
 
-	for (i = 0; i < rx->nr_rings; i++)
-		sum += __atomic_load_n(&rx->rings[i].prod->dropped,
+	for (i = 0; i < n; i++)
+		sum += __atomic_load_n(&rings[i].prod->dropped,
 				       __ATOMIC_RELAXED);
 	return sum;
 }
 
-bool tdm_rx_finished(const struct tdm_rx *rx)
+uint64_t tdm_rx_dropped(const struct tdm_rx *rx)
+{
+	return tdm_rx_rings_dropped(rx->rings, rx->nr_rings);
+}
+
+bool tdm_rx_ring_finished(const struct tdm_rx_ring *r)
+{
+	/* detached before prod: then prod is final (kernel release) */
+	return __atomic_load_n(&r->prod->detached, __ATOMIC_ACQUIRE) &&
+	       __atomic_load_n(&r->prod->prod, __ATOMIC_ACQUIRE) ==
+	       r->cached_cons;
+}
+
+bool tdm_rx_rings_finished(const struct tdm_rx_ring *rings, unsigned int n)
 {
 	unsigned int i;
 
-	if (!rx->nr_rings)
-		return false;
-	for (i = 0; i < rx->nr_rings; i++) {
-		const struct tdm_rx_ring *r = &rx->rings[i];
+	for (i = 0; i < n; i++)
+		if (!tdm_rx_ring_finished(&rings[i]))
+			return false;
+	return n > 0;
+}
 
-		/* detached before prod: then prod is final (kernel release) */
-		if (!__atomic_load_n(&r->prod->detached, __ATOMIC_ACQUIRE))
-			return false;
-		if (__atomic_load_n(&r->prod->prod, __ATOMIC_ACQUIRE) !=
-		    r->cached_cons)
-			return false;
-	}
-	return true;
+bool tdm_rx_finished(const struct tdm_rx *rx)
+{
+	return tdm_rx_rings_finished(rx->rings, rx->nr_rings);
 }
 
 /* ---- netlink ---------------------------------------------------------------- */

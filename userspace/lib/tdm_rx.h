@@ -114,10 +114,15 @@ bool tdm_rx_finished(const struct tdm_rx *rx);
 
 /*
  * The ring reader alone, on memory laid out as one ring of the mapping
- * (for unit tests with a user-space producer).
+ * (unit tests, and the user-space producer rings of tdm_uring.h).
  */
 void tdm_rx_ring_init(struct tdm_rx_ring *r, void *base);
 size_t tdm_rx_ring_drain(struct tdm_rx_ring *r, tdm_rx_cb cb, void *ctx,
 			 size_t max);
+/* Its producer let go (detached) and every record it published is read. */
+bool tdm_rx_ring_finished(const struct tdm_rx_ring *r);
+/* The same for every one of n rings (false for none), and their drops. */
+bool tdm_rx_rings_finished(const struct tdm_rx_ring *rings, unsigned int n);
+uint64_t tdm_rx_rings_dropped(const struct tdm_rx_ring *rings, unsigned int n);
 
 #endif

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * tdmstat capture: attach a recorder to a device, tdmrx.ko through
- * libtdm's tdm_rx or the BPF recorder through tdm_rxbpf (--recorder),
+ * libtdm's tdm_rx or the BPF recorder through tdm_rxbpf (--recorder), or
+ * read the rings a kernel-bypass receiver fills itself (tdm_uring.h),
  * drain every per-CPU ring and put the records back into receive order
  * with libtdm's merge (tdm_merge.h) before the engine sees them.  Each
  * ring's watermark says how far its CPU's hook has got; the merge releases
@@ -9,7 +10,7 @@
  * that frontier, not by the wall clock, so a receive path that runs late
  * delays the results instead of making packets late.  Ring drops are read
  * from the recorder (the mapped ring headers, or the BPF recorder's
- * per-CPU counters) and counted apart from network loss.  The two
+ * per-CPU counters) and counted apart from network loss.  The
  * recorders differ only in struct rec below: what follows the rings is
  * one code path.
  */
@@ -32,6 +33,7 @@
 #include "tdm_pkt.h"
 #include "tdm_rx.h"
 #include "tdm_rxbpf.h"
+#include "tdm_uring.h"
 #include "tdm_util.h"
 #include "tdmstat.h"
 
@@ -59,10 +61,12 @@ static void to_engine(void *ctx, const struct tdmrx_record *r)
 	t->records_in++;
 }
 
-/* ---- the recorder: tdmrx.ko or BPF ----------------------------------------- */
+/* ---- the recorder: tdmrx.ko, BPF, or a producer's rings --------------------- */
 
 struct rec {
 	bool bpf;
+	bool uring;			/* ring:NAME,... */
+	struct tdm_urings ur;
 	struct tdm_rx rx;		/* kmod */
 	bool rx_open, attached;
 	struct tdm_rxbpf *b;		/* bpf */
@@ -137,6 +141,10 @@ static int rec_open(struct tdmstat *t, struct rec *r, char *err, size_t errlen)
 	char kerr[256], why[256], mp[300];
 
 	memset(r, 0, sizeof(*r));
+	if (!strncmp(t->recorder, "ring:", 5)) {
+		r->uring = true;
+		return 0;
+	}
 	if (!strcmp(t->recorder, "bpf")) {
 		r->bpf = true;
 		return 0;
@@ -166,7 +174,10 @@ static int rec_open(struct tdmstat *t, struct rec *r, char *err, size_t errlen)
 static int rec_attach(struct tdmstat *t, struct rec *r,
 		      const struct tdm_rx_cfg *cfg, char *err, size_t errlen)
 {
-	if (r->bpf) {
+	if (r->uring) {
+		if (tdm_urings_open(&r->ur, t->recorder + 5, err, errlen))
+			return -1;
+	} else if (r->bpf) {
 		struct tdm_rxbpf_cfg bc = { .nports = cfg->nports,
 					    .ring_records = cfg->ring_records,
 					    .shared = t->shared_ring };
@@ -185,11 +196,21 @@ static int rec_attach(struct tdmstat *t, struct rec *r,
 /* The merge's sources: tdmrx's rings, or the CPUs the BPF records name. */
 static unsigned int rec_nsrc(const struct rec *r)
 {
+	if (r->uring)
+		return r->ur.n;
 	return r->bpf ? tdm_rxbpf_nsrc(r->b) : r->rx.nr_rings;
 }
 
+/* A producer's rings have nothing to poll: a nap, a round every 1 ms. */
 static int rec_wait(struct rec *r, int ms, char *err, size_t errlen)
 {
+	if (r->uring) {
+		struct timespec ts = { 0, 1000000 };
+
+		(void)ms;
+		nanosleep(&ts, NULL);
+		return 0;
+	}
 	return r->bpf ? tdm_rxbpf_wait(r->b, ms, err, errlen) :
 			tdm_rx_wait(&r->rx, ms, err, errlen);
 }
@@ -197,7 +218,9 @@ static int rec_wait(struct rec *r, int ms, char *err, size_t errlen)
 static void rec_feed(struct rec *r, struct tdm_merge *m, tdm_rx_cb tap,
 		     void *ctx)
 {
-	if (r->bpf)
+	if (r->uring)
+		tdm_merge_feed_rings(r->ur.rings, r->ur.n, m, tap, ctx);
+	else if (r->bpf)
 		tdm_rxbpf_feed(r->b, m, tap, ctx);
 	else
 		tdm_merge_feed_rings(r->rx.rings, r->rx.nr_rings, m, tap, ctx);
@@ -205,6 +228,8 @@ static void rec_feed(struct rec *r, struct tdm_merge *m, tdm_rx_cb tap,
 
 static uint64_t rec_dropped(const struct rec *r)
 {
+	if (r->uring)
+		return tdm_rx_rings_dropped(r->ur.rings, r->ur.n);
 	if (r->bpf)
 		return r->b ? tdm_rxbpf_dropped(r->b) : 0;
 	return tdm_rx_dropped(&r->rx);
@@ -212,6 +237,8 @@ static uint64_t rec_dropped(const struct rec *r)
 
 static bool rec_finished(const struct rec *r)
 {
+	if (r->uring)
+		return tdm_rx_rings_finished(r->ur.rings, r->ur.n);
 	return !r->bpf && tdm_rx_finished(&r->rx);
 }
 
@@ -220,13 +247,17 @@ static int rec_detach(struct rec *r, char *err, size_t errlen)
 	if (!r->attached)
 		return 0;
 	r->attached = false;
+	if (r->uring)
+		return 0;	/* the producer ends its rings */
 	return r->bpf ? tdm_rxbpf_detach(r->b, err, errlen) :
 			tdm_rx_detach(&r->rx, false, err, errlen);
 }
 
 static void rec_close(struct rec *r)
 {
-	if (r->bpf)
+	if (r->uring)
+		tdm_urings_close(&r->ur);
+	else if (r->bpf)
 		tdm_rxbpf_close(r->b);
 	else if (r->rx_open)
 		tdm_rx_close(&r->rx);
@@ -341,11 +372,16 @@ int tdmstat_capture(struct tdmstat *t)
 	int rc = 1, hwts_changed = 0;
 	uint64_t unread = 0;
 
-	if (!t->ifname) {
+	if (!strncmp(t->recorder, "ring:", 5)) {
+		if (t->ifname) {
+			fprintf(stderr, "tdmstat: --recorder ring:NAME reads a producer's rings: no -i\n");
+			return 2;
+		}
+	} else if (!t->ifname) {
 		fprintf(stderr, "tdmstat: capture needs -i IFACE\n");
 		return 2;
 	}
-	if (tdm_strlcpy(cfg.ifname, t->ifname, sizeof(cfg.ifname))) {
+	if (t->ifname && tdm_strlcpy(cfg.ifname, t->ifname, sizeof(cfg.ifname))) {
 		fprintf(stderr, "tdmstat: interface name too long: %s\n", t->ifname);
 		return 2;
 	}
@@ -380,10 +416,15 @@ int tdmstat_capture(struct tdmstat *t)
 		fprintf(stderr, "tdmstat: %s\n", err);
 		goto out_free;
 	}
-	hwts_changed = hwts_enable(t->ifname, &hwts_old, t->quiet);
+	if (t->ifname)
+		hwts_changed = hwts_enable(t->ifname, &hwts_old, t->quiet);
 	if (rec_attach(t, &rx, &cfg, err, sizeof(err))) {
-		fprintf(stderr, "tdmstat: attach %s to %s: %s\n",
-			rx.bpf ? "the BPF recorder" : "tdmrx", t->ifname, err);
+		if (rx.uring)
+			fprintf(stderr, "tdmstat: %s\n", err);
+		else
+			fprintf(stderr, "tdmstat: attach %s to %s: %s\n",
+				rx.bpf ? "the BPF recorder" : "tdmrx",
+				t->ifname, err);
 		goto out_close;
 	}
 	{
@@ -405,7 +446,12 @@ int tdmstat_capture(struct tdmstat *t)
 	}
 	if (t->duration_ns)
 		end = tdm_mono_ns() + (int64_t)t->duration_ns;
-	if (!t->quiet && rx.bpf)
+	if (!t->quiet && rx.uring)
+		fprintf(stderr, "tdmstat: reading %u producer ring%s (%s)%s\n",
+			rx.ur.n, rx.ur.n == 1 ? "" : "s", t->recorder + 5,
+			t->expect_senders ? "" :
+			" (stops when the producers close them, or ^C, -d, -e)");
+	else if (!t->quiet && rx.bpf)
 		fprintf(stderr, "tdmstat: recording %s with the BPF recorder (%s, prog id %u), %u rings of %u records%s\n",
 			t->ifname, tdm_rxbpf_mode(rx.b), tdm_rxbpf_prog_id(rx.b),
 			tdm_rxbpf_nrings(rx.b), tdm_rxbpf_ring_records(rx.b),
@@ -423,7 +469,10 @@ int tdmstat_capture(struct tdmstat *t)
 		feed_round(t, &rx, m, &w);
 		tdmstat_progress(t, false);
 		if (rec_finished(&rx)) {
-			fprintf(stderr, "tdmstat: the recorder was detached\n");
+			if (!rx.uring)
+				fprintf(stderr, "tdmstat: the recorder was detached\n");
+			else if (!t->quiet)
+				fprintf(stderr, "tdmstat: the producers closed their rings\n");
 			break;
 		}
 		if (tdm_mono_ns() >= end)

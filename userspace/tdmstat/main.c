@@ -30,6 +30,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: tdmstat capture -i IFACE [options]\n"
+		"       tdmstat capture --recorder ring:NAME[,NAME...] [options]\n"
 		"       tdmstat analyze [options] FILE    (pcap/pcapng with ns stamps, or record file)\n"
 		"       tdmstat bench [-n RECORDS] [-S SENDERS] [-p PLAN]\n"
 		"       tdmstat synth [-n RECORDS] [-S SENDERS] [-p PLAN] -o FILE(.pcap|.rec)\n"
@@ -67,9 +68,10 @@ static void usage(FILE *f)
 		"  -d, --duration TIME    capture: stop after TIME\n"
 		"  -e, --senders N        capture: stop once N senders sent their end markers\n"
 		"  -r, --ring RECORDS     capture: records per CPU ring\n"
-		"      --recorder kmod|bpf|auto  capture: tdmrx.ko, the BPF recorder,\n"
-		"                         or tdmrx.ko if it is loaded or loadable, else\n"
-		"                         BPF (default auto)\n"
+		"      --recorder kmod|bpf|auto|ring:NAME[,NAME...]  capture: tdmrx.ko,\n"
+		"                         the BPF recorder, tdmrx.ko if it is loaded or\n"
+		"                         loadable else BPF (default auto), or the\n"
+		"                         user-space producer rings NAME (no -i)\n"
 		"      --shared-ring      capture, BPF: one ring for every CPU\n"
 		"      --reorder-bound TIME  longest delay from a packet's receive\n"
 		"                         stamp to the recorder (default 10ms): capture's\n"
@@ -269,8 +271,10 @@ int main(int argc, char **argv)
 			break;
 		case 7:
 			if (strcmp(optarg, "kmod") && strcmp(optarg, "bpf") &&
-			    strcmp(optarg, "auto")) {
-				snprintf(err, sizeof(err), "use kmod, bpf or auto");
+			    strcmp(optarg, "auto") &&
+			    (strncmp(optarg, "ring:", 5) || !optarg[5])) {
+				snprintf(err, sizeof(err),
+					 "use kmod, bpf, auto or ring:NAME[,NAME...]");
 				goto bad;
 			}
 			t.recorder = optarg;

@@ -10,31 +10,37 @@
 #            privileges a message that names what is needed, nothing left
 #            on the device afterwards;
 #   tcpdump  tcpdump's pcap, then tdmstat analyze; also tcpdump saw every
-#            packet.
+#            packet;
+#   xsk      an AF_XDP receiver (tdm-xsk-rx, libxdp) that takes every
+#            packet before the stack and pushes its records into a
+#            user-space producer ring, read by tdmstat capture --recorder
+#            ring:NAME; also the receiver's own counts, and the window
+#            rows by TX time equal those of tcpdump on the sender's end
+#            of the same traffic (a tap AF_XDP does not take from).
 #
 # Both are then checked alike: every packet recorded (counts against the
 # end markers), no loss, ring drops, duplicates or reordering, software
-# stamps, the window rows, transit, no sanitizer report.  RECORDER=bpf or
-# RECORDER=tcpdump runs one (default: both; each one's results are named
+# stamps, the window rows, transit, no sanitizer report.  RECORDER=bpf,
+# tcpdump or xsk runs one (default: all; each one's results are named
 # with it).  Built into O/tests as test_tdmstat_veth, run by `make unit`;
 # prints TAP.  Needs root and ip (else "SKIP: ...", exit 4), and
 # tcpdump or a kernel that loads the BPF program for each way: a way that
 # cannot run is a TAP skip with the reason, and if none could, the exit
 # status is 4; run-unit counts them as skips.
-# About 5 s.
+# About 9 s.
 #
 #   tests/tdmstat_veth.sh BINDIR      (BINDIR holds tdmgen and tdmstat)
 set -uo pipefail
 # shellcheck source=../../selftests/tap.sh
 . "$(dirname "$(readlink -f "$0")")/../../selftests/tap.sh"
 bin=${1:-$(dirname "$0")/../san/bin}
-ways=${RECORDER:-bpf tcpdump}
-cap='' td=''
+ways=${RECORDER:-bpf tcpdump xsk}
+cap='' td='' xr=''
 
 for w in $ways; do
 	case $w in
-	bpf | tcpdump) ;;
-	*) tdm_fail "RECORDER=$ways: bpf, tcpdump or both"; tdm_exit ;;
+	bpf | tcpdump | xsk) ;;
+	*) tdm_fail "RECORDER=$ways: bpf, tcpdump, xsk or some of them"; tdm_exit ;;
 	esac
 done
 if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null; then
@@ -44,6 +50,7 @@ tmp=$(mktemp -d) || exit 1
 a=tdmsA$$ b=tdmsB$$
 cleanup() {
 	[ -n "${td:-}" ] && kill "$td" 2>/dev/null
+	[ -n "${xr:-}" ] && kill "$xr" 2>/dev/null && wait "$xr" 2>/dev/null
 	[ -n "${cap:-}" ] && kill "$cap" 2>/dev/null && wait "$cap" 2>/dev/null
 	ip netns del "$a" 2>/dev/null
 	ip netns del "$b" 2>/dev/null
@@ -72,6 +79,27 @@ send() {
 	check "$1: tdmgen sent both streams" test $? = 0
 }
 
+# started_or_skip PID WORD FILE SKIP_RE WHAT WHY: wait up to 10 s for PID
+# to say WORD in FILE.  If it does not (or dies first), it is stopped, and
+# the way is a skip (WHY) when FILE matches SKIP_RE (what this host lacks),
+# else a failure; false then.
+started_or_skip() {
+	for _ in $(seq 100); do
+		grep -q "$2" "$3" && return 0
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.1
+	done
+	grep -q "$2" "$3" && return 0
+	kill "$1" 2>/dev/null
+	wait "$1" 2>/dev/null
+	if grep -qE "$4" "$3"; then
+		tdm_skip "$5" "$6: $(head -n 1 "$3")"
+	else
+		tdm_fail "$5 starts: $(cat "$3")"
+	fi
+	return 1
+}
+
 # record_bpf: the capture records while send runs; its JSON summary into
 # $tmp/bpf.json, its files as $tmp/bpf*, its messages in $tmp/bpf.err.
 # False if the way cannot run here (a skip, said).
@@ -79,22 +107,10 @@ record_bpf() {
 	ip netns exec "$b" "$bin/tdmstat" capture --recorder bpf -i vb -p "$tmp/plan" -e 2 -d 20s \
 		-j -o "$tmp/bpf" >"$tmp/bpf.json" 2>"$tmp/bpf.err" &
 	cap=$!
-	for _ in $(seq 100); do
-		grep -q recording "$tmp/bpf.err" && break
-		kill -0 "$cap" 2>/dev/null || break
-		sleep 0.1
-	done
-	if ! grep -q recording "$tmp/bpf.err"; then
-		kill "$cap" 2>/dev/null
-		wait "$cap" 2>/dev/null
+	# A kernel or container without BPF for us: not this test's failure.
+	if ! started_or_skip "$cap" recording "$tmp/bpf.err" "cannot (load|create|attach)" \
+		"bpf: capture --recorder bpf" "the BPF recorder does not load here"; then
 		cap=
-		# A kernel or container without BPF for us: not this test's failure.
-		if grep -qE "cannot (load|create|attach)" "$tmp/bpf.err"; then
-			tdm_skip "bpf: tdmstat capture --recorder bpf" \
-				"the BPF recorder does not load here: $(head -n 1 "$tmp/bpf.err")"
-		else
-			tdm_fail "bpf: capture --recorder bpf starts: $(cat "$tmp/bpf.err")"
-		fi
 		return 1
 	fi
 	tdm_ok "bpf: capture --recorder bpf records ($(grep -o 'BPF recorder ([a-z]*' "$tmp/bpf.err"))"
@@ -141,6 +157,65 @@ record_tcpdump() {
 	"$bin/tdmstat" analyze -q -j -p "$tmp/plan" -o "$tmp/tcpdump" "$tmp/cap.pcap" \
 		>"$tmp/tcpdump.json" 2>"$tmp/tcpdump.err"
 	check "tcpdump: tdmstat analyze succeeded" test $? = 0
+}
+
+# record_xsk: tdm-xsk-rx takes vb's packets with AF_XDP into ring $ring,
+# tdmstat capture --recorder ring:$ring reads it while send runs; the same
+# outputs as record_bpf's, as $tmp/xsk*, and the receiver's counts.
+ring=tdmveth$$
+record_xsk() {
+	ip netns exec "$b" "$bin/tdm-xsk-rx" -i vb -n "$ring" 2>"$tmp/xskrx.err" &
+	xr=$!
+	if ! started_or_skip "$xr" receiving "$tmp/xskrx.err" "AF_XDP socket on vb|xsk_umem__create" \
+		"xsk: tdm-xsk-rx" "no AF_XDP here"; then
+		xr=
+		return 1
+	fi
+	tdm_ok "xsk: tdm-xsk-rx receives on vb into ring $ring"
+	"$bin/tdmstat" capture --recorder "ring:$ring" -p "$tmp/plan" -e 2 -d 20s \
+		-j -o "$tmp/xsk" -w "$tmp/xsk.rec" >"$tmp/xsk.json" 2>"$tmp/xsk.err" &
+	cap=$!
+	# The same traffic tapped where AF_XDP does not take it: leaving va.
+	if command -v tcpdump >/dev/null; then
+		ip netns exec "$a" tcpdump -U --immediate-mode -q -n -i va -Q out \
+			--time-stamp-precision=nano -s 128 -w "$tmp/tap.pcap" \
+			udp dst port 8081 2>"$tmp/tap.log" &
+		td=$!
+		for _ in $(seq 50); do grep -q listening "$tmp/tap.log" && break; sleep 0.1; done
+	fi
+	sleep 0.3
+	send xsk
+	if [ -n "$td" ]; then
+		sleep 0.3
+		kill -INT "$td"; wait "$td"; td=
+	fi
+	wait "$cap"
+	check "xsk: capture exit status 0" test $? = 0
+	cap=
+	kill -TERM "$xr"
+	wait "$xr"
+	check "xsk: tdm-xsk-rx exit status 0" test $? = 0
+	xr=
+	check "xsk: tdm-xsk-rx recorded 1506 records, dropped none" \
+		grep -qE " 1506 records, 0 dropped" "$tmp/xskrx.err"
+	check "xsk: no sanitizer report from tdm-xsk-rx" \
+		test -z "$(grep -E 'Sanitizer|runtime error' "$tmp/xskrx.err")"
+	check "xsk: the closed ring stays for its reader" \
+		test -e "/dev/shm/tdmrx-ring-$ring"
+	rm -f "/dev/shm/tdmrx-ring-$ring"
+	if [ -e "$tmp/tap.pcap" ]; then
+		# By TX time, a window's rows do not depend on whose receive
+		# stamps: the ring's and the tap's must agree to the byte.
+		"$bin/tdmstat" analyze -q -A tx -p "$tmp/plan" -o "$tmp/xtx" "$tmp/xsk.rec" &&
+		"$bin/tdmstat" analyze -q -A tx -p "$tmp/plan" -o "$tmp/ttx" "$tmp/tap.pcap"
+		check "xsk: analyze -A tx of the ring's records and of the tap ran" test $? = 0
+		cols() { cut -d, -f"$(head -n 1 "$1" | tr , '\n' | grep -nxE \
+			'window|sender|cycle|slot|packets|bytes|missing|duplicates|reordered|tx_outside|start_tx_ns|end_tx_ns' |
+			cut -d: -f1 | paste -sd,)" "$1"; }
+		check "xsk: window rows by TX time equal those of a tap on va" \
+			cmp -s <(cols "$tmp/xtx-windows.csv") <(cols "$tmp/ttx-windows.csv")
+	fi
+	return 0
 }
 
 # judge WAY: what every way must have recorded, from its JSON summary and

@@ -167,6 +167,95 @@ static void test_clock_steps(void **state)
 	tdm_merge_free(m);
 }
 
+/*
+ * The order on input of every kind at once: five sources, most records a
+ * little out of order within their source, some far out (a clock step:
+ * beyond any walk back in a source queue), stamps so coarse that ties are
+ * common within and across sources, some records of a source the merge
+ * does not have, releases as the marks move on, and a stretch without
+ * any, in which the queues grow.  What
+ * comes out must be every record, sorted by (key, arrival).
+ */
+#define ORD_N		20000
+#define ORD_SRC		5
+
+struct ord_out {
+	uint32_t *got;
+	unsigned int n;
+};
+
+static void ord_collect(void *ctx, const struct tdmrx_record *r)
+{
+	struct ord_out *o = ctx;
+
+	if (o->n < ORD_N)
+		o->got[o->n] = r->saddr;
+	o->n++;
+}
+
+static int ord_cmp(const void *a, const void *b)
+{
+	const struct tdmrx_record *x = a, *y = b;
+
+	if (x->rx_ns != y->rx_ns)
+		return x->rx_ns < y->rx_ns ? -1 : 1;
+	return (x->saddr > y->saddr) - (x->saddr < y->saddr);
+}
+
+static void test_order(void **state)
+{
+	const int64_t far = 5000;	/* the largest delay, ns */
+	struct tdm_merge_cfg c = { .nsrc = ORD_SRC, .bound_ns = far,
+				   .hold_ns = 1000000000, .clock = &plain_clock,
+				   .emit = ord_collect };
+	struct tdmrx_record *all = calloc(ORD_N, sizeof(*all));
+	struct ord_out o = { .got = calloc(ORD_N, sizeof(uint32_t)) };
+	unsigned int seed = 4242, i, src, spilled = 0;
+	int64_t t = 1000000;
+	struct tdm_merge *m;
+
+	(void)state;
+	assert_non_null(all);
+	assert_non_null(o.got);
+	c.ctx = &o;
+	m = tdm_merge_new(&c);
+	assert_non_null(m);
+	tdm_merge_clock(m, 0, 0);
+	for (i = 0; i < ORD_N; i++) {
+		unsigned int x = (unsigned int)rand_r(&seed);
+		int64_t delay = (int64_t)(x % 40);
+
+		t += 3;
+		src = (x >> 8) % (ORD_SRC + 1);	/* ORD_SRC: not a source */
+		if ((x >> 12) % 50 == 0) {
+			delay = far - 1 - (int64_t)((x >> 20) % 100);
+			spilled++;
+		}
+		all[i].rx_ns = (t - delay) & ~(int64_t)7;	/* ties */
+		all[i].flags = TDMRX_F_SW_TS;
+		all[i].saddr = i;			/* arrival */
+		assert_int_equal(tdm_merge_add(m, src, &all[i]), 0);
+		if (src < ORD_SRC)
+			tdm_merge_mark(m, src, t);
+		if (i % 97 == 0 && (i < 8000 || i >= 16000))
+			tdm_merge_release(m);
+	}
+	assert_true(spilled > 100);
+	assert_true(tdm_merge_held_max(m) > 8000);	/* queues grew */
+	tdm_merge_flush(m);
+	assert_int_equal(tdm_merge_behind(m), 0);
+	assert_int_equal(tdm_merge_held(m), 0);
+	assert_int_equal(o.n, ORD_N);
+	qsort(all, ORD_N, sizeof(*all), ord_cmp);
+	for (i = 0; i < ORD_N; i++)
+		if (o.got[i] != all[i].saddr)
+			fail_msg("place %u: record %u, want %u", i, o.got[i],
+				 all[i].saddr);
+	tdm_merge_free(m);
+	free(all);
+	free(o.got);
+}
+
 /* ---- the property --------------------------------------------------------- */
 
 #define NPROD		3
@@ -456,6 +545,7 @@ int main(void)
 		cmocka_unit_test(test_frontier),
 		cmocka_unit_test(test_silent_source_and_hold),
 		cmocka_unit_test(test_clock_steps),
+		cmocka_unit_test(test_order),
 		cmocka_unit_test(test_property),
 	};
 
