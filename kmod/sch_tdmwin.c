@@ -130,6 +130,23 @@ struct tdmwin_plan {
 	struct tdmwin_window	win[];
 };
 
+/*
+ * Counters of one window slot (the window's index in the plan in force),
+ * under the qdisc lock; zeroed when a plan takes force.  Dumped as
+ * TCA_TDMWIN_SLOTS.
+ */
+struct tdmwin_slot {
+	u64	frames;
+	u64	bytes;
+	u64	opens;			/* cycles in which the window was used */
+	u64	wire_deferrals;
+	u64	guard_deferrals;
+	u64	latency_count;		/* openings that frames waited for */
+	u64	latency_sum;
+	u64	latency_max;
+	u64	margin_min;		/* U64_MAX until a frame left */
+};
+
 struct tdmwin_sched_data {
 	struct tdmwin_plan __rcu *plan;		/* in force */
 	struct tdmwin_plan __rcu *pending;	/* takes over at its base */
@@ -155,6 +172,7 @@ struct tdmwin_sched_data {
 	/* Gate bookkeeping, under the qdisc lock. */
 	s64			open_start;	/* window the last frame left in, */
 	s64			open_end;	/* ending before a pending plan */
+	int			open_slot;	/* and its index in the plan */
 	s64			last_window;	/* start of last window used */
 	s64			wait_open;	/* opening the queue waits for */
 	s64			deferred_to;	/* last guard deferral target */
@@ -162,6 +180,8 @@ struct tdmwin_sched_data {
 	s64			wd_expires;	/* CLOCK_MONOTONIC */
 
 	struct tc_tdmwin_xstats	st;
+	u32			slots_version;	/* plan the slots count for */
+	struct tdmwin_slot	slots[TDMWIN_MAX_WINDOWS];
 };
 
 static const struct nla_policy tdmwin_policy[TCA_TDMWIN_MAX + 1] = {
@@ -186,6 +206,7 @@ static const struct nla_policy tdmwin_policy[TCA_TDMWIN_MAX + 1] = {
 	[TCA_TDMWIN_UNCONFIRMED] = NLA_POLICY_MAX(NLA_U8, 1),
 	[TCA_TDMWIN_CONFIRM]	 = { .type = NLA_U32 },
 	[TCA_TDMWIN_ABORT]	 = { .type = NLA_U32 },
+	[TCA_TDMWIN_SLOTS]	 = { .type = NLA_REJECT },
 };
 
 static const struct nla_policy tdmwin_win_policy[TCA_TDMWIN_WIN_MAX + 1] = {
@@ -376,6 +397,16 @@ static bool tdmwin_lease_out(struct tdmwin_wire *w, s64 boot)
 	} while (!atomic64_try_cmpxchg(&w->expired, &seen, renewed));
 	atomic64_inc(&w->expiries);
 	return true;
+}
+
+/* The same at @mono (CLOCK_MONOTONIC), read as CLOCK_BOOTTIME only if
+ * there is a lease: the dequeue's fast path, which has the time already.
+ */
+static bool tdmwin_lease_out_mono(struct tdmwin_wire *w, s64 mono)
+{
+	if (!READ_ONCE(w->lease_ns))
+		return false;
+	return tdmwin_lease_out(w, ktime_mono_to_any(mono, TK_OFFS_BOOT));
 }
 
 /* Nanoseconds left on the lease at @boot; <= 0: ran out that long ago. */
@@ -603,6 +634,17 @@ static void tdmwin_forget_window(struct tdmwin_sched_data *q)
 	q->open_end = S64_MIN;
 }
 
+/* A plan took force: its slots count from zero. */
+static void tdmwin_reset_slots(struct tdmwin_sched_data *q, u32 version)
+{
+	int i;
+
+	memset(q->slots, 0, sizeof(q->slots));
+	for (i = 0; i < TDMWIN_MAX_WINDOWS; i++)
+		q->slots[i].margin_min = U64_MAX;
+	q->slots_version = version;
+}
+
 static void tdmwin_reset_gate(struct tdmwin_sched_data *q)
 {
 	tdmwin_forget_window(q);
@@ -626,6 +668,7 @@ static struct tdmwin_plan *tdmwin_promote(struct tdmwin_sched_data *q,
 	kfree_rcu(plan, rcu);
 	q->st.plan_switches++;
 	tdmwin_reset_gate(q);
+	tdmwin_reset_slots(q, next->version);
 	return next;
 }
 
@@ -637,25 +680,51 @@ static struct sk_buff *tdmwin_account(struct Qdisc *sch, struct sk_buff *skb)
 	return skb;
 }
 
-static void tdmwin_count_window(struct tdmwin_sched_data *q, s64 start,
-				s64 now, const struct sk_buff *skb)
-{
-	q->st.window_packets++;
-	q->st.window_bytes += qdisc_pkt_len(skb);
-	if (start == q->last_window)
-		return;
-	q->last_window = start;
-	q->st.windows_opened++;
-	if (q->wait_open == start) {
-		u64 lat = now - start;
+/* What the gate decided for the head frame it let go (tdmwin_gated_head). */
+struct tdmwin_pick {
+	s64	now;		/* the plan's clock at the decision */
+	u64	backlog;	/* the wire's, ns: the frame starts at now + it */
+	u64	wire;		/* the frame's wire time */
+	s64	start;		/* its window's start */
+	s64	end;		/* and end (or a pending plan's base) */
+	int	slot;		/* the window's index in the plan */
+};
 
-		if (!q->st.open_latency_count || lat < q->st.open_latency_min)
-			q->st.open_latency_min = lat;
-		if (lat > q->st.open_latency_max)
-			q->st.open_latency_max = lat;
-		q->st.open_latency_sum += lat;
-		q->st.open_latency_count++;
-	}
+/* Count a gated frame that leaves in its window, in total and per slot. */
+static void tdmwin_count_window(struct tdmwin_sched_data *q,
+				const struct tdmwin_pick *p,
+				const struct sk_buff *skb)
+{
+	struct tdmwin_slot *sl = &q->slots[p->slot];
+	unsigned int len = qdisc_pkt_len(skb);
+	u64 margin, lat;
+
+	q->st.window_packets++;
+	q->st.window_bytes += len;
+	sl->frames++;
+	sl->bytes += len;
+	margin = tdmwin_margin(p->now, p->backlog, p->wire, p->end);
+	if (margin < sl->margin_min)
+		sl->margin_min = margin;
+	if (p->start == q->last_window)
+		return;
+	q->last_window = p->start;
+	q->st.windows_opened++;
+	sl->opens++;
+	if (q->wait_open != p->start)
+		return;
+	/* The queue waited for this opening: how late did it start? */
+	lat = tdmwin_open_latency(p->now, p->backlog, p->start);
+	if (!q->st.open_latency_count || lat < q->st.open_latency_min)
+		q->st.open_latency_min = lat;
+	if (lat > q->st.open_latency_max)
+		q->st.open_latency_max = lat;
+	q->st.open_latency_sum += lat;
+	q->st.open_latency_count++;
+	if (lat > sl->latency_max)
+		sl->latency_max = lat;
+	sl->latency_sum += lat;
+	sl->latency_count++;
 }
 
 /* Drop the head of the gated queue: it fits in no window of the plan. */
@@ -707,10 +776,12 @@ static void tdmwin_wait(struct tdmwin_sched_data *q,
 		if (q->wire_wait_to != r->when) {
 			q->wire_wait_to = r->when;
 			q->st.wire_deferrals++;
+			q->slots[r->slot].wire_deferrals++;
 		}
 	} else if (r->in_window && q->deferred_to != r->when) {
 		q->deferred_to = r->when;
 		q->st.guard_deferrals++;
+		q->slots[r->slot].guard_deferrals++;
 	}
 	tdmwin_sleep(q, next, now, mono, r->when);
 }
@@ -719,31 +790,38 @@ static void tdmwin_wait(struct tdmwin_sched_data *q,
  * The head of the gated queue if the gate lets it start now, else NULL
  * with the watchdog armed for the opening.  Frames that fit in no window of
  * the plan (after a plan or speed change) are dropped on the way.  On
- * success *start is the start of the window and *now the time used; with
- * @book (dequeue, not peek) the frame's wire time is booked as well, in one
- * compare-and-exchange with the check, so that instances on other TX queues
- * of the device cannot take the same wire time.
+ * success *p says where and when the frame leaves; with @book (dequeue,
+ * not peek) the frame's wire time is booked as well, in one
+ * compare-and-exchange with the check, so that instances on other TX
+ * queues of the device cannot take the same wire time.
+ *
+ * The cost per frame (the qdisc is on every frame's path): an empty queue
+ * returns before any clock is read, since the stack dequeues once more
+ * after every frame it sent; the clock is read once, CLOCK_BOOTTIME only
+ * with a lease; inside the window the last frame used, the check is two
+ * comparisons against the cached window (open_start, open_end), without
+ * the division that places a time in the cycle.
  */
-static struct sk_buff *tdmwin_gated_head(struct Qdisc *sch, s64 *start,
-					 s64 *now, bool book)
+static struct sk_buff *tdmwin_gated_head(struct Qdisc *sch,
+					 struct tdmwin_pick *p, bool book)
 {
 	struct tdmwin_sched_data *q = qdisc_priv(sch);
 	const struct tdmwin_plan *plan, *next;
 	struct tdmwin_gate_result r;
 	struct sk_buff *skb;
-	s64 mono, stop, free;
+	s64 mono, stop, free, now;
 	u64 wire, need, backlog;
 	int budget;
 
-	if (q->hold)
-		return NULL;	/* release kicks the queue */
+	if (q->hold || !q->gated->q.qlen)
+		return NULL;	/* release, or an enqueue, kicks the queue */
 
-	*now = tdmwin_clock(q, &mono);
-	if (tdmwin_lease_out(q->wire, ktime_mono_to_any(mono, TK_OFFS_BOOT)))
+	now = tdmwin_clock(q, &mono);
+	if (tdmwin_lease_out_mono(q->wire, mono))
 		return NULL;	/* renewal kicks the queue */
-	plan = tdmwin_promote(q, *now);
+	plan = tdmwin_promote(q, now);
 	next = rcu_dereference_bh(q->pending);
-	if (tdmwin_unconfirmed_holds(q, *now)) {
+	if (tdmwin_unconfirmed_holds(q, now)) {
 		if (!q->unconfirmed_seen) {
 			q->unconfirmed_seen = true;
 			q->st.unconfirmed_holds++;
@@ -763,13 +841,14 @@ static struct sk_buff *tdmwin_gated_head(struct Qdisc *sch, s64 *start,
 retry:
 		backlog = tdmwin_backlog(free, mono);
 		/* Fast path: still inside the window the last frame used. */
-		if (*now + (s64)backlog >= q->open_start &&
-		    *now + (s64)(backlog + need) <= q->open_end) {
+		if (now + (s64)backlog >= q->open_start &&
+		    now + (s64)(backlog + need) <= q->open_end) {
 			r.verdict = TDMWIN_SEND;
 			r.when = q->open_start;
 			r.end = q->open_end;
+			r.slot = q->open_slot;
 		} else {
-			r = tdmwin_gate_wire(&plan->s, *now, backlog, need, stop);
+			r = tdmwin_gate_wire(&plan->s, now, backlog, need, stop);
 		}
 
 		switch (r.verdict) {
@@ -784,13 +863,19 @@ retry:
 			}
 			q->open_start = r.when;
 			q->open_end = min(r.end, stop);
-			*start = r.when;
+			q->open_slot = r.slot;
+			p->now = now;
+			p->backlog = backlog;
+			p->wire = wire;
+			p->start = r.when;
+			p->end = q->open_end;
+			p->slot = r.slot;
 			return skb;
 		case TDMWIN_NEVER:
 			tdmwin_drop_head(sch, q);
 			continue;
 		case TDMWIN_WAIT:
-			tdmwin_wait(q, next, *now, mono, &r);
+			tdmwin_wait(q, next, now, mono, &r);
 			return NULL;
 		}
 	}
@@ -802,18 +887,22 @@ retry:
 static struct sk_buff *tdmwin_dequeue(struct Qdisc *sch)
 {
 	struct tdmwin_sched_data *q = qdisc_priv(sch);
+	struct tdmwin_pick pick;
 	struct sk_buff *skb;
-	s64 start, now;
 
-	skb = qdisc_dequeue_peeked(q->bypass);
-	if (skb) {
-		q->st.bypass_packets++;
-		q->st.bypass_bytes += qdisc_pkt_len(skb);
-		/* Bypass frames keep the wire busy too. */
-		if (q->wire_clock)
-			tdmwin_note_backlog(q, tdmwin_wire_book(q->wire, ktime_get(),
-								tdmwin_skb_wire_ns(q, skb)));
-		return tdmwin_account(sch, skb);
+	if (!sch->q.qlen)
+		return NULL;
+	if (q->bypass->q.qlen) {
+		skb = qdisc_dequeue_peeked(q->bypass);
+		if (skb) {
+			q->st.bypass_packets++;
+			q->st.bypass_bytes += qdisc_pkt_len(skb);
+			/* Bypass frames keep the wire busy too. */
+			if (q->wire_clock)
+				tdmwin_note_backlog(q, tdmwin_wire_book(q->wire, ktime_get(),
+									tdmwin_skb_wire_ns(q, skb)));
+			return tdmwin_account(sch, skb);
+		}
 	}
 	if (q->txtime) {
 		/* etf releases each frame for its launch time; while held,
@@ -830,12 +919,12 @@ static struct sk_buff *tdmwin_dequeue(struct Qdisc *sch)
 		q->st.window_bytes += qdisc_pkt_len(skb);
 		return tdmwin_account(sch, skb);
 	}
-	if (!tdmwin_gated_head(sch, &start, &now, true))
+	if (!tdmwin_gated_head(sch, &pick, true))
 		return NULL;
 	skb = qdisc_dequeue_peeked(q->gated);
 	if (unlikely(!skb))
 		return NULL;
-	tdmwin_count_window(q, start, now, skb);
+	tdmwin_count_window(q, &pick, skb);
 	return tdmwin_account(sch, skb);
 }
 
@@ -847,8 +936,8 @@ static struct sk_buff *tdmwin_dequeue(struct Qdisc *sch)
 static struct sk_buff *tdmwin_peek(struct Qdisc *sch)
 {
 	struct tdmwin_sched_data *q = qdisc_priv(sch);
+	struct tdmwin_pick pick;
 	struct sk_buff *skb;
-	s64 start, now;
 
 	skb = q->bypass->ops->peek(q->bypass);
 	if (skb)
@@ -860,7 +949,7 @@ static struct sk_buff *tdmwin_peek(struct Qdisc *sch)
 			return NULL;
 		return q->gated->ops->peek(q->gated);
 	}
-	return tdmwin_gated_head(sch, &start, &now, false);
+	return tdmwin_gated_head(sch, &pick, false);
 }
 
 static void tdmwin_reset(struct Qdisc *sch)
@@ -1447,6 +1536,7 @@ static void tdmwin_commit(struct Qdisc *sch, struct tdmwin_request *req)
 			rcu_assign_pointer(q->plan, req->plan);
 			RCU_INIT_POINTER(q->pending, NULL);
 			tdmwin_reset_gate(q);
+			tdmwin_reset_slots(q, req->plan->version);
 		}
 		req->plan = NULL;
 		q->unconfirmed = req->unconfirmed;
@@ -1615,6 +1705,87 @@ static int tdmwin_dump_plan(struct sk_buff *skb, const struct tdmwin_plan *p)
 	return 0;
 }
 
+/* Room kept in a dump for what tc_fill_qdisc() adds after the options:
+ * the counters (TCA_STATS2 with the xstats, and their TCA_STATS and
+ * TCA_XSTATS copies), well under this.
+ */
+#define TDMWIN_DUMP_STATS_ROOM	1024
+
+/* Bytes of TCA_TDMWIN_SLOTS for @nwin slots. */
+static size_t tdmwin_slots_size(u32 nwin)
+{
+	size_t slot = nla_total_size(0) + nla_total_size(sizeof(u32)) +
+		      (TCA_TDMWIN_SLOT_MAX - TCA_TDMWIN_SLOT_INDEX) *
+		      nla_total_size_64bit(sizeof(u64));
+
+	return nla_total_size(0) + nla_total_size(sizeof(u32)) + nwin * slot;
+}
+
+static int tdmwin_dump_slot(struct sk_buff *skb, const struct tdmwin_slot *sl,
+			    u32 index)
+{
+	struct nlattr *nest = nla_nest_start(skb, TCA_TDMWIN_SLOTS_SLOT);
+
+	if (!nest ||
+	    nla_put_u32(skb, TCA_TDMWIN_SLOT_INDEX, index) ||
+	    nla_put_u64_64bit(skb, TCA_TDMWIN_SLOT_FRAMES, sl->frames,
+			      TCA_TDMWIN_SLOT_PAD) ||
+	    nla_put_u64_64bit(skb, TCA_TDMWIN_SLOT_BYTES, sl->bytes,
+			      TCA_TDMWIN_SLOT_PAD) ||
+	    nla_put_u64_64bit(skb, TCA_TDMWIN_SLOT_OPENS, sl->opens,
+			      TCA_TDMWIN_SLOT_PAD) ||
+	    nla_put_u64_64bit(skb, TCA_TDMWIN_SLOT_WIRE_DEFERRALS,
+			      sl->wire_deferrals, TCA_TDMWIN_SLOT_PAD) ||
+	    nla_put_u64_64bit(skb, TCA_TDMWIN_SLOT_GUARD_DEFERRALS,
+			      sl->guard_deferrals, TCA_TDMWIN_SLOT_PAD) ||
+	    nla_put_u64_64bit(skb, TCA_TDMWIN_SLOT_LATENCY_COUNT,
+			      sl->latency_count, TCA_TDMWIN_SLOT_PAD) ||
+	    nla_put_u64_64bit(skb, TCA_TDMWIN_SLOT_LATENCY_SUM,
+			      sl->latency_sum, TCA_TDMWIN_SLOT_PAD) ||
+	    nla_put_u64_64bit(skb, TCA_TDMWIN_SLOT_LATENCY_MAX,
+			      sl->latency_max, TCA_TDMWIN_SLOT_PAD) ||
+	    (sl->frames &&
+	     nla_put_u64_64bit(skb, TCA_TDMWIN_SLOT_MARGIN_MIN,
+			       sl->margin_min, TCA_TDMWIN_SLOT_PAD)))
+		return -EMSGSIZE;
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+/*
+ * The slots of the plan in force, read under the qdisc lock so that they
+ * belong together and to the plan they name.  Left out of a message that
+ * has no room for them with the counters that follow: a notification or a
+ * single RTM_GETQDISC (one page) of a plan with many windows; a dump
+ * (tc qdisc show) comes in a larger buffer and carries them.
+ */
+static int tdmwin_dump_slots(struct Qdisc *sch, struct sk_buff *skb)
+{
+	struct tdmwin_sched_data *q = qdisc_priv(sch);
+	const struct tdmwin_plan *plan;
+	struct nlattr *nest;
+	int err = 0;
+	u32 i;
+
+	sch_tree_lock(sch);	/* BH off: an RCU-bh read side */
+	plan = rcu_dereference_bh(q->plan);
+	if ((size_t)skb_tailroom(skb) < tdmwin_slots_size(plan->s.nwin) +
+				TDMWIN_DUMP_STATS_ROOM)
+		goto out;
+	err = -EMSGSIZE;
+	nest = nla_nest_start(skb, TCA_TDMWIN_SLOTS);
+	if (!nest || nla_put_u32(skb, TCA_TDMWIN_SLOTS_VERSION, q->slots_version))
+		goto out;
+	for (i = 0; i < plan->s.nwin; i++)
+		if (tdmwin_dump_slot(skb, &q->slots[i], i))
+			goto out;
+	nla_nest_end(skb, nest);
+	err = 0;
+out:
+	sch_tree_unlock(sch);
+	return err;
+}
+
 /* Let a due pending plan take over, so that dumps show what is in force. */
 static void tdmwin_catch_up(struct Qdisc *sch)
 {
@@ -1671,6 +1842,8 @@ static int tdmwin_dump(struct Qdisc *sch, struct sk_buff *skb)
 		nla_nest_end(skb, pnest);
 	}
 	rcu_read_unlock();
+	if (tdmwin_dump_slots(sch, skb))
+		goto nla_put_failure;
 	return nla_nest_end(skb, nest);
 
 nla_put_failure_rcu:

@@ -69,6 +69,12 @@ struct tdmwin_gate_result {
 	 * at now, but not behind the frames the wire is still sending.
 	 */
 	bool	wire;
+	/* The window slot (index in the plan) the verdict concerns, or -1:
+	 * TDMWIN_SEND, the window the frame leaves in; a wire deferral
+	 * (.wire), the window it could have started in at now; else, with
+	 * .in_window, the window it did not fit into.
+	 */
+	int	slot;
 };
 
 static inline s64 tdmwin_add_sat(s64 t, u64 d)
@@ -128,7 +134,7 @@ static inline s64 tdmwin_next_fit(const struct tdmwin_sched *s, s64 cstart,
 static inline struct tdmwin_gate_result
 tdmwin_gate(const struct tdmwin_sched *s, s64 now, u64 need)
 {
-	struct tdmwin_gate_result r = { .verdict = TDMWIN_WAIT };
+	struct tdmwin_gate_result r = { .verdict = TDMWIN_WAIT, .slot = -1 };
 	s64 cstart;
 	u64 pos;
 	int i;
@@ -149,6 +155,7 @@ tdmwin_gate(const struct tdmwin_sched *s, s64 now, u64 need)
 	if (i >= 0 && pos - s->win[i].offset < s->win[i].length) {
 		u64 end = s->win[i].offset + s->win[i].length;
 
+		r.slot = i;
 		if (need <= end - pos) {
 			r.verdict = TDMWIN_SEND;
 			r.when = cstart + (s64)s->win[i].offset;
@@ -188,7 +195,35 @@ tdmwin_gate_wire(const struct tdmwin_sched *s, s64 now, u64 backlog, u64 need,
 		return r;
 	r0 = tdmwin_gate(s, now, need);
 	r.wire = r0.verdict == TDMWIN_SEND && need <= (u64)(stop - now);
+	if (r.wire)
+		r.slot = r0.slot;
 	return r;
+}
+
+/*
+ * The open latency of a window that starts at @start, whose first frame is
+ * released at @now behind @backlog ns of the wire: from the window's start
+ * to the frame's start on the wire.  A frame released before its window
+ * (the wire was booked past the start) starts on the wire inside it, so
+ * the latency is never negative; 0 if it were (a clock step).
+ */
+static inline u64 tdmwin_open_latency(s64 now, u64 backlog, s64 start)
+{
+	s64 t = tdmwin_add_sat(now, backlog);
+
+	return t > start ? (u64)t - (u64)start : 0;
+}
+
+/*
+ * The margin of a frame of @wire ns released at @now behind @backlog ns of
+ * the wire, in a window that ends at @end: from the frame's end on the
+ * wire to @end, 0 if it ends later (it cannot, once the gate let it go).
+ */
+static inline u64 tdmwin_margin(s64 now, u64 backlog, u64 wire, s64 end)
+{
+	s64 t = tdmwin_add_sat(tdmwin_add_sat(now, backlog), wire);
+
+	return end > t ? (u64)end - (u64)t : 0;
 }
 
 /*

@@ -78,7 +78,7 @@ def qdisc_section(runs):
         out.append("pktgen, 1000 B frames, %s rounds of %s s, queue_xmit "
                    "through the qdisc of a veth.\n" % (r.get("rounds"),
                                                        r.get("seconds")))
-        out.append(table(["qdisc", "pps"], [(k, v) for k, v in pps.items()]))
+        out.append(table(["qdisc", "pps (median of rounds)"], [(k, v) for k, v in pps.items()]))
         out.append("")
         out.append(table(["ratio", "measured", "target"],
                          [(k, v, r.get("targets", {}).get(k))

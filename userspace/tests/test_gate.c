@@ -60,7 +60,7 @@ static uint64_t rnd_below(uint64_t n)
 static struct tdmwin_gate_result ref_gate(const struct tdmwin_sched *s,
 					  s64 now, u64 need)
 {
-	struct tdmwin_gate_result r = { .verdict = TDMWIN_WAIT };
+	struct tdmwin_gate_result r = { .verdict = TDMWIN_WAIT, .slot = -1 };
 	i128 c0, best = -1;
 	u32 w;
 
@@ -77,6 +77,7 @@ static struct tdmwin_gate_result ref_gate(const struct tdmwin_sched *s,
 
 			if (ws <= now && now < we) {
 				r.in_window = true;
+				r.slot = (int)w;
 				if ((i128)now + need <= we) {
 					r.verdict = TDMWIN_SEND;
 					r.when = (s64)ws;
@@ -107,6 +108,8 @@ static void compare(const struct tdmwin_sched *s, s64 now, u64 need)
 	CHECK(a.when == b.when,
 	      "when %" PRId64 " want %" PRId64 " (verdict %d base %" PRId64 " cycle %" PRIu64 " now %" PRId64 " need %" PRIu64 ")",
 	      a.when, b.when, a.verdict, s->base, s->cycle, now, need);
+	CHECK(a.slot == b.slot, "slot %d want %d (verdict %d now %" PRId64 " need %" PRIu64 ")",
+	      a.slot, b.slot, a.verdict, now, need);
 	if (a.verdict == TDMWIN_WAIT) {
 		CHECK(a.in_window == b.in_window, "in_window %d want %d (now %" PRId64 ")",
 		      a.in_window, b.in_window, now);
@@ -140,6 +143,8 @@ static struct tdmwin_gate_result ref_gate_wire(const struct tdmwin_sched *s,
 	if (r.verdict == TDMWIN_WAIT && backlog) {
 		r0 = ref_gate(s, now, need);
 		r.wire = r0.verdict == TDMWIN_SEND && (i128)now + need <= stop;
+		if (r.wire)
+			r.slot = r0.slot;
 	}
 	return r;
 }
@@ -158,6 +163,8 @@ static void compare_wire(const struct tdmwin_sched *s, s64 now, u64 backlog,
 	CHECK(a.when == b.when,
 	      "wire: when %" PRId64 " want %" PRId64 " (now %" PRId64 " backlog %" PRIu64 " need %" PRIu64 " stop %" PRId64 ")",
 	      a.when, b.when, now, backlog, need, stop);
+	CHECK(a.slot == b.slot, "wire: slot %d want %d (verdict %d now %" PRId64 " backlog %" PRIu64 " need %" PRIu64 ")",
+	      a.slot, b.slot, a.verdict, now, backlog, need);
 	if (a.verdict == TDMWIN_WAIT) {
 		CHECK(a.in_window == b.in_window && a.wire == b.wire,
 		      "wire: in_window %d/%d wire %d/%d (now %" PRId64 " backlog %" PRIu64 ")",
@@ -165,8 +172,27 @@ static void compare_wire(const struct tdmwin_sched *s, s64 now, u64 backlog,
 		CHECK(a.when > now || a.when == INT64_MAX,
 		      "wire: wake-up %" PRId64 " not after now %" PRId64, a.when, now);
 	} else {
+		i128 start = (i128)now + backlog, fend;
+
+		if (start > INT64_MAX)	/* saturates, as the gate does */
+			start = INT64_MAX;
+		fend = start + need > INT64_MAX ? INT64_MAX : start + need;
 		CHECK(a.end == b.end, "wire: window end %" PRId64 " want %" PRId64,
 		      a.end, b.end);
+		/* What the qdisc counts for the frame: its window's open
+		 * latency, from the window's start to the frame's start on
+		 * the wire, which may come before the window when the wire
+		 * is booked past it (now < a.when), and its margin.
+		 */
+		CHECK((i128)tdmwin_open_latency(now, backlog, a.when) == start - a.when,
+		      "open latency %" PRIu64 " want %" PRId64 " (now %" PRId64 " backlog %" PRIu64 " window %" PRId64 ")",
+		      tdmwin_open_latency(now, backlog, a.when),
+		      (s64)(start - a.when), now, backlog, a.when);
+		CHECK((i128)tdmwin_margin(now, backlog, need, a.end) ==
+		      (a.end > fend ? a.end - fend : 0) && a.end >= fend,
+		      "margin %" PRIu64 " (now %" PRId64 " backlog %" PRIu64 " need %" PRIu64 " end %" PRId64 ")",
+		      tdmwin_margin(now, backlog, need, a.end), now, backlog,
+		      need, a.end);
 	}
 }
 
@@ -197,6 +223,40 @@ static u64 max_len(const struct tdmwin_window *w, u32 n)
 		if (w[i].length > m)
 			m = w[i].length;
 	return m;
+}
+
+/* Open latency and margin against 128-bit references, near every limit. */
+static void test_latency_margin(void)
+{
+	static const s64 base[] = { 0, 1, 1000, INT64_MAX - 3000, INT64_MAX };
+
+	for (unsigned int b = 0; b < sizeof(base) / sizeof(base[0]); b++)
+		for (s64 dn = -40; dn <= 40; dn++)
+			for (u64 backlog = 0; backlog <= 40; backlog++)
+				for (s64 ds = -40; ds <= 40; ds += 3) {
+					i128 now = (i128)base[b] + dn;
+					i128 at = (i128)base[b] + ds;
+					i128 t, want;
+					u64 wire = (u64)(ds + 40) / 2;
+
+					if (now < 0 || now > INT64_MAX ||
+					    at < 0 || at > INT64_MAX)
+						continue;
+					t = now + backlog;
+					if (t > INT64_MAX)
+						t = INT64_MAX;
+					want = t > at ? t - at : 0;
+					CHECK((i128)tdmwin_open_latency((s64)now, backlog, (s64)at) == want,
+					      "open latency (now %" PRId64 " backlog %" PRIu64 " start %" PRId64 ")",
+					      (s64)now, backlog, (s64)at);
+					t += wire;
+					if (t > INT64_MAX)
+						t = INT64_MAX;
+					want = at > t ? at - t : 0;
+					CHECK((i128)tdmwin_margin((s64)now, backlog, wire, (s64)at) == want,
+					      "margin (now %" PRId64 " backlog %" PRIu64 " wire %" PRIu64 " end %" PRId64 ")",
+					      (s64)now, backlog, wire, (s64)at);
+				}
 }
 
 static void test_small_exhaustive(void)
@@ -513,6 +573,7 @@ static const struct {
 	{ "gate: fixed edges", test_fixed_edges },
 	{ "gate: wire time", test_wire_time },
 	{ "gate: small plans, every instant and size", test_small_exhaustive },
+	{ "gate: open latency and margin, near the limits", test_latency_margin },
 	{ "gate: plans near the 64-bit limits", test_limits },
 	{ "gate: clock steps", test_clock_steps },
 	{ "gate: wire clock against the reference", test_wire_exhaustive },

@@ -60,6 +60,9 @@ enum {
 					 */
 	TCA_TDMWIN_CONFIRM,		/* u32: confirm the pending plan of this version */
 	TCA_TDMWIN_ABORT,		/* u32: remove the pending plan of this version */
+	TCA_TDMWIN_SLOTS,		/* nest of TCA_TDMWIN_SLOTS_*, dump only:
+					 * counters per window of the plan in force
+					 */
 	__TCA_TDMWIN_MAX,
 };
 
@@ -84,6 +87,47 @@ enum {
 
 #define TCA_TDMWIN_WIN_MAX (__TCA_TDMWIN_WIN_MAX - 1)
 
+/*
+ * TCA_TDMWIN_SLOTS: the counters of each window slot of the plan in force,
+ * the slot being the window's index in that plan (windows sorted by
+ * offset, as dumped in TCA_TDMWIN_WINDOWS).  They start at zero when a plan
+ * takes force (created, replaced at once, or a pending plan at its base
+ * time), and TCA_TDMWIN_SLOTS_VERSION names that plan.  Every slot of the
+ * plan is dumped, used or not.
+ */
+enum {
+	TCA_TDMWIN_SLOTS_UNSPEC,
+	TCA_TDMWIN_SLOTS_VERSION,	/* u32: the plan the slots count for */
+	TCA_TDMWIN_SLOTS_SLOT,		/* nest of TCA_TDMWIN_SLOT_*, one per window */
+	__TCA_TDMWIN_SLOTS_MAX,
+};
+
+#define TCA_TDMWIN_SLOTS_MAX (__TCA_TDMWIN_SLOTS_MAX - 1)
+
+enum {
+	TCA_TDMWIN_SLOT_UNSPEC,
+	TCA_TDMWIN_SLOT_PAD,
+	TCA_TDMWIN_SLOT_INDEX,		/* u32: the window's index in the plan */
+	TCA_TDMWIN_SLOT_FRAMES,		/* u64: gated frames sent in it */
+	TCA_TDMWIN_SLOT_BYTES,		/* u64: their bytes (skb length) */
+	TCA_TDMWIN_SLOT_OPENS,		/* u64: cycles in which it was used */
+	TCA_TDMWIN_SLOT_WIRE_DEFERRALS,	/* u64: waits behind the wire in it */
+	TCA_TDMWIN_SLOT_GUARD_DEFERRALS, /* u64: head frames that did not fit
+					  * before its close
+					  */
+	TCA_TDMWIN_SLOT_LATENCY_COUNT,	/* u64: openings that frames waited for */
+	TCA_TDMWIN_SLOT_LATENCY_SUM,	/* u64, ns: their open latency, summed */
+	TCA_TDMWIN_SLOT_LATENCY_MAX,	/* u64, ns: the longest */
+	TCA_TDMWIN_SLOT_MARGIN_MIN,	/* u64, ns: the least time from a frame's
+					 * end on the wire to the window's end
+					 * (or a pending plan's base if sooner);
+					 * only when FRAMES > 0
+					 */
+	__TCA_TDMWIN_SLOT_MAX,
+};
+
+#define TCA_TDMWIN_SLOT_MAX (__TCA_TDMWIN_SLOT_MAX - 1)
+
 /* Classes: 1 = gated traffic, 2 = bypass traffic. */
 #define TDMWIN_CLASS_GATED	1
 #define TDMWIN_CLASS_BYPASS	2
@@ -101,7 +145,10 @@ struct tc_tdmwin_xstats {
 	__u64	guard_deferrals;	/* head frame did not fit before close */
 	__u64	oversize_drops;		/* frame fits in no window of the plan */
 	__u64	hold_drops;		/* dropped at the limit while the gate holds */
-	__u64	open_latency_min;	/* ns, first dequeue - window start */
+	__u64	open_latency_min;	/* ns, window start to the start of its
+					 * first frame on the wire (dequeue +
+					 * the wire's backlog)
+					 */
 	__u64	open_latency_max;
 	__u64	open_latency_sum;	/* mean = sum / count */
 	__u64	open_latency_count;
