@@ -11,6 +11,8 @@ only for xstats_struct), as tdmwin_util.py runs with python -S in the guest.
   ATTR_NAME   {number: name}
   WINDOW      TCA_TDMWIN_WINDOW, the nest per window in TCA_TDMWIN_WINDOWS
   WIN_OFFSET, WIN_LENGTH   the TCA_TDMWIN_WIN_* inside it
+  SLOTS, SLOT {name: number} of TCA_TDMWIN_SLOTS_* (version, slot) and of
+              TCA_TDMWIN_SLOT_* (index, frames, ...), the counters per slot
   FORMATS     {name: struct format} of each attribute that carries a number
   TDMRX       {name: number} of tdmrx.h's numeric #defines (TDM_PKT_MAGIC,
               TDM_PKT_VERSION, TDM_PKT_F_END, ...)
@@ -75,6 +77,11 @@ ATTR_NAME = {v: n for n, v in ATTR.items()}
 WINDOW = enum_with(TDMWIN, "TCA_TDMWIN_WINDOW")["TCA_TDMWIN_WINDOW"]
 WIN_OFFSET = enum_with(TDMWIN, "TCA_TDMWIN_WIN_OFFSET")["TCA_TDMWIN_WIN_OFFSET"]
 WIN_LENGTH = enum_with(TDMWIN, "TCA_TDMWIN_WIN_OFFSET")["TCA_TDMWIN_WIN_LENGTH"]
+
+SLOTS = {n[len("TCA_TDMWIN_SLOTS_"):].lower(): v
+         for n, v in enum_with(TDMWIN, "TCA_TDMWIN_SLOTS_VERSION").items()}
+SLOT = {n[len("TCA_TDMWIN_SLOT_"):].lower(): v
+        for n, v in enum_with(TDMWIN, "TCA_TDMWIN_SLOT_FRAMES").items()}
 
 # Payload format of each TCA_TDMWIN_* attribute that carries a number.
 FORMATS = {

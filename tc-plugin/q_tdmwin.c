@@ -868,6 +868,14 @@ static void print_pending(struct rtattr *nest)
 	close_json_object();
 }
 
+/*
+ * The counters per window slot come in the options (TCA_TDMWIN_SLOTS) but
+ * are counters: tc prints them under -s only, after the xstats.  tc calls
+ * print_qopt and then, with -s, print_xstats for the same message, so
+ * print_qopt keeps where they are for print_xstats, which forgets it.
+ */
+static const struct rtattr *slots_seen;
+
 static int tdmwin_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 {
 	struct rtattr *tb[TCA_TDMWIN_MAX + 1];
@@ -875,9 +883,11 @@ static int tdmwin_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 
 	(void)qu;
 	(void)f;
+	slots_seen = NULL;
 	if (!opt)
 		return 0;
 	parse_rtattr_nested(tb, TCA_TDMWIN_MAX, opt);
+	slots_seen = tb[TCA_TDMWIN_SLOTS];
 
 	print_clockid(tb[TCA_TDMWIN_CLOCKID]);
 	print_ns_attr(tb[TCA_TDMWIN_CYCLE_TIME], "cycle_time", "cycle-time %s ");
@@ -960,14 +970,93 @@ static void print_open_latency(const struct tc_tdmwin_xstats *st, size_t len)
 	print_u64(PRINT_FP, NULL, " (%" PRIu64 " samples)", n);
 }
 
+static void print_slot_u64(struct rtattr *tb[], int type, const char *key,
+			   const char *fmt)
+{
+	if (has_attr(tb[type], sizeof(__u64)))
+		print_u64(PRINT_ANY, key, fmt, rta_getattr_u64(tb[type]));
+}
+
+/*
+ * slot 0: sent 120 pkts 180000 bytes in 40 windows wire-deferrals 0
+ *   guard-deferrals 3 open-latency mean 250000ns max 900000ns (40 samples)
+ *   margin-min 12000ns
+ * JSON: "slots": [{"index": 0, "frames": 120, ...}], as the attributes.
+ */
+static void print_slot(struct rtattr *nest)
+{
+	struct rtattr *tb[TCA_TDMWIN_SLOT_MAX + 1];
+	__u64 n = 0, sum = 0;
+
+	parse_rtattr_nested(tb, TCA_TDMWIN_SLOT_MAX, nest);
+	print_nl();
+	open_json_object(NULL);
+	if (has_attr(tb[TCA_TDMWIN_SLOT_INDEX], sizeof(__u32)))
+		print_uint(PRINT_ANY, "index", " slot %u:",
+			   rta_getattr_u32(tb[TCA_TDMWIN_SLOT_INDEX]));
+	print_slot_u64(tb, TCA_TDMWIN_SLOT_FRAMES, "frames", " sent %" PRIu64 " pkts");
+	print_slot_u64(tb, TCA_TDMWIN_SLOT_BYTES, "bytes", " %" PRIu64 " bytes");
+	print_slot_u64(tb, TCA_TDMWIN_SLOT_OPENS, "opens", " in %" PRIu64 " windows");
+	print_slot_u64(tb, TCA_TDMWIN_SLOT_WIRE_DEFERRALS, "wire_deferrals",
+		       " wire-deferrals %" PRIu64);
+	print_slot_u64(tb, TCA_TDMWIN_SLOT_GUARD_DEFERRALS, "guard_deferrals",
+		       " guard-deferrals %" PRIu64);
+	if (has_attr(tb[TCA_TDMWIN_SLOT_LATENCY_COUNT], sizeof(__u64)) &&
+	    has_attr(tb[TCA_TDMWIN_SLOT_LATENCY_SUM], sizeof(__u64))) {
+		n = rta_getattr_u64(tb[TCA_TDMWIN_SLOT_LATENCY_COUNT]);
+		sum = rta_getattr_u64(tb[TCA_TDMWIN_SLOT_LATENCY_SUM]);
+		print_u64(PRINT_JSON, "open_latency_count", NULL, n);
+		print_u64(PRINT_JSON, "open_latency_sum", NULL, sum);
+		print_u64(PRINT_JSON, "open_latency_mean", NULL, n ? sum / n : 0);
+		if (n)
+			print_u64(PRINT_FP, NULL, " open-latency mean %" PRIu64 "ns",
+				  sum / n);
+	}
+	if (has_attr(tb[TCA_TDMWIN_SLOT_LATENCY_MAX], sizeof(__u64))) {
+		print_u64(PRINT_JSON, "open_latency_max", NULL,
+			  rta_getattr_u64(tb[TCA_TDMWIN_SLOT_LATENCY_MAX]));
+		if (n)
+			print_u64(PRINT_FP, NULL, " max %" PRIu64 "ns",
+				  rta_getattr_u64(tb[TCA_TDMWIN_SLOT_LATENCY_MAX]));
+	}
+	if (tb[TCA_TDMWIN_SLOT_LATENCY_COUNT])
+		print_u64(PRINT_FP, NULL, " (%" PRIu64 " samples)", n);
+	print_slot_u64(tb, TCA_TDMWIN_SLOT_MARGIN_MIN, "margin_min",
+		       " margin-min %" PRIu64 "ns");
+	close_json_object();
+}
+
+/* slots of plan-version 3:  then one line per slot (print_slot). */
+static void print_slots(const struct rtattr *slots)
+{
+	struct rtattr *tb[TCA_TDMWIN_SLOTS_MAX + 1];
+	struct rtattr *sl;
+	int rem;
+
+	parse_rtattr_nested(tb, TCA_TDMWIN_SLOTS_MAX, slots);
+	print_nl();
+	if (has_attr(tb[TCA_TDMWIN_SLOTS_VERSION], sizeof(__u32)))
+		print_uint(PRINT_ANY, "slots_plan_version",
+			   " slots of plan-version %u:",
+			   rta_getattr_u32(tb[TCA_TDMWIN_SLOTS_VERSION]));
+	open_json_array(PRINT_JSON, "slots");
+	for (sl = RTA_DATA(slots), rem = RTA_PAYLOAD(slots); RTA_OK(sl, rem);
+	     sl = RTA_NEXT(sl, rem))
+		if ((sl->rta_type & NLA_TYPE_MASK) == TCA_TDMWIN_SLOTS_SLOT)
+			print_slot(sl);
+	close_json_array(PRINT_JSON, NULL);
+}
+
 static int tdmwin_print_xstats(struct qdisc_util *qu, FILE *f,
 			       struct rtattr *xstats)
 {
+	const struct rtattr *slots = slots_seen;
 	struct tc_tdmwin_xstats _st = { 0 }, *st = &_st;
 	size_t len;
 
 	(void)qu;
 	(void)f;
+	slots_seen = NULL;
 	if (!xstats)
 		return 0;
 	len = RTA_PAYLOAD(xstats);
@@ -1032,6 +1121,8 @@ static int tdmwin_print_xstats(struct qdisc_util *qu, FILE *f,
 		if (st->pending_unconfirmed)
 			print_string(PRINT_FP, NULL, "%s", " unconfirmed");
 	}
+	if (slots)
+		print_slots(slots);
 	close_json_object();
 	return 0;
 }

@@ -183,6 +183,55 @@ show "a lease that ran out, a qdisc created unconfirmed" '{
 	"txtime_drops": 0, "lease_expiries": 1, "unconfirmed_holds": 0,
 	"pending_aborts": 0, "lease_held": 1, "pending_unconfirmed": 1}}'
 
+# Counters per window slot: in the options, printed under -s after the
+# xstats (a slot without frames has no margin).
+show "counters per window slot" '{
+	"options": {"clockid": 11, "cycle_time": 10000000, "plan_version": 7,
+		"windows": [[1000000, 2000000], [6000000, 1000000]],
+		"slots": {"version": 7, "slots": [
+			{"index": 0, "frames": 120, "bytes": 180000, "opens": 40,
+			 "wire_deferrals": 2, "guard_deferrals": 3,
+			 "latency_count": 40, "latency_sum": 10000000,
+			 "latency_max": 900000, "margin_min": 12000},
+			{"index": 1, "frames": 0, "bytes": 0, "opens": 0,
+			 "wire_deferrals": 0, "guard_deferrals": 0,
+			 "latency_count": 0, "latency_sum": 0,
+			 "latency_max": 0}]}},
+	"xstats": {"windows_opened": 40, "window_packets": 120,
+		"plan_version": 7}}' \
+'qdisc tdmwin 1: root clockid TAI cycle-time 10ms plan-version 7
+	windows 1ms+2ms 6ms+1ms
+ windows 40 sent 120 pkts 0 bytes bypass 0 pkts 0 bytes
+ guard-deferrals 0 oversize-drops 0 hold-drops 0 plan-switches 0
+ wire-deferrals 0 wire-backlog 0ns max 0ns txtime-drops 0
+ lease-expiries 0 unconfirmed-holds 0 pending-aborts 0
+ open-latency (0 samples) plan-version 7
+ slots of plan-version 7:
+ slot 0: sent 120 pkts 180000 bytes in 40 windows wire-deferrals 2 guard-deferrals 3 open-latency mean 250000ns max 900000ns (40 samples) margin-min 12000ns
+ slot 1: sent 0 pkts 0 bytes in 0 windows wire-deferrals 0 guard-deferrals 0 (0 samples)' \
+'{"options": {"clockid": "TAI", "cycle_time": 10000000, "plan_version": 7,
+	"windows": [{"offset": 1000000, "length": 2000000},
+		    {"offset": 6000000, "length": 1000000}]},
+  "xstats": {"windows_opened": 40, "window_packets": 120, "window_bytes": 0,
+	"bypass_packets": 0, "bypass_bytes": 0, "guard_deferrals": 0,
+	"oversize_drops": 0, "hold_drops": 0, "open_latency_min": 0,
+	"open_latency_max": 0, "open_latency_sum": 0, "open_latency_count": 0,
+	"open_latency_mean": 0, "plan_switches": 0, "pending_base_time": 0,
+	"plan_version": 7, "pending_version": 0, "pending": 0, "hold": 0,
+	"wire_deferrals": 0, "wire_backlog_max": 0, "wire_backlog": 0,
+	"txtime_drops": 0, "lease_expiries": 0, "unconfirmed_holds": 0,
+	"pending_aborts": 0, "lease_held": 0, "pending_unconfirmed": 0,
+	"slots_plan_version": 7,
+	"slots": [{"index": 0, "frames": 120, "bytes": 180000, "opens": 40,
+		"wire_deferrals": 2, "guard_deferrals": 3,
+		"open_latency_count": 40, "open_latency_sum": 10000000,
+		"open_latency_mean": 250000, "open_latency_max": 900000,
+		"margin_min": 12000},
+		{"index": 1, "frames": 0, "bytes": 0, "opens": 0,
+		"wire_deferrals": 0, "guard_deferrals": 0,
+		"open_latency_count": 0, "open_latency_sum": 0,
+		"open_latency_mean": 0, "open_latency_max": 0}]}}'
+
 # tc ends the (here empty) counters with a newline of its own.
 show "short and missing attributes, empty counters" '{
 	"options": {"cycle_time": {"raw": "01000000"},

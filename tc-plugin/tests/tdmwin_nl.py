@@ -14,7 +14,8 @@
       SPEC: {"options": {...}, "pending": {...}, "xstats": {...},
       "xstats_len": N}; options and pending use the names above, a value
       {"raw": HEX} gives an attribute's payload as is, and a window of one
-      number has no length.
+      number has no length; options' "slots" is {"version": V, "slots":
+      [{"index": 0, "frames": N, ...}]} (TCA_TDMWIN_SLOT_* names).
   tdmwin_nl.py json-subset ACTUAL EXPECTED
       ACTUAL is `tc -j` output (a list of qdiscs); every key of EXPECTED must
       be in its first qdisc with an equal value.
@@ -32,8 +33,8 @@ import time
 # reader.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 '..', '..', 'selftests'))
-from tdm_uapi import (ATTR, ATTR_NAME, FLAGS, FORMATS, WINDOW,  # noqa: E402
-                      WIN_LENGTH, WIN_OFFSET, xstats_struct)
+from tdm_uapi import (ATTR, ATTR_NAME, FLAGS, FORMATS, SLOT,  # noqa: E402
+                      SLOTS, WINDOW, WIN_LENGTH, WIN_OFFSET, xstats_struct)
 
 NLA_F_NESTED = 1 << 15
 NLA_TYPE_MASK = ~((1 << 15) | (1 << 14))
@@ -164,6 +165,14 @@ def encode_options(opts):
         if name == 'pending':
             out += attr(ATTR['pending'] | NLA_F_NESTED,
                         encode_options(value))
+        elif name == 'slots':               # {"version": V, "slots": [{...}]}
+            body = attr(SLOTS['version'], struct.pack('=I', value['version']))
+            for sl in value['slots']:
+                fields = b''.join(
+                    attr(SLOT[k], struct.pack('=I' if k == 'index' else '=Q', v))
+                    for k, v in sl.items())
+                body += attr(SLOTS['slot'] | NLA_F_NESTED, fields)
+            out += attr(ATTR['slots'] | NLA_F_NESTED, body)
         elif isinstance(value, dict):       # {"raw": "hex payload"}
             out += attr(ATTR[name], bytes.fromhex(value['raw']))
         elif name == 'windows':             # [[offset, length], ...]
