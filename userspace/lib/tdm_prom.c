@@ -98,6 +98,57 @@ void tdm_prom_one_ns(struct tdm_prom *p, const char *name, const char *type,
 	tdm_prom_ns(p, name, labels, ns);
 }
 
+/* The counters per window slot, a family at a time, a sample per slot. */
+static void prom_slots(struct tdm_prom *p, const char *ifname,
+		       const struct tdm_qdisc_info *q)
+{
+	const char *const l[] = { "interface", ifname, NULL };
+	char idx[TDMWIN_MAX_WINDOWS][12];
+	const char *sl[TDMWIN_MAX_WINDOWS][5];
+	unsigned int i;
+
+	tdm_prom_one(p, "tdmwin_slot_plan_version", "gauge",
+		     "version of the plan whose window slots are counted", l,
+		     q->slots_version);
+	for (i = 0; i < q->nslots; i++) {
+		snprintf(idx[i], sizeof(idx[i]), "%u", i);
+		sl[i][0] = "interface";
+		sl[i][1] = ifname;
+		sl[i][2] = "slot";
+		sl[i][3] = idx[i];
+		sl[i][4] = NULL;
+	}
+#define TDM_PROM_SLOT_X(field, name, type, ns, help)			\
+	tdm_prom_family(p, name, type, help);				\
+	for (i = 0; i < q->nslots; i++) {				\
+		if (ns)							\
+			tdm_prom_ns(p, name, sl[i],			\
+				    (int64_t)q->slots[i].field);	\
+		else							\
+			tdm_prom_u64(p, name, sl[i], q->slots[i].field); \
+	}
+	TDM_SLOT_PROM_METRICS(TDM_PROM_SLOT_X)
+#undef TDM_PROM_SLOT_X
+	tdm_prom_family(p, "tdmwin_slot_open_latency_seconds", "summary",
+			"time from the window slot's start to its first frame on the wire, of the openings frames waited for");
+	for (i = 0; i < q->nslots; i++) {
+		tdm_prom_ns(p, "tdmwin_slot_open_latency_seconds_sum", sl[i],
+			    (int64_t)q->slots[i].latency_sum);
+		tdm_prom_u64(p, "tdmwin_slot_open_latency_seconds_count", sl[i],
+			     q->slots[i].latency_count);
+	}
+	for (i = 0; i < q->nslots && !q->slots[i].has_margin; i++)
+		;
+	if (i == q->nslots)
+		return;		/* no frame left yet: no margin to tell */
+	tdm_prom_family(p, "tdmwin_slot_margin_min_seconds", "gauge",
+			"least time from a frame's end on the wire to the window slot's end");
+	for (i = 0; i < q->nslots; i++)
+		if (q->slots[i].has_margin)
+			tdm_prom_ns(p, "tdmwin_slot_margin_min_seconds", sl[i],
+				    (int64_t)q->slots[i].margin_min);
+}
+
 void tdm_prom_qdisc(struct tdm_prom *p, const char *ifname,
 		    const struct tdm_qdisc_info *q)
 {
@@ -121,7 +172,7 @@ void tdm_prom_qdisc(struct tdm_prom *p, const char *ifname,
 	TDM_QDISC_PROM_METRICS(TDM_PROM_X)
 #undef TDM_PROM_X
 	tdm_prom_family(p, "tdmwin_open_latency_seconds", "summary",
-			"time from a window's start to its first dequeue");
+			"time from a window's start to its first frame on the wire");
 	tdm_prom_ns(p, "tdmwin_open_latency_seconds_sum", l,
 		    (int64_t)x->open_latency_sum);
 	tdm_prom_u64(p, "tdmwin_open_latency_seconds_count", l,
@@ -142,4 +193,6 @@ void tdm_prom_qdisc(struct tdm_prom *p, const char *ifname,
 		tdm_prom_one_ns(p, "tdmwin_lease_left_seconds", "gauge",
 				"what is left of the lease (negative: ran out that long ago)",
 				l, q->lease_left_ns);
+	if (q->has_slots)
+		prom_slots(p, ifname, q);
 }

@@ -64,7 +64,7 @@ void tdm_prom_one_ns(struct tdm_prom *p, const char *name, const char *type,
 	X(lease_expiries, "tdmwin_lease_expiries_total", "counter", false, "times the lease ran out") \
 	X(unconfirmed_holds, "tdmwin_unconfirmed_holds_total", "counter", false, "unconfirmed plans that reached their base time") \
 	X(pending_aborts, "tdmwin_pending_aborts_total", "counter", false, "pending plans aborted") \
-	X(open_latency_max, "tdmwin_open_latency_max_seconds", "gauge", true, "longest time from a window's start to its first dequeue") \
+	X(open_latency_max, "tdmwin_open_latency_max_seconds", "gauge", true, "longest time from a window's start to its first frame on the wire") \
 	X(wire_backlog, "tdmwin_wire_backlog_seconds", "gauge", true, "how far ahead the wire is booked") \
 	X(wire_backlog_max, "tdmwin_wire_backlog_max_seconds", "gauge", true, "longest the wire was booked ahead") \
 	X(plan_version, "tdmwin_plan_version", "gauge", false, "version of the plan in force") \
@@ -75,8 +75,25 @@ void tdm_prom_one_ns(struct tdm_prom *p, const char *name, const char *type,
 	X(lease_held, "tdmwin_lease_held", "gauge", false, "1 if the gate holds because the lease ran out")
 
 /*
+ * X(field, name, type, ns, help): the counters per window slot, members of
+ * struct tdm_qdisc_slot, exported with the labels interface and slot (the
+ * window's index in the plan in force).  They start from zero when a plan
+ * takes force, which Prometheus takes as a counter reset.
+ */
+#define TDM_SLOT_PROM_METRICS(X) \
+	X(frames, "tdmwin_slot_frames_total", "counter", false, "gated frames sent in the window slot") \
+	X(bytes, "tdmwin_slot_bytes_total", "counter", false, "bytes of gated frames sent in the window slot") \
+	X(opens, "tdmwin_slot_windows_opened_total", "counter", false, "cycles in which the window slot was used") \
+	X(wire_deferrals, "tdmwin_slot_wire_deferrals_total", "counter", false, "waits behind the wire in the window slot") \
+	X(guard_deferrals, "tdmwin_slot_guard_deferrals_total", "counter", false, "head frames that did not fit before the window slot closed") \
+	X(latency_max, "tdmwin_slot_open_latency_max_seconds", "gauge", true, "longest time from the window slot's start to its first frame on the wire")
+
+/*
  * The qdisc of interface ifname as read by tdm_qdisc_get(): every metric
- * above, the open latency as a summary (_sum, _count), the qdisc's drops,
+ * above (per slot: the slot metrics, the open latency as the summary
+ * tdmwin_slot_open_latency_seconds, the least margin
+ * tdmwin_slot_margin_min_seconds of slots a frame left in, and
+ * tdmwin_slot_plan_version), the open latency as a summary (_sum, _count), the qdisc's drops,
  * backlog and queue length, its lease and what is left of it, all with
  * the label interface.  A qdisc that is not there: tdmwin_qdisc_present 0
  * only.

@@ -174,6 +174,95 @@ static int parse_pending(const struct nlattr *nest, struct tdm_qdisc_info *in)
 	return parse_plan(&o, &v);
 }
 
+/* One slot: its index, and the counters this build knows (u64 each). */
+static int parse_slot(const struct nlattr *nest, struct tdm_qdisc_info *in)
+{
+	uint64_t v[TCA_TDMWIN_SLOT_MAX + 1] = { 0 };
+	bool seen[TCA_TDMWIN_SLOT_MAX + 1] = { false };
+	struct tdm_qdisc_slot *sl;
+	const struct nlattr *a;
+	uint32_t index;
+
+	mnl_attr_for_each_nested(a, nest) {
+		uint16_t type = mnl_attr_get_type(a);
+
+		if (type == TCA_TDMWIN_SLOT_PAD || type > TCA_TDMWIN_SLOT_MAX)
+			continue;	/* padding, or a newer counter */
+		if (mnl_attr_get_payload_len(a) !=
+		    (type == TCA_TDMWIN_SLOT_INDEX ? 4 : 8))
+			return -1;
+		v[type] = type == TCA_TDMWIN_SLOT_INDEX ?
+			  mnl_attr_get_u32(a) : get_u64(a);
+		seen[type] = true;
+	}
+	if (!seen[TCA_TDMWIN_SLOT_INDEX] ||
+	    v[TCA_TDMWIN_SLOT_INDEX] >= TDMWIN_MAX_WINDOWS)
+		return -1;
+	index = (uint32_t)v[TCA_TDMWIN_SLOT_INDEX];
+	sl = &in->slots[index];
+	sl->frames = v[TCA_TDMWIN_SLOT_FRAMES];
+	sl->bytes = v[TCA_TDMWIN_SLOT_BYTES];
+	sl->opens = v[TCA_TDMWIN_SLOT_OPENS];
+	sl->wire_deferrals = v[TCA_TDMWIN_SLOT_WIRE_DEFERRALS];
+	sl->guard_deferrals = v[TCA_TDMWIN_SLOT_GUARD_DEFERRALS];
+	sl->latency_count = v[TCA_TDMWIN_SLOT_LATENCY_COUNT];
+	sl->latency_sum = v[TCA_TDMWIN_SLOT_LATENCY_SUM];
+	sl->latency_max = v[TCA_TDMWIN_SLOT_LATENCY_MAX];
+	sl->margin_min = v[TCA_TDMWIN_SLOT_MARGIN_MIN];
+	sl->has_margin = seen[TCA_TDMWIN_SLOT_MARGIN_MIN];
+	if (index >= in->nslots)
+		in->nslots = index + 1;
+	return 0;
+}
+
+/* TCA_TDMWIN_SLOTS: the plan they count for, and one nest per slot. */
+static int parse_slots(const struct nlattr *nest, struct tdm_qdisc_info *in)
+{
+	const struct nlattr *a;
+
+	memset(in->slots, 0, sizeof(in->slots));
+	in->nslots = 0;
+	mnl_attr_for_each_nested(a, nest) {
+		switch (mnl_attr_get_type(a)) {
+		case TCA_TDMWIN_SLOTS_VERSION:
+			if (mnl_attr_get_payload_len(a) != 4)
+				return -1;
+			in->slots_version = mnl_attr_get_u32(a);
+			break;
+		case TCA_TDMWIN_SLOTS_SLOT:
+			if (parse_slot(a, in) < 0)
+				return -1;
+			break;
+		}
+	}
+	in->has_slots = true;
+	return 0;
+}
+
+void tdm_qdisc_worst_slots(const struct tdm_qdisc_info *info,
+			   struct tdm_qdisc_worst *w)
+{
+	unsigned int i;
+
+	w->latency = w->margin = w->guard = w->wire = -1;
+	for (i = 0; info->has_slots && i < info->nslots; i++) {
+		const struct tdm_qdisc_slot *sl = &info->slots[i];
+
+		if (sl->latency_count && (w->latency < 0 || sl->latency_max >
+					  info->slots[w->latency].latency_max))
+			w->latency = (int)i;
+		if (sl->has_margin && (w->margin < 0 || sl->margin_min <
+				       info->slots[w->margin].margin_min))
+			w->margin = (int)i;
+		if (sl->guard_deferrals && (w->guard < 0 || sl->guard_deferrals >
+					    info->slots[w->guard].guard_deferrals))
+			w->guard = (int)i;
+		if (sl->wire_deferrals && (w->wire < 0 || sl->wire_deferrals >
+					   info->slots[w->wire].wire_deferrals))
+			w->wire = (int)i;
+	}
+}
+
 static int parse_options(const struct nlattr *opts, struct tdm_qdisc_info *in)
 {
 	const struct plan_view v = {
@@ -214,6 +303,8 @@ static int parse_options(const struct nlattr *opts, struct tdm_qdisc_info *in)
 		return -1;
 	if (tb[TCA_TDMWIN_PENDING] &&
 	    parse_pending(tb[TCA_TDMWIN_PENDING], in) < 0)
+		return -1;
+	if (tb[TCA_TDMWIN_SLOTS] && parse_slots(tb[TCA_TDMWIN_SLOTS], in) < 0)
 		return -1;
 	return 0;
 }

@@ -31,6 +31,23 @@ struct tdm_qdisc_target {
 	uint64_t lease_ns;	/* set on every install; 0 = no lease */
 };
 
+/*
+ * The counters of one window slot of the plan in force (TCA_TDMWIN_SLOT_*
+ * of kmod/uapi/linux/tdmwin.h): the window of that index in the plan.
+ */
+struct tdm_qdisc_slot {
+	uint64_t frames;
+	uint64_t bytes;
+	uint64_t opens;			/* cycles in which the window was used */
+	uint64_t wire_deferrals;
+	uint64_t guard_deferrals;
+	uint64_t latency_count;		/* openings frames waited for */
+	uint64_t latency_sum;		/* ns */
+	uint64_t latency_max;		/* ns */
+	uint64_t margin_min;		/* ns; valid when has_margin */
+	bool has_margin;		/* a frame left in the window */
+};
+
 /* What RTM_GETQDISC tells about the tdmwin qdisc at the target. */
 struct tdm_qdisc_info {
 	bool present;		/* a tdmwin qdisc sits at target->parent */
@@ -65,7 +82,30 @@ struct tdm_qdisc_info {
 	int64_t lease_left_ns;		/* <= 0: ran out that long ago */
 	bool pending_unconfirmed;	/* the pending plan waits for confirm */
 	bool deleted;	/* tdm_qdisc_parse(): an RTM_DELQDISC of the qdisc */
+	/* The counters per window slot, when the dump carried them (a kernel
+	 * with them, and a message with room: see TCA_TDMWIN_SLOTS).
+	 */
+	bool has_slots;
+	uint32_t slots_version;	/* the plan in force they count for */
+	unsigned int nslots;	/* slots[0 .. nslots - 1], by index */
+	struct tdm_qdisc_slot slots[TDMWIN_MAX_WINDOWS];
 };
+
+/*
+ * The worst slots of info (has_slots): the index of the slot with the
+ * longest open latency, the least margin (of those a frame left in), the
+ * most guard and the most wire deferrals, -1 where no slot has any
+ * (latency, margin, a deferral).  Ties go to the lowest index.
+ */
+struct tdm_qdisc_worst {
+	int latency;
+	int margin;
+	int guard;
+	int wire;
+};
+
+void tdm_qdisc_worst_slots(const struct tdm_qdisc_info *info,
+			   struct tdm_qdisc_worst *w);
 
 int tdm_rtnl_open(struct tdm_rtnl *r, char *err, size_t errlen);
 void tdm_rtnl_close(struct tdm_rtnl *r);

@@ -922,6 +922,84 @@ struct status {
 	struct tdm_qdisc_info q;
 };
 
+/* The worst slots (tdm_qdisc_worst_slots()) as JSON: each an object with
+ * its index and value, null where no slot has any.
+ */
+static void status_worst_json(struct tdm_json *j, const struct tdm_qdisc_info *q)
+{
+	static const char *const keys[][2] = {
+		{ "open_latency", "open_latency_max" },
+		{ "margin", "margin_min" },
+		{ "guard_deferrals", "guard_deferrals" },
+		{ "wire_deferrals", "wire_deferrals" },
+	};
+	struct tdm_qdisc_worst w;
+	uint64_t v[4] = { 0, 0, 0, 0 };
+	int idx[4];
+	unsigned int i;
+
+	tdm_qdisc_worst_slots(q, &w);
+	idx[0] = w.latency;
+	idx[1] = w.margin;
+	idx[2] = w.guard;
+	idx[3] = w.wire;
+	if (w.latency >= 0)
+		v[0] = q->slots[w.latency].latency_max;
+	if (w.margin >= 0)
+		v[1] = q->slots[w.margin].margin_min;
+	if (w.guard >= 0)
+		v[2] = q->slots[w.guard].guard_deferrals;
+	if (w.wire >= 0)
+		v[3] = q->slots[w.wire].wire_deferrals;
+	tdm_json_obj_open(j, "slots");
+	tdm_json_u64(j, "plan_version", q->slots_version);
+	tdm_json_u64(j, "count", q->nslots);
+	tdm_json_obj_open(j, "worst");
+	for (i = 0; i < 4; i++) {
+		if (idx[i] < 0) {
+			tdm_json_null(j, keys[i][0]);
+			continue;
+		}
+		tdm_json_obj_open(j, keys[i][0]);
+		tdm_json_u64(j, "slot", (uint64_t)idx[i]);
+		tdm_json_u64(j, keys[i][1], v[i]);
+		tdm_json_obj_close(j);
+	}
+	tdm_json_obj_close(j);
+	tdm_json_obj_close(j);
+}
+
+/* The worst slots as one line of text, or nothing without slots. */
+static void status_worst_text(FILE *f, const struct tdm_qdisc_info *q)
+{
+	struct tdm_qdisc_worst w;
+
+	if (!q->has_slots)
+		return;
+	tdm_qdisc_worst_slots(q, &w);
+	fprintf(f, "worst slots (plan v%u, %u slots):", q->slots_version,
+		q->nslots);
+	if (w.latency >= 0)
+		fprintf(f, " open latency %llu ns in slot %d,",
+			(unsigned long long)q->slots[w.latency].latency_max,
+			w.latency);
+	if (w.margin >= 0)
+		fprintf(f, " margin %llu ns in slot %d,",
+			(unsigned long long)q->slots[w.margin].margin_min,
+			w.margin);
+	if (w.guard >= 0)
+		fprintf(f, " %llu guard deferrals in slot %d,",
+			(unsigned long long)q->slots[w.guard].guard_deferrals,
+			w.guard);
+	if (w.wire >= 0)
+		fprintf(f, " %llu wire deferrals in slot %d,",
+			(unsigned long long)q->slots[w.wire].wire_deferrals,
+			w.wire);
+	if (w.latency < 0 && w.margin < 0 && w.guard < 0 && w.wire < 0)
+		fprintf(f, " no frame sent or deferred yet,");
+	fprintf(f, " (tc -s qdisc show: every slot)\n");
+}
+
 static void status_json(struct tdm_json *j, void *arg)
 {
 	const struct status *st = arg;
@@ -990,6 +1068,8 @@ static void status_json(struct tdm_json *j, void *arg)
 		tdm_json_u64(j, "backlog", q->backlog);
 		tdm_json_u64(j, "qlen", q->qlen);
 		report_xstats_json(j, "xstats", &q->xstats);
+		if (q->has_slots)
+			status_worst_json(j, q);
 		tdm_json_obj_open(j, "lease");
 		tdm_json_u64(j, "lease_ns", q->lease_ns);
 		tdm_json_s64(j, "left_ns", q->lease_left_ns);
@@ -1082,6 +1162,7 @@ static void status_text(FILE *f, void *arg)
 		(unsigned long long)x->oversize_drops,
 		(unsigned long long)x->hold_drops,
 		(unsigned long long)q->drops, (unsigned long long)q->qlen);
+	status_worst_text(f, q);
 }
 
 /* tdmctl metrics: the Prometheus text format (tdm_prom.h). */

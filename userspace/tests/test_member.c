@@ -63,6 +63,9 @@ struct fqdisc {
 		     set_holds;
 	uint32_t last_confirm, last_abort;
 	int fail_install, fail_prepare, fail_confirm, fail_renew;
+	/* the counters per window slot, when nslots > 0 */
+	unsigned int nslots;
+	struct tdm_qdisc_slot slots[2];
 };
 
 /* The last frame of each kind the member sent. */
@@ -134,6 +137,10 @@ static int f_get(void *ctx, const struct tdm_qdisc_target *t,
 	info->xstats.hold = f->q.hold;
 	info->packets = f->q.xs.window_packets + f->q.xs.bypass_packets;
 	info->drops = f->q.xs.hold_drops;
+	info->has_slots = f->q.nslots > 0;
+	info->slots_version = f->q.version;
+	info->nslots = f->q.nslots;
+	memcpy(info->slots, f->q.slots, sizeof(f->q.slots));
 	return 0;
 }
 
@@ -1403,8 +1410,22 @@ static void test_metrics(void **state)
 	f->q.xs.open_latency_sum = 3000000000ULL;
 	f->q.xs.open_latency_count = 4;
 	f->q.xs.hold_drops = 7;
+	f->q.nslots = 2;
+	f->q.slots[0] = (struct tdm_qdisc_slot){ .frames = 1000, .bytes = 5000,
+		.opens = 10, .guard_deferrals = 2, .latency_count = 10,
+		.latency_sum = 30000, .latency_max = 9000,
+		.margin_min = 40000, .has_margin = true };
+	f->q.slots[1] = (struct tdm_qdisc_slot){ .frames = 234, .bytes = 678,
+		.opens = 10, .wire_deferrals = 5, .latency_count = 4,
+		.latency_sum = 4000, .latency_max = 1500,
+		.margin_min = 700, .has_margin = true };
 	run_for(f, 1 * SEC);
+	assert_status_has(f, false, "worst slots (plan v1, 2 slots): open latency 9000 ns in slot 0, margin 700 ns in slot 1, 2 guard deferrals in slot 0, 5 wire deferrals in slot 1,");
+	assert_status_has(f, true, "\"worst\":{\"open_latency\":{\"slot\":0,\"open_latency_max\":9000},\"margin\":{\"slot\":1,\"margin_min\":700}");
 	m = control_text(f, "metrics");
+	assert_has_line(m, "tdmwin_slot_frames_total{interface=\"eth0\",slot=\"1\"} 234");
+	assert_has_line(m, "tdmwin_slot_margin_min_seconds{interface=\"eth0\",slot=\"1\"} 0.000000700");
+	assert_has_line(m, "tdmwin_slot_open_latency_seconds_count{interface=\"eth0\",slot=\"0\"} 10");
 	assert_has_line(m, "tdmd_info{role=\"member\",name=\"a\",version=\"" TDM_VERSION "\"} 1");
 	assert_has_line(m, "# TYPE tdmd_sync_state gauge");
 	assert_has_line(m, "tdmd_sync_state{state=\"synced\"} 1");
@@ -1457,8 +1478,14 @@ static void test_metrics_promtool(void **state)
 	f->phc_index = 0;
 	synced(f);
 	f->q.xs.window_packets = 10;
+	/* the counters per slot too: one used, one not */
+	f->q.nslots = 2;
+	f->q.slots[0] = (struct tdm_qdisc_slot){ .frames = 10, .bytes = 9000,
+		.opens = 2, .latency_count = 1, .latency_sum = 1200,
+		.latency_max = 1200, .margin_min = 3000, .has_margin = true };
 	run_for(f, 1 * SEC);
 	m = control_text(f, "metrics");
+	assert_non_null(strstr(m, "tdmwin_slot_frames_total{interface=\"eth0\",slot=\"1\"} 0"));
 	fd = mkstemp(path);
 	assert_true(fd >= 0);
 	out = fdopen(fd, "w");

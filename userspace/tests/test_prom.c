@@ -2,7 +2,9 @@
 /*
  * Unit tests of libtdm's Prometheus text writer (tdm_prom): escaping of
  * label values and help text, times in exact decimal seconds, and the
- * qdisc's families (each once, counters ending in _total).
+ * qdisc's families (each once, counters ending in _total); the counters
+ * per window slot from a dump message through tdm_qdisc_parse() to their
+ * samples and the worst slots.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,6 +15,9 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <libmnl/libmnl.h>
+#include <linux/pkt_sched.h>
+#include <linux/rtnetlink.h>
 
 #include "tdm_prom.h"
 
@@ -99,11 +104,169 @@ static void test_qdisc(void **state)
 	free(t);
 }
 
+/* One slot nest: its index and counters, the margin only if frames. */
+static void put_slot(struct nlmsghdr *nlh, uint32_t index, uint64_t frames,
+		     uint64_t lat_count, uint64_t lat_max, uint64_t guard,
+		     uint64_t wire, uint64_t margin)
+{
+	struct nlattr *n = mnl_attr_nest_start(nlh, TCA_TDMWIN_SLOTS_SLOT);
+
+	mnl_attr_put_u32(nlh, TCA_TDMWIN_SLOT_INDEX, index);
+	mnl_attr_put_u64(nlh, TCA_TDMWIN_SLOT_FRAMES, frames);
+	mnl_attr_put_u64(nlh, TCA_TDMWIN_SLOT_BYTES, frames * 1000);
+	mnl_attr_put_u64(nlh, TCA_TDMWIN_SLOT_OPENS, frames ? 3 : 0);
+	mnl_attr_put_u64(nlh, TCA_TDMWIN_SLOT_WIRE_DEFERRALS, wire);
+	mnl_attr_put_u64(nlh, TCA_TDMWIN_SLOT_GUARD_DEFERRALS, guard);
+	mnl_attr_put_u64(nlh, TCA_TDMWIN_SLOT_LATENCY_COUNT, lat_count);
+	mnl_attr_put_u64(nlh, TCA_TDMWIN_SLOT_LATENCY_SUM, lat_count * 1000);
+	mnl_attr_put_u64(nlh, TCA_TDMWIN_SLOT_LATENCY_MAX, lat_max);
+	if (frames)
+		mnl_attr_put_u64(nlh, TCA_TDMWIN_SLOT_MARGIN_MIN, margin);
+	mnl_attr_put_u64(nlh, TCA_TDMWIN_SLOT_MAX + 1, 7);	/* a newer counter */
+	mnl_attr_nest_end(nlh, n);
+}
+
+/* A dump of a tdmwin qdisc with three windows and their slots. */
+static struct nlmsghdr *slot_dump(char *buf)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct tcmsg *tcm;
+	struct nlattr *opts, *list, *w, *slots;
+	unsigned int i;
+
+	nlh->nlmsg_type = RTM_NEWQDISC;
+	tcm = mnl_nlmsg_put_extra_header(nlh, sizeof(*tcm));
+	tcm->tcm_ifindex = 2;
+	tcm->tcm_parent = TC_H_ROOT;
+	tcm->tcm_handle = 0x10000;
+	mnl_attr_put_strz(nlh, TCA_KIND, "tdmwin");
+	opts = mnl_attr_nest_start(nlh, TCA_OPTIONS);
+	mnl_attr_put_u32(nlh, TCA_TDMWIN_PLAN_VERSION, 5);
+	mnl_attr_put_u64(nlh, TCA_TDMWIN_CYCLE_TIME, 10000000);
+	mnl_attr_put_u64(nlh, TCA_TDMWIN_BASE_TIME, 0);
+	list = mnl_attr_nest_start(nlh, TCA_TDMWIN_WINDOWS);
+	for (i = 0; i < 3; i++) {
+		w = mnl_attr_nest_start(nlh, TCA_TDMWIN_WINDOW);
+		mnl_attr_put_u64(nlh, TCA_TDMWIN_WIN_OFFSET, i * 3000000ULL);
+		mnl_attr_put_u64(nlh, TCA_TDMWIN_WIN_LENGTH, 1000000);
+		mnl_attr_nest_end(nlh, w);
+	}
+	mnl_attr_nest_end(nlh, list);
+	slots = mnl_attr_nest_start(nlh, TCA_TDMWIN_SLOTS);
+	mnl_attr_put_u32(nlh, TCA_TDMWIN_SLOTS_VERSION, 5);
+	/* index, frames, latency count and max, guard, wire, margin */
+	put_slot(nlh, 0, 10, 2, 1500, 0, 4, 250000);
+	put_slot(nlh, 1, 20, 3, 2500000001ULL, 9, 0, 12000);
+	put_slot(nlh, 2, 0, 0, 0, 0, 0, 0);
+	mnl_attr_nest_end(nlh, slots);
+	mnl_attr_nest_end(nlh, opts);
+	return nlh;
+}
+
+static void slot_metrics(struct tdm_prom *p, void *arg)
+{
+	tdm_prom_qdisc(p, "eth0", arg);
+}
+
+static void assert_line(const char *text, const char *line)
+{
+	char want[512];
+
+	snprintf(want, sizeof(want), "\n%s\n", line);
+	if (!strstr(text, want))
+		fail_msg("'%s' not in:\n%s", line, text);
+}
+
+static void test_slots(void **state)
+{
+	char buf[8192];
+	struct tdm_qdisc_info q;
+	struct tdm_qdisc_worst w;
+	struct nlmsghdr *nlh = slot_dump(buf);
+	char *t;
+
+	(void)state;
+	memset(&q, 0, sizeof(q));
+	assert_int_equal(tdm_qdisc_parse(nlh, 2, TC_H_ROOT, &q), 1);
+	assert_true(q.has_slots);
+	assert_int_equal(q.slots_version, 5);
+	assert_int_equal(q.nslots, 3);
+	assert_int_equal(q.slots[1].frames, 20);
+	assert_int_equal(q.slots[1].bytes, 20000);
+	assert_int_equal(q.slots[1].latency_max, 2500000001ULL);
+	assert_true(q.slots[0].has_margin);
+	assert_false(q.slots[2].has_margin);
+	tdm_qdisc_worst_slots(&q, &w);
+	assert_int_equal(w.latency, 1);
+	assert_int_equal(w.margin, 1);
+	assert_int_equal(w.guard, 1);
+	assert_int_equal(w.wire, 0);
+
+	t = capture(slot_metrics, &q);
+	assert_line(t, "# TYPE tdmwin_slot_frames_total counter");
+	assert_line(t, "tdmwin_slot_frames_total{interface=\"eth0\",slot=\"0\"} 10");
+	assert_line(t, "tdmwin_slot_frames_total{interface=\"eth0\",slot=\"2\"} 0");
+	assert_line(t, "tdmwin_slot_bytes_total{interface=\"eth0\",slot=\"1\"} 20000");
+	assert_line(t, "tdmwin_slot_guard_deferrals_total{interface=\"eth0\",slot=\"1\"} 9");
+	assert_line(t, "tdmwin_slot_wire_deferrals_total{interface=\"eth0\",slot=\"0\"} 4");
+	assert_line(t, "tdmwin_slot_open_latency_max_seconds{interface=\"eth0\",slot=\"1\"} 2.500000001");
+	assert_line(t, "# TYPE tdmwin_slot_open_latency_seconds summary");
+	assert_line(t, "tdmwin_slot_open_latency_seconds_sum{interface=\"eth0\",slot=\"1\"} 0.000003000");
+	assert_line(t, "tdmwin_slot_open_latency_seconds_count{interface=\"eth0\",slot=\"1\"} 3");
+	assert_line(t, "tdmwin_slot_margin_min_seconds{interface=\"eth0\",slot=\"1\"} 0.000012000");
+	assert_line(t, "tdmwin_slot_plan_version{interface=\"eth0\"} 5");
+	/* no margin for a slot no frame left in */
+	assert_null(strstr(t, "tdmwin_slot_margin_min_seconds{interface=\"eth0\",slot=\"2\"}"));
+	free(t);
+
+	/* Without slots in the dump: none, and no slot metrics. */
+	memset(&q, 0, sizeof(q));
+	q.present = true;
+	t = capture(slot_metrics, &q);
+	assert_null(strstr(t, "tdmwin_slot_"));
+	free(t);
+}
+
+/* A slot whose index is out of range makes the dump malformed. */
+static void test_slot_bad_index(void **state)
+{
+	char buf[4096];
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct tdm_qdisc_info q;
+	struct tcmsg *tcm;
+	struct nlattr *opts, *list, *w, *slots;
+
+	(void)state;
+	nlh->nlmsg_type = RTM_NEWQDISC;
+	tcm = mnl_nlmsg_put_extra_header(nlh, sizeof(*tcm));
+	tcm->tcm_ifindex = 2;
+	tcm->tcm_parent = TC_H_ROOT;
+	mnl_attr_put_strz(nlh, TCA_KIND, "tdmwin");
+	opts = mnl_attr_nest_start(nlh, TCA_OPTIONS);
+	mnl_attr_put_u32(nlh, TCA_TDMWIN_PLAN_VERSION, 1);
+	mnl_attr_put_u64(nlh, TCA_TDMWIN_CYCLE_TIME, 1000000);
+	mnl_attr_put_u64(nlh, TCA_TDMWIN_BASE_TIME, 0);
+	list = mnl_attr_nest_start(nlh, TCA_TDMWIN_WINDOWS);
+	w = mnl_attr_nest_start(nlh, TCA_TDMWIN_WINDOW);
+	mnl_attr_put_u64(nlh, TCA_TDMWIN_WIN_OFFSET, 0);
+	mnl_attr_put_u64(nlh, TCA_TDMWIN_WIN_LENGTH, 1000);
+	mnl_attr_nest_end(nlh, w);
+	mnl_attr_nest_end(nlh, list);
+	slots = mnl_attr_nest_start(nlh, TCA_TDMWIN_SLOTS);
+	put_slot(nlh, TDMWIN_MAX_WINDOWS, 1, 0, 0, 0, 0, 0);
+	mnl_attr_nest_end(nlh, slots);
+	mnl_attr_nest_end(nlh, opts);
+	memset(&q, 0, sizeof(q));
+	assert_int_equal(tdm_qdisc_parse(nlh, 2, TC_H_ROOT, &q), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_escapes),
 		cmocka_unit_test(test_qdisc),
+		cmocka_unit_test(test_slots),
+		cmocka_unit_test(test_slot_bad_index),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
