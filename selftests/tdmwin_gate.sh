@@ -24,6 +24,13 @@
 # windows used are timing checks (tdm_timing: reported, not judged, with
 # TDM_TIMING=report).  Each run sends a fixed number of packets and waits
 # until they all arrived, so that a slow machine only takes longer.
+#
+# The counters per window slot are checked against a second tap, on the
+# sender's device (tcpdump -Q out: each frame as the qdisc let it go):
+# judged on the host, the frames nearest to each window (the gaps are
+# milliseconds wide) must be exactly the slot's frames; they must add up
+# to the qdisc's totals, start afresh with a new plan, and show the guard
+# in their margin.
 
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -78,7 +85,9 @@ check "add tdmwin: cycle 20ms, windows [2,6) and [12,15) ms, CLOCK_REALTIME" \
 tdm_snap Q "$A" $D
 BASE=${Q[options.base_time]:-0}
 check_eq "cycle in the dump" "${Q[options.cycle_time]:-}" $CYCLE
+tdm_cap_start gatedtx "$A" tdmA "udp dst port 5001" -Q out || tdm_fail "sender's tap"
 run_traffic gated 2000 1000
+tdm_cap_stop gatedtx
 analyse gated "$WINS"
 tdm_judge_check "gated: packets captured" gated 'judged >= 400'
 tdm_timing tdm_judge_check "gated: packets outside the windows, at most the allowance" gated \
@@ -103,12 +112,49 @@ check_eq "no oversize drops" "${Q[x.oversize_drops]:-}" 0
 check_eq "no bypass traffic" "${Q[x.bypass_packets]:-}" 0
 check_eq "nothing left in the queue" "${Q[qlen]:-}" 0
 
+# slot_sum FIELD: FIELD added over the slots of the snapshot Q.
+slot_sum() {
+	local i n=0
+	for ((i = 0; i < ${Q[x.slots.len]:-0}; i++)); do
+		n=$((n + ${Q[x.slots.$i.$1]:-0}))
+	done
+	echo $n
+}
+check_eq "slots: one per window" "${Q[x.slots.len]:-missing}" 2
+check_eq "slots: of the plan in force" "${Q[x.slots_plan_version]:-x}" \
+	"${Q[options.plan_version]:-y}"
+for k in frames bytes opens open_latency_count open_latency_max margin_min; do
+	tdm_log "slots: $k ${Q[x.slots.0.$k]:-missing} ${Q[x.slots.1.$k]:-missing}"
+done
+check_eq "slots: frames add up to window_packets" "$(slot_sum frames)" "${Q[x.window_packets]:-}"
+check_eq "slots: bytes add up to window_bytes" "$(slot_sum bytes)" "${Q[x.window_bytes]:-}"
+check_eq "slots: windows used add up" "$(slot_sum opens)" "${Q[x.windows_opened]:-}"
+check_eq "slots: open latencies add up" "$(slot_sum open_latency_count)" \
+	"${Q[x.open_latency_count]:-}"
+check_num "slots: the longest open latency is the qdisc's" \
+	"$(( ${Q[x.slots.0.open_latency_max]:-0} > ${Q[x.slots.1.open_latency_max]:-0} ? \
+	    ${Q[x.slots.0.open_latency_max]:-0} : ${Q[x.slots.1.open_latency_max]:-0} ))" \
+	-eq "${Q[x.open_latency_max]:-x}"
+# A frame ends inside its window: 0 <= margin < the window's length.
+check_num "slot 0: margin within the 4 ms window" "${Q[x.slots.0.margin_min]:-x}" -lt 4000000
+check_num "slot 1: margin within the 3 ms window" "${Q[x.slots.1.margin_min]:-x}" -lt 3000000
+tdm_judge gatedtx tb pcap "@$TDM_TMP/gatedtx.pcap" --port 5001 --cycle $CYCLE \
+	--base "$BASE" --windows "$WINS"
+tdm_judge_check "sender's tap: every frame the qdisc counted" gatedtx \
+	"judged == ${Q[x.window_packets]:-x}"
+tdm_judge_check "sender's tap: slot 0's frames, near window 0" gatedtx \
+	"window_0 == ${Q[x.slots.0.frames]:-x}"
+tdm_judge_check "sender's tap: slot 1's frames, near window 1" gatedtx \
+	"window_1 == ${Q[x.slots.1.frames]:-x}"
+
 # ---- 3. guard: a frame must end guard before the window closes ------------------
 
 # One window [0,5) ms with a 3 ms guard: frames may only start in [0,2) ms.
 check "change: window 0 5ms, guard 3ms" tc_a qdisc change dev $D root tdmwin \
 	window 0 5ms guard 3ms
 tdm_snap Q "$A" $D
+declare -A Q0
+tdm_snap Q0 "$A" $D
 d0=${Q[x.guard_deferrals]:-0}
 run_traffic guard 1500 1000
 analyse guard "0:2000000"
@@ -118,6 +164,15 @@ tdm_timing tdm_judge_check "guard: packets started only in [0,2) ms, but the all
 tdm_snap Q "$A" $D
 check_num "guard_deferrals counted" "$(( ${Q[x.guard_deferrals]:-0} - d0 ))" -gt 0
 check_eq "guard: receiver lost nothing" "${R[udp5001.lost]:-x}" 0
+# The change replaced the plan at once: its one slot counts from zero.
+check_eq "guard: one slot, of the new plan" \
+	"${Q[x.slots.len]:-x} ${Q[x.slots_plan_version]:-x}" "1 ${Q[options.plan_version]:-y}"
+check_eq "guard: slot 0 counted every frame of the new plan" "${Q[x.slots.0.frames]:-x}" \
+	"$(( ${Q[x.window_packets]:-0} - ${Q0[x.window_packets]:-0} ))"
+check_eq "guard: slot 0 counted every guard deferral" "${Q[x.slots.0.guard_deferrals]:-x}" \
+	"$(( ${Q[x.guard_deferrals]:-0} - d0 ))"
+check_num "guard: every frame ended 3 ms (the guard) before the close" \
+	"${Q[x.slots.0.margin_min]:-0}" -ge 3000000
 
 # ---- 4. frames longer than every window are dropped ------------------------------
 

@@ -101,7 +101,10 @@ def judge(path, cycle, windows, base=0, port=0, switch=None, base2=0,
     and a perfect wire at that rate sends the frames back to back in that
     order: each starts at max(its stamp, the end of the one before).
     max_out_ns is the farthest a frame lay outside its nearest window (no
-    tolerance), far the frames beyond FAR ns.  With REF (a tap after a
+    tolerance), far the frames beyond FAR ns.  window_N counts the judged
+    frames of plan 1 whose nearest window is its window N (by offset, as
+    the qdisc numbers its window slots; ties to the lower N), plan2_window_N
+    those of plan 2: what the qdisc's counters per slot must match.  With REF (a tap after a
     serializer, and the sender's tap as REF): each frame is matched by its
     sequence number to the end it has on a perfect wire from REF (as
     SERIALIZE computes it), and the lateness of the serializer is its
@@ -123,6 +126,9 @@ def judge(path, cycle, windows, base=0, port=0, switch=None, base2=0,
     res = {"total": len(pkts), "judged": 0, "inside": 0, "outside": 0,
            "skipped": 0, "phase1": 0, "phase2": 0, "first_ns": 0,
            "last_ns": 0, "reorder": 0, "max_out_ns": 0, "far": 0}
+    for i, (_, _, wins) in enumerate(plans):
+        for n in range(len(wins)):
+            res["%swindow_%d" % ("plan2_" if i else "", n)] = 0
     if ref:
         res.update(outside_gate=0, unmatched=0, nic_late_p50_ns=0,
                    nic_late_p99_ns=0, nic_late_max_ns=0)
@@ -140,18 +146,20 @@ def judge(path, cycle, windows, base=0, port=0, switch=None, base2=0,
     bad = []
 
     def place(t, wire, wins, cycle):
-        """(inside, distance outside) of a frame starting at offset t."""
+        """(inside, distance outside, index of the nearest window) of a
+        frame starting at offset t."""
         ok = False
-        dist = cycle
-        for wo, wl in wins:
+        dist, near = cycle, 0
+        for n, (wo, wl) in enumerate(wins):
             for shift in (-cycle, 0, cycle):
                 lo = wo + shift - tol_early
                 hi = wo + wl + shift + tol_late
                 if lo <= t and t + wire < hi:
                     ok = True
-                dist = min(dist, max(wo + shift - t,
-                                     t + wire - (wo + wl + shift), 0))
-        return ok, dist
+                d = max(wo + shift - t, t + wire - (wo + wl + shift), 0)
+                if d < dist:
+                    dist, near = d, n
+        return ok, dist, near
 
     for t, seq, wire in pkts:
         if switch is not None and abs(t - switch) < tol_late:
@@ -162,7 +170,8 @@ def judge(path, cycle, windows, base=0, port=0, switch=None, base2=0,
         res["phase%d" % (idx + 1)] += 1
         off = (t - pbase) % pcycle
         hist[idx][min(off * bins // pcycle, bins - 1)] += 1
-        ok, dist = place(off, wire, wins, pcycle)
+        ok, dist, near = place(off, wire, wins, pcycle)
+        res["%swindow_%d" % ("plan2_" if idx else "", near)] += 1
         res["judged"] += 1
         if ok:
             res["inside"] += 1
