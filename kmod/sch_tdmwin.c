@@ -884,6 +884,16 @@ retry:
 	return NULL;
 }
 
+/* Book the wire for a bypass frame, released now whatever the gate says. */
+static void tdmwin_book_bypass(struct tdmwin_sched_data *q,
+			       const struct sk_buff *skb)
+{
+	u64 backlog = tdmwin_wire_book(q->wire, ktime_get(),
+				       tdmwin_skb_wire_ns(q, skb));
+
+	tdmwin_note_backlog(q, backlog);
+}
+
 static struct sk_buff *tdmwin_dequeue(struct Qdisc *sch)
 {
 	struct tdmwin_sched_data *q = qdisc_priv(sch);
@@ -899,8 +909,7 @@ static struct sk_buff *tdmwin_dequeue(struct Qdisc *sch)
 			q->st.bypass_bytes += qdisc_pkt_len(skb);
 			/* Bypass frames keep the wire busy too. */
 			if (q->wire_clock)
-				tdmwin_note_backlog(q, tdmwin_wire_book(q->wire, ktime_get(),
-									tdmwin_skb_wire_ns(q, skb)));
+				tdmwin_book_bypass(q, skb);
 			return tdmwin_account(sch, skb);
 		}
 	}

@@ -60,9 +60,7 @@ enum {
 					 */
 	TCA_TDMWIN_CONFIRM,		/* u32: confirm the pending plan of this version */
 	TCA_TDMWIN_ABORT,		/* u32: remove the pending plan of this version */
-	TCA_TDMWIN_SLOTS,		/* nest of TCA_TDMWIN_SLOTS_*, dump only:
-					 * counters per window of the plan in force
-					 */
+	TCA_TDMWIN_SLOTS,		/* nest, dump only: counters per window */
 	__TCA_TDMWIN_MAX,
 };
 
@@ -112,9 +110,7 @@ enum {
 	TCA_TDMWIN_SLOT_BYTES,		/* u64: their bytes (skb length) */
 	TCA_TDMWIN_SLOT_OPENS,		/* u64: cycles in which it was used */
 	TCA_TDMWIN_SLOT_WIRE_DEFERRALS,	/* u64: waits behind the wire in it */
-	TCA_TDMWIN_SLOT_GUARD_DEFERRALS, /* u64: head frames that did not fit
-					  * before its close
-					  */
+	TCA_TDMWIN_SLOT_GUARD_DEFERRALS, /* u64: frames too long for its rest */
 	TCA_TDMWIN_SLOT_LATENCY_COUNT,	/* u64: openings that frames waited for */
 	TCA_TDMWIN_SLOT_LATENCY_SUM,	/* u64, ns: their open latency, summed */
 	TCA_TDMWIN_SLOT_LATENCY_MAX,	/* u64, ns: the longest */
