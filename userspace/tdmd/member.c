@@ -922,80 +922,91 @@ struct status {
 	struct tdm_qdisc_info q;
 };
 
-/* The worst slots (tdm_qdisc_worst_slots()) as JSON: each an object with
- * its index and value, null where no slot has any.
+/*
+ * The worst slots (tdm_qdisc_worst_slots()): for each of open latency,
+ * margin, guard and wire deferrals, the slot (-1: none) and its value.
  */
-static void status_worst_json(struct tdm_json *j, const struct tdm_qdisc_info *q)
+struct status_worst {
+	int slot[4];
+	uint64_t value[4];
+};
+
+static const char *const worst_keys[4][2] = {
+	{ "open_latency", "open_latency_max" },
+	{ "margin", "margin_min" },
+	{ "guard_deferrals", "guard_deferrals" },
+	{ "wire_deferrals", "wire_deferrals" },
+};
+
+static void status_worst(const struct tdm_qdisc_info *q, struct status_worst *sw)
 {
-	static const char *const keys[][2] = {
-		{ "open_latency", "open_latency_max" },
-		{ "margin", "margin_min" },
-		{ "guard_deferrals", "guard_deferrals" },
-		{ "wire_deferrals", "wire_deferrals" },
-	};
 	struct tdm_qdisc_worst w;
-	uint64_t v[4] = { 0, 0, 0, 0 };
-	int idx[4];
 	unsigned int i;
 
 	tdm_qdisc_worst_slots(q, &w);
-	idx[0] = w.latency;
-	idx[1] = w.margin;
-	idx[2] = w.guard;
-	idx[3] = w.wire;
-	if (w.latency >= 0)
-		v[0] = q->slots[w.latency].latency_max;
-	if (w.margin >= 0)
-		v[1] = q->slots[w.margin].margin_min;
-	if (w.guard >= 0)
-		v[2] = q->slots[w.guard].guard_deferrals;
-	if (w.wire >= 0)
-		v[3] = q->slots[w.wire].wire_deferrals;
+	sw->slot[0] = w.latency;
+	sw->slot[1] = w.margin;
+	sw->slot[2] = w.guard;
+	sw->slot[3] = w.wire;
+	for (i = 0; i < 4; i++) {
+		const struct tdm_qdisc_slot *sl = &q->slots[sw->slot[i] < 0 ?
+							    0 : sw->slot[i]];
+
+		sw->value[i] = sw->slot[i] < 0 ? 0 : i == 0 ? sl->latency_max :
+			       i == 1 ? sl->margin_min : i == 2 ?
+			       sl->guard_deferrals : sl->wire_deferrals;
+	}
+}
+
+/* As JSON: each an object with its slot and value, null where none. */
+static void status_worst_json(struct tdm_json *j, const struct tdm_qdisc_info *q)
+{
+	struct status_worst sw;
+	unsigned int i;
+
+	status_worst(q, &sw);
 	tdm_json_obj_open(j, "slots");
 	tdm_json_u64(j, "plan_version", q->slots_version);
 	tdm_json_u64(j, "count", q->nslots);
 	tdm_json_obj_open(j, "worst");
 	for (i = 0; i < 4; i++) {
-		if (idx[i] < 0) {
-			tdm_json_null(j, keys[i][0]);
+		if (sw.slot[i] < 0) {
+			tdm_json_null(j, worst_keys[i][0]);
 			continue;
 		}
-		tdm_json_obj_open(j, keys[i][0]);
-		tdm_json_u64(j, "slot", (uint64_t)idx[i]);
-		tdm_json_u64(j, keys[i][1], v[i]);
+		tdm_json_obj_open(j, worst_keys[i][0]);
+		tdm_json_u64(j, "slot", (uint64_t)sw.slot[i]);
+		tdm_json_u64(j, worst_keys[i][1], sw.value[i]);
 		tdm_json_obj_close(j);
 	}
 	tdm_json_obj_close(j);
 	tdm_json_obj_close(j);
 }
 
-/* The worst slots as one line of text, or nothing without slots. */
+/* As one line of text, nothing without slots. */
 static void status_worst_text(FILE *f, const struct tdm_qdisc_info *q)
 {
-	struct tdm_qdisc_worst w;
+	static const char *const fmt[4] = {
+		" open latency %llu ns in slot %d,",
+		" margin %llu ns in slot %d,",
+		" %llu guard deferrals in slot %d,",
+		" %llu wire deferrals in slot %d,",
+	};
+	struct status_worst sw;
+	unsigned int i, n = 0;
 
 	if (!q->has_slots)
 		return;
-	tdm_qdisc_worst_slots(q, &w);
+	status_worst(q, &sw);
 	fprintf(f, "worst slots (plan v%u, %u slots):", q->slots_version,
 		q->nslots);
-	if (w.latency >= 0)
-		fprintf(f, " open latency %llu ns in slot %d,",
-			(unsigned long long)q->slots[w.latency].latency_max,
-			w.latency);
-	if (w.margin >= 0)
-		fprintf(f, " margin %llu ns in slot %d,",
-			(unsigned long long)q->slots[w.margin].margin_min,
-			w.margin);
-	if (w.guard >= 0)
-		fprintf(f, " %llu guard deferrals in slot %d,",
-			(unsigned long long)q->slots[w.guard].guard_deferrals,
-			w.guard);
-	if (w.wire >= 0)
-		fprintf(f, " %llu wire deferrals in slot %d,",
-			(unsigned long long)q->slots[w.wire].wire_deferrals,
-			w.wire);
-	if (w.latency < 0 && w.margin < 0 && w.guard < 0 && w.wire < 0)
+	for (i = 0; i < 4; i++) {
+		if (sw.slot[i] < 0)
+			continue;
+		fprintf(f, fmt[i], (unsigned long long)sw.value[i], sw.slot[i]);
+		n++;
+	}
+	if (!n)
 		fprintf(f, " no frame sent or deferred yet,");
 	fprintf(f, " (tc -s qdisc show: every slot)\n");
 }

@@ -126,8 +126,10 @@ static void put_slot(struct nlmsghdr *nlh, uint32_t index, uint64_t frames,
 	mnl_attr_nest_end(nlh, n);
 }
 
-/* A dump of a tdmwin qdisc with three windows and their slots. */
-static struct nlmsghdr *slot_dump(char *buf)
+/* A dump of a tdmwin qdisc with three windows and their slots; with
+ * @bad, one more slot whose index is beyond the limit of windows.
+ */
+static struct nlmsghdr *slot_dump(char *buf, bool bad)
 {
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
 	struct tcmsg *tcm;
@@ -158,6 +160,8 @@ static struct nlmsghdr *slot_dump(char *buf)
 	put_slot(nlh, 0, 10, 2, 1500, 0, 4, 250000);
 	put_slot(nlh, 1, 20, 3, 2500000001ULL, 9, 0, 12000);
 	put_slot(nlh, 2, 0, 0, 0, 0, 0, 0);
+	if (bad)
+		put_slot(nlh, TDMWIN_MAX_WINDOWS, 1, 0, 0, 0, 0, 0);
 	mnl_attr_nest_end(nlh, slots);
 	mnl_attr_nest_end(nlh, opts);
 	return nlh;
@@ -182,7 +186,7 @@ static void test_slots(void **state)
 	char buf[8192];
 	struct tdm_qdisc_info q;
 	struct tdm_qdisc_worst w;
-	struct nlmsghdr *nlh = slot_dump(buf);
+	struct nlmsghdr *nlh = slot_dump(buf, false);
 	char *t;
 
 	(void)state;
@@ -230,34 +234,13 @@ static void test_slots(void **state)
 /* A slot whose index is out of range makes the dump malformed. */
 static void test_slot_bad_index(void **state)
 {
-	char buf[4096];
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	char buf[8192];
 	struct tdm_qdisc_info q;
-	struct tcmsg *tcm;
-	struct nlattr *opts, *list, *w, *slots;
 
 	(void)state;
-	nlh->nlmsg_type = RTM_NEWQDISC;
-	tcm = mnl_nlmsg_put_extra_header(nlh, sizeof(*tcm));
-	tcm->tcm_ifindex = 2;
-	tcm->tcm_parent = TC_H_ROOT;
-	mnl_attr_put_strz(nlh, TCA_KIND, "tdmwin");
-	opts = mnl_attr_nest_start(nlh, TCA_OPTIONS);
-	mnl_attr_put_u32(nlh, TCA_TDMWIN_PLAN_VERSION, 1);
-	mnl_attr_put_u64(nlh, TCA_TDMWIN_CYCLE_TIME, 1000000);
-	mnl_attr_put_u64(nlh, TCA_TDMWIN_BASE_TIME, 0);
-	list = mnl_attr_nest_start(nlh, TCA_TDMWIN_WINDOWS);
-	w = mnl_attr_nest_start(nlh, TCA_TDMWIN_WINDOW);
-	mnl_attr_put_u64(nlh, TCA_TDMWIN_WIN_OFFSET, 0);
-	mnl_attr_put_u64(nlh, TCA_TDMWIN_WIN_LENGTH, 1000);
-	mnl_attr_nest_end(nlh, w);
-	mnl_attr_nest_end(nlh, list);
-	slots = mnl_attr_nest_start(nlh, TCA_TDMWIN_SLOTS);
-	put_slot(nlh, TDMWIN_MAX_WINDOWS, 1, 0, 0, 0, 0, 0);
-	mnl_attr_nest_end(nlh, slots);
-	mnl_attr_nest_end(nlh, opts);
 	memset(&q, 0, sizeof(q));
-	assert_int_equal(tdm_qdisc_parse(nlh, 2, TC_H_ROOT, &q), -1);
+	assert_int_equal(tdm_qdisc_parse(slot_dump(buf, true), 2, TC_H_ROOT, &q),
+			 -1);
 }
 
 int main(void)
