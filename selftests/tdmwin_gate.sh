@@ -27,8 +27,9 @@
 #
 # The counters per window slot are checked against a second tap, on the
 # sender's device (tcpdump -Q out: each frame as the qdisc let it go):
-# judged on the host, the frames nearest to each window (the gaps are
-# milliseconds wide) must be exactly the slot's frames; they must add up
+# judged on the host, the frames stamped after a window opened and before
+# the next one did (a tap stamps late, by up to a host's preemption; the
+# gaps are milliseconds wide) must be exactly the slot's frames; they add up
 # to the qdisc's totals, start afresh with a new plan, and show the guard
 # in their margin.
 
@@ -142,9 +143,9 @@ tdm_judge gatedtx tb pcap "@$TDM_TMP/gatedtx.pcap" --port 5001 --cycle $CYCLE \
 	--base "$BASE" --windows "$WINS"
 tdm_judge_check "sender's tap: every frame the qdisc counted" gatedtx \
 	"judged == ${Q[x.window_packets]:-x}"
-tdm_judge_check "sender's tap: slot 0's frames, near window 0" gatedtx \
+tdm_judge_check "sender's tap: slot 0's frames, after window 0 opened" gatedtx \
 	"window_0 == ${Q[x.slots.0.frames]:-x}"
-tdm_judge_check "sender's tap: slot 1's frames, near window 1" gatedtx \
+tdm_judge_check "sender's tap: slot 1's frames, after window 1 opened" gatedtx \
 	"window_1 == ${Q[x.slots.1.frames]:-x}"
 
 # ---- 3. guard: a frame must end guard before the window closes ------------------

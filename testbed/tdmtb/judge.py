@@ -102,9 +102,12 @@ def judge(path, cycle, windows, base=0, port=0, switch=None, base2=0,
     order: each starts at max(its stamp, the end of the one before).
     max_out_ns is the farthest a frame lay outside its nearest window (no
     tolerance), far the frames beyond FAR ns.  window_N counts the judged
-    frames of plan 1 whose nearest window is its window N (by offset, as
-    the qdisc numbers its window slots; ties to the lower N), plan2_window_N
-    those of plan 2: what the qdisc's counters per slot must match.  With REF (a tap after a
+    frames of plan 1 that its window N (by offset, as the qdisc numbers its
+    window slots) was the last to open before, TOL_EARLY included: a tap
+    on the sender stamps a frame after the qdisc let it go, late by up to
+    a host's preemption but never more than TOL_EARLY (the vCPUs' skew)
+    early.  plan2_window_N counts those of plan 2.  What the qdisc's
+    counters per slot must match.  With REF (a tap after a
     serializer, and the sender's tap as REF): each frame is matched by its
     sequence number to the end it has on a perfect wire from REF (as
     SERIALIZE computes it), and the lateness of the serializer is its
@@ -146,20 +149,21 @@ def judge(path, cycle, windows, base=0, port=0, switch=None, base2=0,
     bad = []
 
     def place(t, wire, wins, cycle):
-        """(inside, distance outside, index of the nearest window) of a
-        frame starting at offset t."""
+        """(inside, distance outside, index of the window that opened
+        last before it) of a frame starting at offset t."""
         ok = False
-        dist, near = cycle, 0
+        dist, last, since = cycle, 0, None
         for n, (wo, wl) in enumerate(wins):
             for shift in (-cycle, 0, cycle):
                 lo = wo + shift - tol_early
                 hi = wo + wl + shift + tol_late
                 if lo <= t and t + wire < hi:
                     ok = True
-                d = max(wo + shift - t, t + wire - (wo + wl + shift), 0)
-                if d < dist:
-                    dist, near = d, n
-        return ok, dist, near
+                dist = min(dist, max(wo + shift - t,
+                                     t + wire - (wo + wl + shift), 0))
+                if lo <= t and (since is None or t - lo < since):
+                    last, since = n, t - lo
+        return ok, dist, last
 
     for t, seq, wire in pkts:
         if switch is not None and abs(t - switch) < tol_late:
@@ -170,8 +174,8 @@ def judge(path, cycle, windows, base=0, port=0, switch=None, base2=0,
         res["phase%d" % (idx + 1)] += 1
         off = (t - pbase) % pcycle
         hist[idx][min(off * bins // pcycle, bins - 1)] += 1
-        ok, dist, near = place(off, wire, wins, pcycle)
-        res["%swindow_%d" % ("plan2_" if idx else "", near)] += 1
+        ok, dist, last = place(off, wire, wins, pcycle)
+        res["%swindow_%d" % ("plan2_" if idx else "", last)] += 1
         res["judged"] += 1
         if ok:
             res["inside"] += 1

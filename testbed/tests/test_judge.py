@@ -43,16 +43,20 @@ class Judge(unittest.TestCase):
 
     def test_frames_per_window(self):
         # 10 ms cycle, windows [1, 3) and [6, 7) ms: each frame counts for
-        # the window nearest to it, in or out, across the cycle's end.
+        # the window that opened last before it (a tap stamps late), across
+        # the cycle's end, and up to tol_early before its start.
         p = self.cap("w", [(1500 * K, 0), (2900 * K, 1), (6100 * K, 2),
                            (7400 * K, 3), (10500 * K, 4), (19000 * K, 5),
                            (24000 * K, 6)])
-        r = judge.judge(p, 10000 * K, "1000000:2000000,6000000:1000000",
-                        tol_early=0, tol_late=0).res
-        # 0.5 ms: 0.5 before window 0; 9 ms: 2 ms after window 1, 2 ms
-        # before window 0 of the next cycle (a tie: the lower index);
-        # 4 ms: 1 ms after window 0, 2 ms before window 1.
-        self.assertEqual((r["window_0"], r["window_1"]), (5, 2))
+        wins = "1000000:2000000,6000000:1000000"
+        r = judge.judge(p, 10000 * K, wins, tol_early=0, tol_late=0).res
+        # 1.5, 2.9 and 4 ms after window 0; 6.1, 7.4, 9 ms and 0.5 ms (of
+        # the next cycle, before window 0 opens) after window 1.
+        self.assertEqual((r["window_0"], r["window_1"]), (3, 4))
+        # 0.5 ms lies within 0.6 ms before window 0: counted for it.
+        r = judge.judge(p, 10000 * K, wins, tol_early=600 * K,
+                        tol_late=0).res
+        self.assertEqual((r["window_0"], r["window_1"]), (4, 3))
         self.assertEqual(r["window_0"] + r["window_1"], r["judged"])
 
     def test_tolerances(self):
