@@ -15,6 +15,8 @@
 #include <sys/time.h>
 #include <time.h>
 
+#include <linux/genetlink.h>
+
 #include "tdm_nl.h"
 #include "tdm_util.h"
 
@@ -303,4 +305,54 @@ int tdm_nl_events(struct tdm_nl *nl, mnl_cb_t cb, void *data, char *err,
 	}
 	free(buf);
 	return count;
+}
+
+/* ---- generic netlink ----------------------------------------------------- */
+
+struct nlmsghdr *tdm_genl_put(char *buf, uint16_t type, uint8_t cmd,
+			      uint8_t version)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct genlmsghdr *g;
+
+	nlh->nlmsg_type = type;
+	g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
+	g->cmd = cmd;
+	g->version = version;
+	return nlh;
+}
+
+static int family_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct nlattr *a;
+
+	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
+		if (mnl_attr_get_type(a) == CTRL_ATTR_FAMILY_ID &&
+		    mnl_attr_validate(a, MNL_TYPE_U16) == 0)
+			*(uint16_t *)data = mnl_attr_get_u16(a);
+	}
+	return MNL_CB_OK;
+}
+
+int tdm_genl_family(struct tdm_nl *nl, const char *name, uint16_t *id,
+		    char *err, size_t errlen)
+{
+	char buf[256];
+	struct nlmsghdr *nlh;
+
+	*id = 0;
+	nlh = tdm_genl_put(buf, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, 1);
+	mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, name);
+	if (tdm_nl_talk(nl, nlh, false, family_cb, id, err, errlen)) {
+		if (errno == ENOENT)
+			tdm_set_err(err, errlen, "no generic netlink family '%s'",
+				    name);
+		return -1;
+	}
+	if (!*id) {
+		errno = EPROTO;
+		return tdm_set_err(err, errlen,
+				   "no id for generic netlink family '%s'", name);
+	}
+	return 0;
 }

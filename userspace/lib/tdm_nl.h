@@ -69,4 +69,18 @@ int tdm_nl_subscribe(struct tdm_nl *nl, unsigned int group, char *err,
 int tdm_nl_events(struct tdm_nl *nl, mnl_cb_t cb, void *data, char *err,
 		  size_t errlen);
 
+/* Generic netlink: a request header (family id @type, @cmd, @version)
+ * at @buf, to which attributes are added.
+ */
+struct nlmsghdr *tdm_genl_put(char *buf, uint16_t type, uint8_t cmd,
+			      uint8_t version);
+
+/*
+ * The id of generic netlink family @name, asked of the controller on
+ * @nl (a NETLINK_GENERIC socket): 0 with *id, or -1 with errno and err
+ * (ENOENT: the kernel has no such family, "no generic netlink family").
+ */
+int tdm_genl_family(struct tdm_nl *nl, const char *name, uint16_t *id,
+		    char *err, size_t errlen);
+
 #endif

@@ -161,54 +161,15 @@ bool tdm_rx_finished(const struct tdm_rx *rx)
 
 /* ---- netlink ---------------------------------------------------------------- */
 
-static struct nlmsghdr *put_genl(char *buf, uint16_t type, uint8_t cmd,
-				 uint8_t version)
-{
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
-	struct genlmsghdr *g;
-
-	nlh->nlmsg_type = type;
-	g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
-	g->cmd = cmd;
-	g->version = version;
-	return nlh;
-}
-
-static int family_cb(const struct nlmsghdr *nlh, void *data)
-{
-	struct nlattr *a;
-
-	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
-		if (mnl_attr_get_type(a) == CTRL_ATTR_FAMILY_ID &&
-		    mnl_attr_validate(a, MNL_TYPE_U16) == 0)
-			*(uint16_t *)data = mnl_attr_get_u16(a);
-	}
-	return MNL_CB_OK;
-}
-
 static int resolve_family(struct tdm_rx *rx, char *err, size_t errlen)
 {
-	char buf[RX_SEND_SIZE];
-	struct nlmsghdr *nlh;
-	uint16_t id = 0;
-
-	nlh = put_genl(buf, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, 1);
-	mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, TDMRX_GENL_NAME);
-	if (tdm_nl_talk(&rx->nl, nlh, false, family_cb, &id, err, errlen)) {
-		if (errno == ENOENT)
-			tdm_set_err(err, errlen,
-				"tdmrx.ko is not loaded (no generic netlink family '%s')",
-				TDMRX_GENL_NAME);
-		return -1;
-	}
-	if (!id) {
-		tdm_set_err(err, errlen, "no id for generic netlink family '%s'",
-			TDMRX_GENL_NAME);
-		errno = EPROTO;
-		return -1;
-	}
-	rx->family = id;
-	return 0;
+	if (!tdm_genl_family(&rx->nl, TDMRX_GENL_NAME, &rx->family, err, errlen))
+		return 0;
+	if (errno == ENOENT)
+		tdm_set_err(err, errlen,
+			    "tdmrx.ko is not loaded (no generic netlink family '%s')",
+			    TDMRX_GENL_NAME);
+	return -1;
 }
 
 /* ---- replies -------------------------------------------------------------------- */
@@ -411,7 +372,7 @@ int tdm_rx_attach(struct tdm_rx *rx, const struct tdm_rx_cfg *cfg,
 		errno = ENODEV;
 		return -1;
 	}
-	nlh = put_genl(buf, rx->family, TDMRX_CMD_ATTACH, TDMRX_GENL_VERSION);
+	nlh = tdm_genl_put(buf, rx->family, TDMRX_CMD_ATTACH, TDMRX_GENL_VERSION);
 	mnl_attr_put_u32(nlh, TDMRX_A_IFINDEX, ifindex);
 	nest = mnl_attr_nest_start(nlh, TDMRX_A_PORTS);
 	for (i = 0; i < cfg->nports; i++)
@@ -445,7 +406,7 @@ int tdm_rx_detach(struct tdm_rx *rx, bool force, char *err, size_t errlen)
 	char buf[RX_SEND_SIZE];
 	struct nlmsghdr *nlh;
 
-	nlh = put_genl(buf, rx->family, TDMRX_CMD_DETACH, TDMRX_GENL_VERSION);
+	nlh = tdm_genl_put(buf, rx->family, TDMRX_CMD_DETACH, TDMRX_GENL_VERSION);
 	if (force)
 		mnl_attr_put(nlh, TDMRX_A_FORCE, 0, NULL);
 	return tdm_nl_talk(&rx->nl, nlh, false, NULL, NULL, err, errlen);
@@ -458,7 +419,7 @@ int tdm_rx_get(struct tdm_rx *rx, struct tdm_rx_info *info,
 	struct nlmsghdr *nlh;
 
 	memset(info, 0, sizeof(*info));
-	nlh = put_genl(buf, rx->family, TDMRX_CMD_GET, TDMRX_GENL_VERSION);
+	nlh = tdm_genl_put(buf, rx->family, TDMRX_CMD_GET, TDMRX_GENL_VERSION);
 	return tdm_nl_talk(&rx->nl, nlh, false, info_cb, info, err, errlen);
 }
 
