@@ -185,6 +185,13 @@ static int follow_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
+static int discard_cb(const struct nlmsghdr *nlh, void *data)
+{
+	(void)nlh;
+	(void)data;
+	return MNL_CB_OK;
+}
+
 /* Read the plan afresh (after lost events, and at the start). */
 static int follow_dump(struct tdmgate *g)
 {
@@ -218,7 +225,16 @@ int tdmgate_follow_read(struct tdmgate *g)
 	boot = gate_boot_ns();
 	n = tdm_nl_events(&g->follow->ev, follow_cb, &f, NULL, 0);
 	if (n < 0 && errno == ENOBUFS) {
-		/* The kernel dropped news: what it said is in a new dump. */
+		/*
+		 * The kernel dropped news: the newest, those that found the
+		 * queue full.  What is still queued is older than what was
+		 * lost: thrown away, then the state read afresh.  News queued
+		 * after this is no older than the dump, and ends on the
+		 * newest state.
+		 */
+		while (tdm_nl_events(&g->follow->ev, discard_cb, NULL, NULL, 0) < 0 &&
+		       errno == ENOBUFS)
+			;
 		f.err = follow_dump(g);
 		f.applied++;
 	} else if (n < 0) {
