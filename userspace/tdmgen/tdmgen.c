@@ -41,32 +41,12 @@
 #include "tdm_plan.h"
 #include "tdm_util.h"
 #include "tdmgate.h"
+#include "tdmgen.h"
 
 #define DEFAULT_PORT	"8081"
 #define DEFAULT_SIZE	1024
 #define MAX_SIZE	65507
 #define MAX_BATCH	1024
-/* Busy-wait the last 50 us before a packet or a window: a timer wakes a
- * task tens of microseconds late, more on a loaded or virtual machine.
- */
-#define SPIN_NS		50000
-
-struct opts {
-	const char *host, *port, *bind_addr, *ifname;
-	size_t size;
-	double pps;		/* 0 = unlimited */
-	uint64_t duration_ns, count;
-	uint32_t sender, plan_version;
-	int prio;		/* -1 = leave */
-	unsigned int batch, markers;
-	int64_t start_ns;	/* 0 = now */
-	uint64_t align_ns, end_wait_ns;
-	bool json, quiet;
-	bool pace_windows;	/* --pace windows */
-	bool gate_lib;		/* --gate lib: libtdmgate decides */
-	const char *plan_file, *name;
-	uint64_t spin_ns;
-};
 
 static void usage(FILE *f)
 {
@@ -102,6 +82,12 @@ static void usage(FILE *f)
 		"                           lib: when libtdmgate says the frame fits, with\n"
 		"                           the guard, behind the ones before it at the\n"
 		"                           plan's link_speed (the qdisc's rule)\n"
+		"      --stack kernel|afxdp kernel (default): UDP sockets; afxdp: AF_XDP frames\n"
+		"                           on -I IFACE (IPv4), past its qdisc, gated by\n"
+		"                           libtdmgate following the tdmwin qdisc there\n"
+		"      --ungated            afxdp: no gate (shows what the qdisc misses)\n"
+		"      --dst-mac MAC        afxdp: the next hop (default: its ARP entry)\n"
+		"      --queue N            afxdp: the device queue to bind (default 0)\n"
 		"  -j, --json               summary as JSON on stdout\n"
 		"  -q, --quiet              no summary\n"
 		"  -h, --help               this help\n"
@@ -199,8 +185,7 @@ fail:
 	return -1;
 }
 
-/* Until @t on @clk: sleep until @spin before it, then busy-wait. */
-static void sleep_until(int clk, int64_t t, int64_t spin)
+void sleep_until(int clk, int64_t t, int64_t spin)
 {
 	int64_t now = tdm_clock_ns(clk);
 
@@ -218,15 +203,6 @@ static void sleep_until(int clk, int64_t t, int64_t spin)
 		;
 }
 
-struct sender {
-	int fd;
-	uint8_t *bufs;
-	struct mmsghdr *msgs;
-	struct iovec *iov;
-	uint64_t sent, bytes, retries;
-	int64_t first_tx, last_tx;
-	uint64_t windows;	/* --pace windows: windows that had packets */
-};
 
 /* Send n prepared packets; retry the rest after a partial send or a
  * transient error.  0 or -1 (errno).
@@ -256,8 +232,7 @@ static int send_batch(struct sender *s, unsigned int n)
 	return 0;
 }
 
-/* Wait for the start (--start, --align, or now); returns it, on TAI. */
-static int64_t begin(const struct opts *o)
+int64_t begin(const struct opts *o)
 {
 	int64_t start = o->start_ns, now;
 
@@ -593,6 +568,12 @@ static void summary(const struct opts *o, const struct sender *s)
 		tdm_json_u64(&j, "retries", s->retries);
 		tdm_json_u64(&j, "end_markers", o->markers);
 		tdm_json_str(&j, "pace", o->pace_windows ? "windows" : "rate");
+		tdm_json_str(&j, "stack", o->afxdp ? "afxdp" : "kernel");
+		if (o->afxdp) {
+			tdm_json_str(&j, "gate", o->ungated ? "none" : "lib");
+			tdm_json_str(&j, "gating", o->ungated ? "none" : "software");
+			tdm_json_str(&j, "launch_time", s->launch_time);
+		}
 		if (o->pace_windows) {
 			tdm_json_u64(&j, "windows", s->windows);
 			tdm_json_str(&j, "gate", o->gate_lib ? "lib" : "window");
@@ -611,6 +592,10 @@ static void summary(const struct opts *o, const struct sender *s)
 		printf(", in %llu windows", (unsigned long long)s->windows);
 	if (s->retries)
 		printf(", %llu retries", (unsigned long long)s->retries);
+	if (o->afxdp)
+		printf(", AF_XDP on %s, %s (launch time: %s)", o->ifname,
+		       o->ungated ? "ungated" : "software gating by libtdmgate",
+		       s->launch_time);
 	printf("\n");
 }
 
@@ -623,6 +608,21 @@ static int parse_either(const char *arg, const char *a, const char *b,
 		return -1;
 	}
 	*is_b = !strcmp(arg, b);
+	return 0;
+}
+
+/* "aa:bb:cc:dd:ee:ff" -> mac; 0 or -1. */
+static int parse_mac(const char *arg, uint8_t mac[6])
+{
+	unsigned int m[6];
+	char end;
+	int i;
+
+	if (sscanf(arg, "%2x:%2x:%2x:%2x:%2x:%2x%c", &m[0], &m[1], &m[2], &m[3],
+		   &m[4], &m[5], &end) != 6)
+		return -1;
+	for (i = 0; i < 6; i++)
+		mac[i] = (uint8_t)m[i];
 	return 0;
 }
 
@@ -653,6 +653,10 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "name", required_argument, NULL, 6 },
 		{ "spin", required_argument, NULL, 7 },
 		{ "gate", required_argument, NULL, 8 },
+		{ "stack", required_argument, NULL, 9 },
+		{ "ungated", no_argument, NULL, 10 },
+		{ "dst-mac", required_argument, NULL, 11 },
+		{ "queue", required_argument, NULL, 12 },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *rate = "max";
@@ -771,6 +775,27 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 					 err, sizeof(err)))
 				goto bad;
 			break;
+		case 9:
+			if (parse_either(optarg, "kernel", "afxdp", &o->afxdp,
+					 err, sizeof(err)))
+				goto bad;
+			break;
+		case 10:
+			o->ungated = true;
+			break;
+		case 11:
+			if (parse_mac(optarg, o->dst_mac)) {
+				snprintf(err, sizeof(err), "'%s': a MAC address is aa:bb:cc:dd:ee:ff",
+					 optarg);
+				goto bad;
+			}
+			o->has_dst_mac = true;
+			break;
+		case 12:
+			if (tdm_parse_u64(optarg, UINT32_MAX, &v, err, sizeof(err)))
+				goto bad;
+			o->queue = (unsigned int)v;
+			break;
 		default:
 			usage(stderr);
 			return -1;
@@ -796,6 +821,14 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	}
 	if (o->gate_lib && !o->pace_windows) {
 		fprintf(stderr, "tdmgen: --gate lib goes with --pace windows\n");
+		return -1;
+	}
+	if (o->afxdp && (!o->ifname || o->pace_windows)) {
+		fprintf(stderr, "tdmgen: --stack afxdp needs -I IFACE and takes its plan from the tdmwin qdisc there (no --pace windows)\n");
+		return -1;
+	}
+	if (!o->afxdp && (o->ungated || o->has_dst_mac || o->queue)) {
+		fprintf(stderr, "tdmgen: --ungated, --dst-mac and --queue go with --stack afxdp\n");
 		return -1;
 	}
 	if (o->name && !o->plan_file) {
@@ -843,6 +876,16 @@ int main(int argc, char **argv)
 	}
 	tdm_stop_on_signals();
 
+	if (o.afxdp) {
+		rc = afxdp_run(&o, &s);
+		if (rc > 0) {
+			rc = 2;
+			goto out;
+		}
+		rc = rc < 0 ? 1 : 0;
+		summary(&o, &s);
+		goto out;
+	}
 	if (o.pace_windows)
 		rc = run_plan(&o, &s);
 	else if (run(&o, &s))

@@ -1,0 +1,412 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tdmgen --stack afxdp: the same stamped datagrams as AF_XDP frames (libxdp's
+ * xsk helpers), which leave through the driver (__dev_direct_xmit() in copy
+ * mode, the driver's own ring in zero-copy mode) and never pass the
+ * device's root qdisc.  The tdmwin qdisc on the device still holds the
+ * plan: libtdmgate follows it (tdmgate_follow()) and answers, for each
+ * frame, the instant it may start; tdmgen waits until then (sleeping, then
+ * busy-polling the last --spin) and kicks the TX ring.  Frames that fit
+ * behind it at once (tdmgate_try()) go in the same kick, up to --batch.
+ *
+ * Launch time (XDP_TXMD_FLAGS_LAUNCH_TIME, 6.15+, igc and stmmac) would let
+ * the NIC wait instead: it is looked up in the device's AF_XDP features
+ * (netdev generic netlink) and reported, but this build gates in software
+ * on every device (libxdp 1.3 cannot give the umem TX metadata room).
+ */
+#include <errno.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/if_xdp.h>
+#include <xdp/xsk.h>
+
+#include "tdm_pkt.h"
+#include "tdm_util.h"
+#include "tdm_xdp.h"
+#include "tdmgate.h"
+#include "tdmgen.h"
+
+#define NUM_FRAMES	4096
+#define FRAME_SIZE	XSK_UMEM__DEFAULT_FRAME_SIZE
+#define RING_SIZE	2048
+/* Copy mode sends at most 32 frames a kick (the kernel's TX_BATCH_SIZE). */
+#define MAX_KICK	32
+
+struct xtx {
+	struct xsk_umem *umem;
+	struct xsk_socket *xsk;
+	struct xsk_ring_prod tx, fill;
+	struct xsk_ring_cons comp;
+	void *area;
+	uint64_t free_addr[NUM_FRAMES];
+	unsigned int nfree;
+	struct tdm_frame_addr addr;
+	size_t len;			/* a frame, without FCS */
+};
+
+/* ---- addresses ------------------------------------------------------------ */
+
+/* The neighbour entry of @ip (host order) on @ifname, from /proc/net/arp. */
+static int arp_lookup(const char *ifname, uint32_t ip, uint8_t mac[6])
+{
+	char line[256], ipbuf[32], hw[32], dev[IFNAMSIZ + 1];
+	unsigned int flags, m[6];
+	FILE *f = fopen("/proc/net/arp", "r");
+	int found = -1, i;
+
+	if (!f)
+		return -1;
+	snprintf(ipbuf, sizeof(ipbuf), "%u.%u.%u.%u", ip >> 24, (ip >> 16) & 255,
+		 (ip >> 8) & 255, ip & 255);
+	while (found && fgets(line, sizeof(line), f)) {
+		char a[32];
+
+		if (sscanf(line, "%31s %*s %x %31s %*s %16s", a, &flags, hw,
+			   dev) != 4 || strcmp(a, ipbuf) || strcmp(dev, ifname) ||
+		    !(flags & 2) ||	/* ATF_COM: complete */
+		    sscanf(hw, "%x:%x:%x:%x:%x:%x", &m[0], &m[1], &m[2], &m[3],
+			   &m[4], &m[5]) != 6)
+			continue;
+		for (i = 0; i < 6; i++)
+			mac[i] = (uint8_t)m[i];
+		found = 0;
+	}
+	fclose(f);
+	return found;
+}
+
+/* Source and destination from the connected kernel socket, MACs. */
+static int frame_addr(const struct opts *o, int fd, struct tdm_frame_addr *a)
+{
+	struct sockaddr_in src, dst;
+	socklen_t len = sizeof(src);
+	struct ifreq ifr;
+
+	memset(a, 0, sizeof(*a));
+	if (getsockname(fd, (struct sockaddr *)&src, &len) ||
+	    src.sin_family != AF_INET || (len = sizeof(dst),
+	    getpeername(fd, (struct sockaddr *)&dst, &len))) {
+		fprintf(stderr, "tdmgen: --stack afxdp sends IPv4 only\n");
+		return -1;
+	}
+	a->saddr = ntohl(src.sin_addr.s_addr);
+	a->sport = ntohs(src.sin_port);
+	a->daddr = ntohl(dst.sin_addr.s_addr);
+	a->dport = ntohs(dst.sin_port);
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", o->ifname);
+	if (ioctl(fd, SIOCGIFHWADDR, &ifr)) {
+		fprintf(stderr, "tdmgen: %s: no MAC address: %s\n", o->ifname,
+			strerror(errno));
+		return -1;
+	}
+	memcpy(a->src_mac, ifr.ifr_hwaddr.sa_data, 6);
+	if (o->has_dst_mac) {
+		memcpy(a->dst_mac, o->dst_mac, 6);
+	} else if (arp_lookup(o->ifname, a->daddr, a->dst_mac)) {
+		fprintf(stderr, "tdmgen: %s: no neighbour entry for %s on %s (give --dst-mac)\n",
+			o->host, o->host, o->ifname);
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- the AF_XDP socket ---------------------------------------------------- */
+
+static int xtx_open(const struct opts *o, struct xtx *x)
+{
+	struct xsk_socket_config cfg = {
+		.rx_size = XSK_RING_CONS__DEFAULT_NUM_DESCS,
+		.tx_size = RING_SIZE,
+		/* TX only: no XDP program for RX redirects. */
+		.libxdp_flags = XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD,
+	};
+	int err;
+	unsigned int i;
+
+	x->area = mmap(NULL, (size_t)NUM_FRAMES * FRAME_SIZE,
+		       PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (x->area == MAP_FAILED) {
+		x->area = NULL;
+		fprintf(stderr, "tdmgen: umem: %s\n", strerror(errno));
+		return -1;
+	}
+	err = xsk_umem__create(&x->umem, x->area, (uint64_t)NUM_FRAMES * FRAME_SIZE,
+			       &x->fill, &x->comp, NULL);
+	if (!err)
+		err = xsk_socket__create(&x->xsk, o->ifname, o->queue, x->umem,
+					 NULL, &x->tx, &cfg);
+	if (err) {
+		fprintf(stderr, "tdmgen: AF_XDP socket on %s queue %u: %s\n",
+			o->ifname, o->queue, strerror(-err));
+		return -1;
+	}
+	for (i = 0; i < NUM_FRAMES; i++)
+		x->free_addr[i] = (uint64_t)i * FRAME_SIZE;
+	x->nfree = NUM_FRAMES;
+	return 0;
+}
+
+static void xtx_close(struct xtx *x)
+{
+	if (x->xsk)
+		xsk_socket__delete(x->xsk);
+	if (x->umem)
+		xsk_umem__delete(x->umem);
+	if (x->area)
+		munmap(x->area, (size_t)NUM_FRAMES * FRAME_SIZE);
+}
+
+/* Frames the kernel has sent back to the free list. */
+static void xtx_reap(struct xtx *x)
+{
+	uint32_t idx, n, i;
+
+	n = xsk_ring_cons__peek(&x->comp, RING_SIZE, &idx);
+	for (i = 0; i < n; i++)
+		x->free_addr[x->nfree++] = *xsk_ring_cons__comp_addr(&x->comp,
+								     idx + i);
+	if (n)
+		xsk_ring_cons__release(&x->comp, n);
+}
+
+/*
+ * Send @n (<= MAX_KICK) frames of @pkt, sequence numbers from pkt->seq on,
+ * stamped with the time just before the kick (*now): 0, or -1 with errno.
+ */
+static int xtx_send(struct xtx *x, struct tdm_pkt *pkt, unsigned int n,
+		    size_t payload, int64_t *now, uint64_t *retries)
+{
+	int fd = xsk_socket__fd(x->xsk);
+	uint32_t idx, i;
+
+	xtx_reap(x);
+	while (x->nfree < n || xsk_ring_prod__reserve(&x->tx, n, &idx) != n) {
+		if (sendto(fd, NULL, 0, MSG_DONTWAIT, NULL, 0) < 0 &&
+		    errno != EAGAIN && errno != EBUSY && errno != ENOBUFS)
+			return -1;
+		xtx_reap(x);
+	}
+	*now = tdm_clock_ns(CLOCK_TAI);
+	for (i = 0; i < n; i++) {
+		struct xdp_desc *d = xsk_ring_prod__tx_desc(&x->tx, idx + i);
+
+		d->addr = x->free_addr[--x->nfree];
+		d->len = (uint32_t)x->len;
+		pkt->tx_ns = *now;
+		tdm_frame_encode(xsk_umem__get_data(x->area, d->addr), x->len,
+				 &x->addr, pkt, payload);
+		pkt->seq++;
+	}
+	xsk_ring_prod__submit(&x->tx, n);
+	/* Copy mode sends in the call; EAGAIN: frames left, or the driver's
+	 * queue was full (ENOBUFS): kick again.
+	 */
+	while (sendto(fd, NULL, 0, MSG_DONTWAIT, NULL, 0) < 0) {
+		if (errno != EAGAIN && errno != EBUSY && errno != ENOBUFS)
+			return -1;
+		(*retries)++;
+		xtx_reap(x);
+	}
+	return 0;
+}
+
+/* ---- the gate --------------------------------------------------------------- */
+
+/* libtdmgate following the device's tdmwin qdisc, or NULL (said). */
+static struct tdmgate *afxdp_gate(const struct opts *o, int ifindex)
+{
+	struct tdmgate_plan p;
+	struct tdmgate *g = NULL;
+	int err = tdmgate_plan_from_qdisc(ifindex, &p);
+
+	if (!err)
+		err = tdmgate_create(&p, &g);
+	if (!err)
+		err = tdmgate_follow(g, ifindex);
+	if (err) {
+		fprintf(stderr, "tdmgen: %s: %s%s\n", o->ifname,
+			err == -ENOENT ? "no tdmwin qdisc to follow (the plan's home; "
+					 "or --ungated)" : "libtdmgate: ",
+			err == -ENOENT ? "" : strerror(-err));
+		tdmgate_destroy(g);
+		return NULL;
+	}
+	tdmgate_set_spin(g, o->spin_ns);
+	return g;
+}
+
+/* What the device offers for launch time, as said in the summary. */
+static const char *launch_time(int ifindex)
+{
+	uint32_t f;
+
+	if (tdm_xsk_features(ifindex, &f, NULL, 0))
+		return errno == ENOENT ? "not reported by this kernel" :
+		       "unknown (netdev netlink failed)";
+	return f & TDM_XSK_TX_LAUNCH_TIME ? "offered by the driver, unused" :
+	       "not offered by the driver";
+}
+
+/* ---- sending ----------------------------------------------------------------- */
+
+/*
+ * Data: packets due at --rate (all at once without one), each when the
+ * gate lets its frame start (the first of a kick waits for it, the rest
+ * join while tdmgate_try() books them at once).
+ */
+static int send_data(const struct opts *o, struct sender *s, struct xtx *x,
+		     struct tdmgate *g)
+{
+	struct tdm_pkt pkt = { .sender = o->sender,
+			       .plan_version = o->plan_version };
+	unsigned int max = o->batch < MAX_KICK ? o->batch : MAX_KICK;
+	int64_t start, end = INT64_MAX, now, due, t;
+	uint32_t len = (uint32_t)x->len;
+	unsigned int n;
+	int err;
+
+	start = begin(o);
+	if (o->duration_ns)
+		end = start + (int64_t)o->duration_ns;
+	while (!tdm_stop && (!o->count || s->sent < o->count)) {
+		now = tdm_clock_ns(CLOCK_TAI);
+		if (now >= end)
+			break;
+		/* Packets whose time has come, up to a kick. */
+		n = max;
+		if (o->count && o->count - s->sent < n)
+			n = (unsigned int)(o->count - s->sent);
+		if (o->pps > 0) {
+			due = start + (int64_t)((double)s->sent * 1e9 / o->pps);
+			if (now < due) {
+				sleep_until(CLOCK_TAI, due < end ? due : end, SPIN_NS);
+				continue;
+			}
+			for (unsigned int k = 1; k < n; k++)
+				if (start + (int64_t)((double)(s->sent + k) * 1e9 /
+						      o->pps) > now) {
+					n = k;
+					break;
+				}
+		}
+		if (g) {
+			unsigned int k;
+
+			/* The deadline on the gate's clock. */
+			t = end == INT64_MAX ? TDMGATE_NEVER :
+			    tdmgate_now(g) + (end - now);
+			err = tdmgate_wait(g, len, t, &t);
+			if (err == -ETIMEDOUT || err == -EINTR)
+				continue;
+			if (err) {
+				fprintf(stderr, "tdmgen: %s: a frame of %u bytes: %s\n",
+					o->ifname, len, strerror(-err));
+				return 1;
+			}
+			for (k = 1; k < n && !tdmgate_try(g, len, &t); k++)
+				;
+			n = k;
+		}
+		pkt.seq = s->sent;
+		if (xtx_send(x, &pkt, n, o->size, &now, &s->retries))
+			goto fail;
+		if (!s->sent)
+			s->first_tx = now;
+		s->last_tx = now;
+		s->sent += n;
+		s->bytes += (uint64_t)n * o->size;
+	}
+	return 0;
+fail:
+	fprintf(stderr, "tdmgen: AF_XDP send on %s: %s\n", o->ifname,
+		strerror(errno));
+	return -1;
+}
+
+/* The end markers, through the gate as well. */
+static int send_markers(const struct opts *o, struct sender *s, struct xtx *x,
+			struct tdmgate *g)
+{
+	struct tdm_pkt pkt = { .flags = TDM_PKT_F_END, .sender = o->sender,
+			       .plan_version = o->plan_version, .sent = s->sent };
+	unsigned int i;
+	int64_t t, now;
+	int err;
+
+	if (o->markers && o->end_wait_ns)
+		sleep_until(CLOCK_TAI, tdm_clock_ns(CLOCK_TAI) +
+				    (int64_t)o->end_wait_ns, SPIN_NS);
+	for (i = 0; i < o->markers; i++) {
+		if (g) {
+			err = tdmgate_wait(g, (uint32_t)x->len,
+					   tdmgate_now(g) + 10000000000LL, &t);
+			if (err) {
+				fprintf(stderr, "tdmgen: %s: end marker: %s\n",
+					o->ifname, strerror(-err));
+				return -1;
+			}
+		}
+		pkt.seq = s->sent;
+		if (xtx_send(x, &pkt, 1, o->size, &now, &s->retries)) {
+			fprintf(stderr, "tdmgen: AF_XDP send on %s: %s\n",
+				o->ifname, strerror(errno));
+			return -1;
+		}
+		if (i + 1 < o->markers)
+			usleep(1000);
+	}
+	return 0;
+}
+
+int afxdp_run(const struct opts *o, struct sender *s)
+{
+	struct xtx *x = calloc(1, sizeof(*x));
+	struct tdmgate *g = NULL;
+	int ifindex, rc = 1;
+
+	if (!x) {
+		fprintf(stderr, "tdmgen: out of memory\n");
+		return 1;
+	}
+	ifindex = (int)if_nametoindex(o->ifname);
+	if (!ifindex) {
+		fprintf(stderr, "tdmgen: %s: %s\n", o->ifname, strerror(errno));
+		goto out;
+	}
+	if (frame_addr(o, s->fd, &x->addr))
+		goto out;
+	x->len = TDM_FRAME_HDR_LEN + o->size;
+	if (x->len > FRAME_SIZE - XSK_UMEM__DEFAULT_FRAME_HEADROOM) {
+		fprintf(stderr, "tdmgen: --stack afxdp sends one frame a datagram: --size at most %d\n",
+			FRAME_SIZE - XSK_UMEM__DEFAULT_FRAME_HEADROOM - TDM_FRAME_HDR_LEN);
+		goto out;
+	}
+	s->launch_time = launch_time(ifindex);
+	if (!o->ungated) {
+		g = afxdp_gate(o, ifindex);
+		if (!g)
+			goto out;
+	}
+	if (xtx_open(o, x))
+		goto out;
+	rc = send_data(o, s, x, g);
+	if (rc <= 0) {
+		tdm_stop = 0;	/* a ^C ends the data, the markers still go out */
+		if (send_markers(o, s, x, g))
+			rc = -1;
+	}
+out:
+	xtx_close(x);
+	tdmgate_destroy(g);
+	free(x);
+	return rc;
+}

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * tdmgen's options and sender state, shared by tdmgen.c (the kernel's
+ * UDP sockets) and afxdp.c (--stack afxdp: AF_XDP frames past the qdisc).
+ */
+#ifndef TDMGEN_H
+#define TDMGEN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+/* Busy-wait the last 50 us before a packet or a window: a timer wakes a
+ * task tens of microseconds late, more on a loaded or virtual machine.
+ */
+#define SPIN_NS		50000
+
+struct opts {
+	const char *host, *port, *bind_addr, *ifname;
+	size_t size;
+	double pps;		/* 0 = unlimited */
+	uint64_t duration_ns, count;
+	uint32_t sender, plan_version;
+	int prio;		/* -1 = leave */
+	unsigned int batch, markers;
+	int64_t start_ns;	/* 0 = now */
+	uint64_t align_ns, end_wait_ns;
+	bool json, quiet;
+	bool pace_windows;	/* --pace windows */
+	bool gate_lib;		/* --gate lib: libtdmgate decides */
+	const char *plan_file, *name;
+	uint64_t spin_ns;
+	bool afxdp;		/* --stack afxdp */
+	bool ungated;		/* --ungated: AF_XDP without the gate */
+	bool has_dst_mac;	/* --dst-mac */
+	uint8_t dst_mac[6];
+	unsigned int queue;	/* --queue: the AF_XDP socket's queue */
+};
+
+struct sender {
+	int fd;
+	uint8_t *bufs;
+	struct mmsghdr *msgs;
+	struct iovec *iov;
+	uint64_t sent, bytes, retries;
+	int64_t first_tx, last_tx;
+	uint64_t windows;	/* --pace windows: windows that had packets */
+	const char *launch_time; /* --stack afxdp: what became of launch time */
+};
+
+/* Until @t on @clk: sleep until @spin before it, then busy-wait. */
+void sleep_until(int clk, int64_t t, int64_t spin);
+
+/* Wait for the start (--start, --align, or now); returns it, on TAI. */
+int64_t begin(const struct opts *o);
+
+/*
+ * --stack afxdp: the data and the end markers as AF_XDP frames on
+ * o->ifname, gated by libtdmgate following the device's tdmwin qdisc
+ * (unless o->ungated).  0, -1 (a send failed: said on stderr) or 1 (bad
+ * input or set-up: said on stderr).
+ */
+int afxdp_run(const struct opts *o, struct sender *s);
+
+#endif
