@@ -880,6 +880,56 @@ static void check_qdisc(const struct doctor_facts *f, struct doc_finding *o)
 	o->sev = DOC_OK;
 }
 
+/* An XDP program's mode, as ip link shows it. */
+static const char *xdp_mode(uint8_t attached)
+{
+	switch (attached) {
+	case 1: return "native";	/* XDP_ATTACHED_DRV */
+	case 2: return "generic";	/* XDP_ATTACHED_SKB */
+	case 3: return "offloaded";	/* XDP_ATTACHED_HW */
+	default: return "several";	/* XDP_ATTACHED_MULTI */
+	}
+}
+
+/*
+ * One wire per device: frames sent past the qdisc (AF_XDP sockets, an XDP
+ * program's XDP_TX or redirects) are not on its wire clock, and the qdisc
+ * cannot gate them.  On a device with tdmwin they must be gated by
+ * libtdmgate and the kernel's own traffic kept to what fits the dead time
+ * (Documentation/bypass.rst, "Kernel and bypass traffic on one device").
+ */
+static void check_bypass(const struct doctor_facts *f, struct doc_finding *o)
+{
+	const struct tdm_xdp_info *x = &f->xdp.in;
+	char socks[96], prog[64] = "no XDP program";
+
+	if (!f->xdp.have) {
+		o->sev = DOC_SKIP;
+		SEEN("cannot read the XDP state of %s: %s", f->ifname, f->xdp.err);
+		return;
+	}
+	if (x->attached)
+		snprintf(prog, sizeof(prog), "an XDP program (%s, id %u)",
+			 xdp_mode(x->attached), x->prog_id);
+	if (x->xsk_known)
+		snprintf(socks, sizeof(socks), "%u AF_XDP socket%s (%u with TX)",
+			 x->xsks, x->xsks == 1 ? "" : "s", x->xsks_tx);
+	else
+		snprintf(socks, sizeof(socks), "AF_XDP sockets not listed (%.60s)",
+			 f->xdp.err);
+	SEEN("%s and %s on %s%s", prog, socks, f->ifname,
+	     f->qdisc.have && f->qdisc.q.present ? ", beside its tdmwin qdisc" : "");
+	if (!f->qdisc.have || !f->qdisc.q.present || (!x->attached && !x->xsks)) {
+		o->sev = x->xsk_known || !f->qdisc.q.present ? DOC_OK : DOC_INFO;
+		WANT("every frame on the tdmwin device's wire gated by one plan");
+		return;
+	}
+	o->sev = DOC_WARN;
+	WANT("one wire: senders past the qdisc gated by libtdmgate following it, "
+	     "kernel traffic on %s only PTP and control that fits the dead time "
+	     "(Documentation/bypass.rst)", f->ifname);
+}
+
 static void check_tdmrx(const struct doctor_facts *f, struct doc_finding *o)
 {
 	if (is_sender(f)) {
@@ -1020,6 +1070,7 @@ const struct doc_check doc_checks[] = {
 	{ "nic.irq_affinity",	check_irq },
 	{ "nic.numa",		check_numa },
 	{ "tdm.qdisc",		check_qdisc },
+	{ "tdm.bypass",		check_bypass },
 	{ "tdm.tdmrx",		check_tdmrx },
 	{ "tdm.recorders",	check_recorders },
 	{ "tdm.bpf_recorder",	check_bpf_recorder },

@@ -22,6 +22,7 @@
 #include "tdm_ptp.h"
 #include "tdm_qdisc.h"
 #include "tdm_rxbpf.h"
+#include "tdm_xdp.h"
 
 #define DOC_MAX_CPUS		1024
 #define DOC_MAX_IRQS		256
@@ -135,6 +136,11 @@ struct doctor_facts {
 	unsigned int ncpus_online;
 
 	struct { DOC_FACT_HDR; struct tdm_qdisc_info q; } qdisc;
+	/* What sends on the interface past its qdisc (tdm.bypass): an XDP
+	 * program, AF_XDP sockets (xdp.in.xsk_known false: not listed, why
+	 * in xdp.err).
+	 */
+	struct { DOC_FACT_HDR; struct tdm_xdp_info in; } xdp;
 	struct {
 		DOC_FACT_HDR;
 		bool loaded;

@@ -594,6 +594,24 @@ static void gather_qdisc(struct doctor_facts *f)
 	tdm_rtnl_close(&r);
 }
 
+static void gather_xdp(struct doctor_facts *f)
+{
+	char err[DOC_TEXT] = "";
+	int ifindex = (int)if_nametoindex(f->ifname);
+
+	if (!ifindex) {
+		FACT_ERR(f->xdp, errno, "%s: %s", f->ifname, strerror(errno));
+		return;
+	}
+	if (tdm_xdp_get(ifindex, &f->xdp.in, err, sizeof(err))) {
+		FACT_ERR(f->xdp, errno, "%s", err);
+		return;
+	}
+	f->xdp.have = true;
+	if (!f->xdp.in.xsk_known)
+		tdm_strlcpy(f->xdp.err, err, sizeof(f->xdp.err));
+}
+
 static void gather_rx(struct doctor_facts *f)
 {
 	struct tdm_rx rx;
@@ -725,6 +743,7 @@ void doctor_gather(struct doctor_facts *f)
 	gather_irqs(f);
 	gather_numa(f);
 	gather_qdisc(f);
+	gather_xdp(f);
 	gather_rx(f);
 	gather_node(f);
 	gather_bpf(f);

@@ -244,6 +244,8 @@ static struct doctor_facts *good_facts(void)
 	f->qdisc.q.nwin = 1;
 	f->qdisc.q.cycle_ns = 3300000;
 	f->rx.have = true;
+	f->xdp.have = true;
+	f->xdp.in.xsk_known = true;
 	return f;
 }
 
@@ -649,6 +651,50 @@ static void test_qdisc_tdmrx(void **state)
 	free(f);
 }
 
+static void test_bypass(void **state)
+{
+	struct doctor_facts *f = good_facts();
+	const struct doc_finding *o;
+
+	(void)state;
+	o = run(f, "tdm.bypass");
+	assert_int_equal(o->sev, DOC_OK);
+	assert_string_equal(o->seen, "no XDP program and 0 AF_XDP sockets (0 with TX) "
+			    "on eth1, beside its tdmwin qdisc");
+	/* An AF_XDP sender beside the qdisc: two wires. */
+	f->xdp.in.xsks = 1;
+	f->xdp.in.xsks_tx = 1;
+	o = run(f, "tdm.bypass");
+	assert_int_equal(o->sev, DOC_WARN);
+	assert_string_equal(o->seen, "no XDP program and 1 AF_XDP socket (1 with TX) "
+			    "on eth1, beside its tdmwin qdisc");
+	assert_non_null(strstr(o->want, "libtdmgate"));
+	/* An XDP program alone (XDP_TX and redirects pass the qdisc too). */
+	f->xdp.in.xsks = f->xdp.in.xsks_tx = 0;
+	f->xdp.in.attached = 2;
+	f->xdp.in.prog_id = 17;
+	o = run(f, "tdm.bypass");
+	assert_int_equal(o->sev, DOC_WARN);
+	assert_string_equal(o->seen, "an XDP program (generic, id 17) and 0 AF_XDP sockets "
+			    "(0 with TX) on eth1, beside its tdmwin qdisc");
+	/* No tdmwin qdisc: nothing to share a wire with. */
+	f->qdisc.q.present = false;
+	assert_int_equal(run(f, "tdm.bypass")->sev, DOC_OK);
+	/* Sockets that cannot be listed beside tdmwin: said, not judged. */
+	f->qdisc.q.present = true;
+	f->xdp.in.attached = 0;
+	f->xdp.in.xsk_known = false;
+	strcpy(f->xdp.err, "no xsk_diag in this kernel");
+	o = run(f, "tdm.bypass");
+	assert_int_equal(o->sev, DOC_INFO);
+	assert_string_equal(o->seen, "no XDP program and AF_XDP sockets not listed "
+			    "(no xsk_diag in this kernel) on eth1, beside its tdmwin qdisc");
+	f->xdp.have = false;
+	strcpy(f->xdp.err, "Operation not permitted");
+	assert_int_equal(run(f, "tdm.bypass")->sev, DOC_SKIP);
+	free(f);
+}
+
 static void test_json_text(void **state)
 {
 	struct doctor_facts *f = good_facts();
@@ -695,6 +741,7 @@ int main(void)
 		cmocka_unit_test(test_cpus),
 		cmocka_unit_test(test_irq),
 		cmocka_unit_test(test_qdisc_tdmrx),
+		cmocka_unit_test(test_bypass),
 		cmocka_unit_test(test_json_text),
 	};
 
