@@ -19,6 +19,8 @@ esac
 
 # The pinned virtme-ng release (PyPI).
 VNG_VERSION=1.42
+# spead2 (PyPI), the unmodified UDP sender of selftests/tdmgate_preload.sh.
+SPEAD2_VERSION=4.5.1
 # The testbed kernels, by short name: the ones setup fetches, and the debug
 # kernel that testbed/guest/debug-kernel builds (make check-debug).
 TESTBED_KERNELS="6.1 6.12"
