@@ -56,8 +56,11 @@ expected() { # PREFIX: every file install puts down, and its mode
 	echo "777 $p/lib$ma/libtdmgate.so"
 	echo "644 $p/lib$ma/pkgconfig/tdmgate.pc"
 	echo "644 $p/include/tdmgate.h"
+	echo "644 $p/lib$ma/libtdmgate-preload.so"
 	echo "644 $p/share/man/man5/tdm.conf.5"
-	for f in tdmd.8 tdmctl.8 tc-tdmwin.8; do echo "644 $p/share/man/man8/$f"; done
+	for f in tdmd.8 tdmctl.8 tc-tdmwin.8 libtdmgate-preload.8; do
+		echo "644 $p/share/man/man8/$f"
+	done
 	echo "644 /etc/tdm/tdm.conf.example"
 	for f in "$top"/userspace/examples/*; do
 		echo "644 $p/share/doc/tdmwin/examples/${f##*/}"

@@ -57,7 +57,7 @@ check "stderr is empty" test ! -s "$tmp/a.err"
 check "JSON parses, one finding per check, ids unique" python3 -c "
 import json; d = json.load(open('$tmp/a.json'))
 ids = [x['id'] for x in d['findings']]
-assert len(ids) == 22 and len(set(ids)) == 22, ids
+assert len(ids) == 23 and len(set(ids)) == 23, ids
 assert d['interface'] == 'dva' and d['role'] == 'sender' and not d['role_guessed']
 assert d['worst'] == 'fail'
 for x in d['findings']:
