@@ -81,6 +81,24 @@ static int xsk_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
+/* The namespace's AF_XDP sockets: the "XDP" line of /proc/net/protocols. */
+static void count_ns_xsks(struct tdm_xdp_info *in)
+{
+	FILE *f = fopen("/proc/net/protocols", "r");
+	char line[256];
+	unsigned int n;
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "XDP %*u %u", &n) == 1) {
+			in->ns_known = true;
+			in->ns_xsks = n;
+			break;
+		}
+	fclose(f);
+}
+
 static void count_xsks(int ifindex, struct tdm_xdp_info *in, char *err,
 		       size_t errlen)
 {
@@ -102,6 +120,8 @@ static void count_xsks(int ifindex, struct tdm_xdp_info *in, char *err,
 		tdm_set_err(err, errlen,
 			    "no xsk_diag in this kernel");
 	tdm_nl_close(&nl);
+	if (!in->xsk_known)
+		count_ns_xsks(in);
 }
 
 int tdm_xdp_get(int ifindex, struct tdm_xdp_info *in, char *err,

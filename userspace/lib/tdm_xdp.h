@@ -26,13 +26,20 @@ struct tdm_xdp_info {
 	bool xsk_known;		/* the AF_XDP sockets could be listed */
 	unsigned int xsks;	/* AF_XDP sockets bound to the device */
 	unsigned int xsks_tx;	/* of them, with a TX ring */
+	/*
+	 * Without xsk_diag (Debian's 6.1 has none): the AF_XDP sockets of
+	 * the network namespace, device unknown (/proc/net/protocols).
+	 */
+	bool ns_known;
+	unsigned int ns_xsks;
 };
 
 /*
  * The XDP program and the AF_XDP sockets of device @ifindex, in this
  * network namespace.  0, or -1 with errno and err when the link cannot be
  * read; sockets that cannot be listed (no xsk_diag) leave xsk_known false
- * and say why in err with 0 returned.
+ * and say why in err with 0 returned, and are counted for the namespace
+ * (ns_known, ns_xsks) if /proc/net/protocols can be read.
  */
 int tdm_xdp_get(int ifindex, struct tdm_xdp_info *info, char *err,
 		size_t errlen);

@@ -901,7 +901,8 @@ static const char *xdp_mode(uint8_t attached)
 static void check_bypass(const struct doctor_facts *f, struct doc_finding *o)
 {
 	const struct tdm_xdp_info *x = &f->xdp.in;
-	char socks[96], prog[64] = "no XDP program";
+	char socks[128], prog[64] = "no XDP program";
+	unsigned int xsks;
 
 	if (!f->xdp.have) {
 		o->sev = DOC_SKIP;
@@ -914,13 +915,20 @@ static void check_bypass(const struct doctor_facts *f, struct doc_finding *o)
 	if (x->xsk_known)
 		snprintf(socks, sizeof(socks), "%u AF_XDP socket%s (%u with TX)",
 			 x->xsks, x->xsks == 1 ? "" : "s", x->xsks_tx);
+	else if (x->ns_known)
+		snprintf(socks, sizeof(socks),
+			 "%u AF_XDP socket%s in its namespace (devices unknown: %.40s)",
+			 x->ns_xsks, x->ns_xsks == 1 ? "" : "s", f->xdp.err);
 	else
 		snprintf(socks, sizeof(socks), "AF_XDP sockets not listed (%.60s)",
 			 f->xdp.err);
 	SEEN("%s and %s on %s%s", prog, socks, f->ifname,
 	     f->qdisc.have && f->qdisc.q.present ? ", beside its tdmwin qdisc" : "");
-	if (!f->qdisc.have || !f->qdisc.q.present || (!x->attached && !x->xsks)) {
-		o->sev = x->xsk_known || !f->qdisc.q.present ? DOC_OK : DOC_INFO;
+	/* Sockets of the namespace may be on this device: counted as if. */
+	xsks = x->xsk_known ? x->xsks : x->ns_known ? x->ns_xsks : 0;
+	if (!f->qdisc.have || !f->qdisc.q.present || (!x->attached && !xsks)) {
+		o->sev = x->xsk_known || x->ns_known || !f->qdisc.q.present ?
+			 DOC_OK : DOC_INFO;
 		WANT("every frame on the tdmwin device's wire gated by one plan");
 		return;
 	}
