@@ -98,7 +98,9 @@ fi
 # ---- 3. hold: UDP waits, ICMP does not -------------------------------------------
 
 check "hold the plan" tc_a qdisc change dev tdmplan root tdmwin hold
-shim "$TDMGEN" -p 5003 -s 200 -c 5 -E 0 -q "$TDM_IP_B" 2>/dev/null &
+# nsenter execs the sender (ip netns exec would fork it): $! is the sender.
+LD_PRELOAD="$SHIM" TDMGATE_DEV=tdmplan nsenter --net="/run/netns/$A" \
+	"$TDMGEN" -p 5003 -s 200 -c 5 -E 0 -q "$TDM_IP_B" >/dev/null 2>&1 &
 held=$!
 TDM_BG_PIDS+=("$held")
 check "hold: ping (ICMP) passes the shim" shim ping -c 1 -W 5 "$TDM_IP_B"
