@@ -66,13 +66,13 @@ run() {
 # ---- 1. without the library: the qdisc does not see AF_XDP -------------------
 
 mark=$(tdm_hostload_mark)
-run ungated --ungated -c 1000 -r 1000pps
+run ungated --ungated -c 600 -r 1000pps
 check_match "ungated: said so" "$GEN" '"gate":"none"'
 tdm_snap Q "$A" $D
 check_eq "ungated: the qdisc saw none of it" "${Q[x.window_packets]:-}:${Q[qlen]:-}" 0:0
 tdm_judge ungated tb pcap "@$TDM_TMP/ungated.pcap" --port 5001 --cycle $CYCLE \
 	--base "$BASE" --windows "$WINS" --tol-early "$TOL_EARLY" --tol-late "$TOL_LATE"
-tdm_judge_check "ungated: frames captured" ungated 'judged >= 500'
+tdm_judge_check "ungated: frames captured" ungated 'judged >= 400'
 tdm_judge_check "ungated: many frames outside the windows though tdmwin is root" ungated \
 	'outside * 100 // (judged + 1) >= 25'
 
@@ -80,38 +80,43 @@ tdm_judge_check "ungated: many frames outside the windows though tdmwin is root"
 
 tdm_cap_start gated "$B" tdmB "udp dst port 5001" || tdm_fail "tcpdump did not start"
 tdm_recv_start rxgated "$B" --bind "$TDM_IP_B" --ports 5001
-# The pending plan's base: a cycle boundary 1.5 s after tdmgen starts.
-t0=$(tdm_now)
-B2=$(( (t0 / CYCLE + 75) * CYCLE ))
-gen -c 2500 -r 1000pps >"$TDM_TMP/gated.json" &
+gen -c 3000 -r 1000pps >"$TDM_TMP/gated.json" &
 gpid=$!
 TDM_BG_PIDS+=("$gpid")
+# Once frames flow, a pending plan whose base is a cycle boundary 1.5 s
+# ahead: frames before it under the first plan, after it under the new.
+tdm_recv_wait rxgated 100 30
+t0=$(tdm_now)
+B2=$(( (t0 / CYCLE + 75) * CYCLE ))
 check "change: pending plan, window [8,11) ms from base $B2" tc_a qdisc change \
 	dev $D root tdmwin clockid CLOCK_REALTIME base-time "$B2" window 8ms 3ms \
 	plan-version 2
-# tdmctl doctor sees the AF_XDP sender beside the qdisc (one wire per device).
+t1=$(tdm_now)
+slow=
+[ "$t1" -lt "$B2" ] ||
+	slow="tc took $(( (t1 - t0) / 1000000 )) ms, past the pending base: too slow a guest"
+# tdmctl doctor sees the AF_XDP sender beside the qdisc (one wire per
+# device): by device with xsk_diag (6.12), else the namespace's count (6.1).
+modprobe -q xsk_diag 2>/dev/null
 doctor() { nsx "$A" "$TDMCTL" doctor -i $D 2>&1 | grep '^tdm.bypass'; }
 doc=$(doctor)
 tdm_log "doctor while sending: $doc"
-if [[ $doc == *"not listed"* ]]; then
-	tdm_skip "doctor: the AF_XDP sender beside tdmwin" "${doc#*not listed }"
-else
-	check_match "doctor: the AF_XDP sender beside tdmwin, a warning" "$doc" \
-		'WARN +no XDP program and 1 AF_XDP socket \(1 with TX\) on tdmA, beside its tdmwin'
-fi
+check_match "doctor: the AF_XDP sender beside tdmwin, a warning" "$doc" \
+	'WARN +no XDP program and 1 AF_XDP socket (\(1 with TX\) on tdmA|in its namespace).*beside its tdmwin'
 wait "$gpid"
 check_eq "gated: tdmgen sent" $? 0
 GEN=$(cat "$TDM_TMP/gated.json")
 sed 's/^/# /' "$TDM_TMP/gen.err"
 tdm_log "gated: $GEN"
-tdm_recv_wait rxgated 2500 30
+tdm_recv_wait rxgated 3000 30
 tdm_cap_stop gated
 tdm_recv_stop rxgated R
 tdm_quiet_judge "$mark"
+[ -z "$slow" ] || TDM_LOADED=$slow
 check_match "gated: software gating by libtdmgate, said" "$GEN" \
 	'"gate":"lib","gating":"software"'
 check_match "gated: launch time looked up and said" "$GEN" '"launch_time":"[a-z]'
-check_eq "gated: the receiver got all" "${R[udp5001.n]:-x}:${R[udp5001.lost]:-x}" 2500:0
+check_eq "gated: the receiver got all" "${R[udp5001.n]:-x}:${R[udp5001.lost]:-x}" 3000:0
 tdm_snap Q "$A" $D
 check_eq "gated: the qdisc saw none of it" "${Q[x.window_packets]:-}:${Q[qlen]:-}" 0:0
 check_eq "gated: the qdisc switched to the pending plan" "${Q[options.plan_version]:-}" 2
@@ -121,8 +126,9 @@ check_match "doctor: no AF_XDP socket once tdmgen is done" "$(doctor)" \
 tdm_judge gated tb pcap "@$TDM_TMP/gated.pcap" --port 5001 --cycle $CYCLE --base "$BASE" \
 	--windows "$WINS" --switch "$B2" --base2 "$B2" --windows2 "$WINS2" \
 	--tol-early "$TOL_EARLY" --tol-late "$TOL_LATE"
-tdm_judge_check "gated: frames under the first plan" gated 'phase1 >= 300'
-tdm_judge_check "gated: frames under the pending plan, after its base" gated 'phase2 >= 300'
+tdm_timing tdm_judge_check "gated: frames under the first plan" gated 'phase1 >= 300'
+tdm_timing tdm_judge_check "gated: frames under the pending plan, after its base" gated \
+	'phase2 >= 300'
 tdm_timing tdm_judge_check "gated: frames outside their plan's windows, at most the allowance" \
 	gated 'outside <= allowed(judged)'
 tdm_judge_check "gated: no reordering" gated 'reorder == 0'
