@@ -282,21 +282,10 @@ static int send_data(const struct opts *o, struct sender *s, struct xtx *x,
 		if (now >= end)
 			break;
 		/* Packets whose time has come, up to a kick. */
-		n = max;
-		if (o->count && o->count - s->sent < n)
-			n = (unsigned int)(o->count - s->sent);
-		if (o->pps > 0) {
-			due = start + (int64_t)((double)s->sent * 1e9 / o->pps);
-			if (now < due) {
-				sleep_until(CLOCK_TAI, due < end ? due : end, SPIN_NS);
-				continue;
-			}
-			for (unsigned int k = 1; k < n; k++)
-				if (start + (int64_t)((double)(s->sent + k) * 1e9 /
-						      o->pps) > now) {
-					n = k;
-					break;
-				}
+		n = pace_due(o, s, start, now, max, &due);
+		if (!n) {
+			sleep_until(CLOCK_TAI, due < end ? due : end, SPIN_NS);
+			continue;
 		}
 		if (g) {
 			unsigned int k;
@@ -304,14 +293,11 @@ static int send_data(const struct opts *o, struct sender *s, struct xtx *x,
 			/* The deadline on the gate's clock. */
 			t = end == INT64_MAX ? TDMGATE_NEVER :
 			    tdmgate_now(g) + (end - now);
-			err = tdmgate_wait(g, len, t, &t);
-			if (err == -ETIMEDOUT || err == -EINTR)
+			err = gate_frame(g, len, t, &t, o->ifname);
+			if (err > 0)
 				continue;
-			if (err) {
-				fprintf(stderr, "tdmgen: %s: a frame of %u bytes: %s\n",
-					o->ifname, len, strerror(-err));
+			if (err)
 				return 1;
-			}
 			for (k = 1; k < n && !tdmgate_try(g, len, &t); k++)
 				;
 			n = k;
@@ -319,11 +305,7 @@ static int send_data(const struct opts *o, struct sender *s, struct xtx *x,
 		pkt.seq = s->sent;
 		if (xtx_send(x, &pkt, n, o->size, &now, &s->retries))
 			goto fail;
-		if (!s->sent)
-			s->first_tx = now;
-		s->last_tx = now;
-		s->sent += n;
-		s->bytes += (uint64_t)n * o->size;
+		sender_sent(o, s, n, now);
 	}
 	return 0;
 fail:
@@ -340,20 +322,17 @@ static int send_markers(const struct opts *o, struct sender *s, struct xtx *x,
 			       .plan_version = o->plan_version, .sent = s->sent };
 	unsigned int i;
 	int64_t t, now;
-	int err;
 
 	if (o->markers && o->end_wait_ns)
 		sleep_until(CLOCK_TAI, tdm_clock_ns(CLOCK_TAI) +
 				    (int64_t)o->end_wait_ns, SPIN_NS);
 	for (i = 0; i < o->markers; i++) {
-		if (g) {
-			err = tdmgate_wait(g, (uint32_t)x->len,
-					   tdmgate_now(g) + 10000000000LL, &t);
-			if (err) {
-				fprintf(stderr, "tdmgen: %s: end marker: %s\n",
-					o->ifname, strerror(-err));
-				return -1;
-			}
+		/* A marker the gate holds for 10 s is given up. */
+		if (g && gate_frame(g, (uint32_t)x->len,
+				    tdmgate_now(g) + 10000000000LL, &t, o->ifname)) {
+			fprintf(stderr, "tdmgen: %s: end marker %u not sent\n",
+				o->ifname, i);
+			return -1;
 		}
 		pkt.seq = s->sent;
 		if (xtx_send(x, &pkt, 1, o->size, &now, &s->retries)) {

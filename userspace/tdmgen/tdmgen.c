@@ -247,6 +247,35 @@ int64_t begin(const struct opts *o)
 	return start;
 }
 
+void sender_sent(const struct opts *o, struct sender *s, unsigned int n,
+		 int64_t now)
+{
+	if (!s->sent)
+		s->first_tx = now;
+	s->last_tx = now;
+	s->sent += n;
+	s->bytes += (uint64_t)n * o->size;
+}
+
+unsigned int pace_due(const struct opts *o, const struct sender *s,
+		      int64_t start, int64_t now, unsigned int max,
+		      int64_t *next)
+{
+	unsigned int n = max;
+
+	if (o->count && o->count - s->sent < n)
+		n = (unsigned int)(o->count - s->sent);
+	if (o->pps <= 0)
+		return n;
+	*next = start + (int64_t)((double)s->sent * 1e9 / o->pps);
+	if (now < *next)
+		return 0;
+	for (unsigned int k = 1; k < n; k++)
+		if (start + (int64_t)((double)(s->sent + k) * 1e9 / o->pps) > now)
+			return k;
+	return n;
+}
+
 /* Stamp one prepared packet just before it goes and send it. */
 static int send_one(const struct opts *o, struct sender *s,
 		    struct tdm_pkt *pkt)
@@ -259,11 +288,7 @@ static int send_one(const struct opts *o, struct sender *s,
 	tdm_pkt_encode(s->bufs, pkt);
 	if (send_batch(s, 1))
 		return -1;
-	if (!s->sent)
-		s->first_tx = now;
-	s->last_tx = now;
-	s->sent++;
-	s->bytes += o->size;
+	sender_sent(o, s, 1, now);
 	return 0;
 }
 
@@ -311,6 +336,21 @@ static int run_windows(const struct opts *o, struct sender *s,
 		}
 		if (send_one(o, s, &pkt))
 			return -1;
+	}
+	return 0;
+}
+
+int gate_frame(struct tdmgate *g, uint32_t len, int64_t deadline,
+	       int64_t *start, const char *where)
+{
+	int err = tdmgate_wait(g, len, deadline, start);
+
+	if (err == -ETIMEDOUT || err == -EINTR)
+		return 1;
+	if (err) {
+		fprintf(stderr, "tdmgen: %s: a frame of %u bytes: %s\n", where,
+			len, strerror(-err));
+		return -1;
 	}
 	return 0;
 }
@@ -392,14 +432,11 @@ static int run_lib(const struct opts *o, struct sender *s, struct tdmgate *g,
 			sleep_until(clk, due < end ? due : end, (int64_t)o->spin_ns);
 			continue;
 		}
-		err = tdmgate_wait(g, len, end, &t);
-		if (err == -ETIMEDOUT || err == -EINTR)
+		err = gate_frame(g, len, end, &t, o->plan_file);
+		if (err > 0)
 			continue;
-		if (err) {
-			fprintf(stderr, "tdmgen: %s: a frame of %u bytes: %s\n",
-				o->plan_file, len, strerror(-err));
+		if (err)
 			return 1;
-		}
 		/* The window it starts in: its opening, as --gate window counts. */
 		t = tdmwin_gate(sched, t, 1).when;
 		if (t != last_win) {
@@ -424,28 +461,18 @@ static int run(const struct opts *o, struct sender *s)
 		end = start + (int64_t)o->duration_ns;
 
 	while (!tdm_stop && (!o->count || s->sent < o->count)) {
-		unsigned int n = o->batch;
+		unsigned int n;
 		int64_t due;
 
 		now = tdm_clock_ns(CLOCK_TAI);
 		if (now >= end)
 			break;
-		if (o->pps > 0) {
-			/* Packets whose scheduled time has come, up to a batch. */
-			uint64_t k = s->sent;
-
-			due = start + (int64_t)((double)k * 1e9 / o->pps);
-			if (now < due) {
-				sleep_until(CLOCK_TAI, due < end ? due : end, SPIN_NS);
-				continue;
-			}
-			n = 1;
-			while (n < o->batch &&
-			       start + (int64_t)((double)(k + n) * 1e9 / o->pps) <= now)
-				n++;
+		/* Packets whose scheduled time has come, up to a batch. */
+		n = pace_due(o, s, start, now, o->batch, &due);
+		if (!n) {
+			sleep_until(CLOCK_TAI, due < end ? due : end, SPIN_NS);
+			continue;
 		}
-		if (o->count && o->count - s->sent < n)
-			n = o->count - s->sent;
 		for (i = 0; i < n; i++) {
 			pkt.seq = s->sent + i;
 			pkt.tx_ns = now;
@@ -457,11 +484,7 @@ static int run(const struct opts *o, struct sender *s)
 			tdm_pkt_stamp(s->bufs + (size_t)i * o->size, now);
 		if (send_batch(s, n))
 			return -1;
-		if (!s->sent)
-			s->first_tx = now;
-		s->last_tx = now;
-		s->sent += n;
-		s->bytes += (uint64_t)n * o->size;
+		sender_sent(o, s, n, now);
 	}
 	return 0;
 }

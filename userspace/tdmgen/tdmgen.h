@@ -56,6 +56,27 @@ void sleep_until(int clk, int64_t t, int64_t spin);
 int64_t begin(const struct opts *o);
 
 /*
+ * --rate pacing from @start: the packets due at @now, at most @max (and
+ * what --count leaves); 0 when the next is not due yet, *next its time.
+ */
+unsigned int pace_due(const struct opts *o, const struct sender *s,
+		      int64_t start, int64_t now, unsigned int max,
+		      int64_t *next);
+
+/* Count @n packets sent at @now. */
+void sender_sent(const struct opts *o, struct sender *s, unsigned int n,
+		 int64_t now);
+
+struct tdmgate;
+/*
+ * libtdmgate's blocking wait for a frame of @len (until @deadline on the
+ * gate's clock), *start its instant: 0; 1 to ask again (the deadline
+ * passed, a signal); -1 when no window takes it (said, naming @where).
+ */
+int gate_frame(struct tdmgate *g, uint32_t len, int64_t deadline,
+	       int64_t *start, const char *where);
+
+/*
  * --stack afxdp: the data and the end markers as AF_XDP frames on
  * o->ifname, gated by libtdmgate following the device's tdmwin qdisc
  * (unless o->ungated).  0, -1 (a send failed: said on stderr) or 1 (bad
