@@ -20,10 +20,16 @@
 # none.  tcpdump stamps them at tdmB, the other end of the sender's veth:
 # the sender's wire.  The capture is judged on the host (tb pcap), with the
 # tolerances and allowance of tdmwin_gate.sh (lib.sh), on a quiet host.
+#
+# A software gate acts in its sender's thread: a preemption between the
+# gate's answer and the kick makes frames late.  The gated sender runs as
+# a deployment runs it, at real-time priority (chrt -f), and is the
+# release build (the sanitizer build's slower frames run ungated, and in
+# tdmctl doctor's check).
 
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
-tdm_require tcpdump
+tdm_require tcpdump chrt
 
 tdm_use_build "$TDM_ROOT/build/us" "" TDMGEN=tdmgen TDMCTL=tdmctl
 { [ -x "$TDMGEN" ] && [ -x "$TDMCTL" ]; } || tdm_skip_all "tdmgen, tdmctl not built (make tools)"
@@ -36,8 +42,10 @@ WINS2="8000000:3000000"			# the pending plan: [8,11) ms
 declare -A Q R
 
 tc_a() { tdm_tc -n "$A" "$@"; }
-gen() {
-	nsx "$A" "$TDMGEN" --stack afxdp -I $D -p 5001 -s 200 -E 0 -j "$@" \
+gen() {	# [chrt -f 50 BUILD/tdmgen] ARGS...
+	local bin=("$TDMGEN")
+	[ "$1" = chrt ] && { bin=("${@:1:4}"); shift 4; }
+	nsx "$A" "${bin[@]}" --stack afxdp -I $D -p 5001 -s 200 -E 0 -j "$@" \
 		"$TDM_IP_B" 2>"$TDM_TMP/gen.err"
 }
 
@@ -76,11 +84,30 @@ tdm_judge_check "ungated: frames captured" ungated 'judged >= 400'
 tdm_judge_check "ungated: many frames outside the windows though tdmwin is root" ungated \
 	'outside * 100 // (judged + 1) >= 25'
 
+# tdmctl doctor sees an AF_XDP sender beside the qdisc (one wire per
+# device): by device with xsk_diag (6.12), else the namespace's count (6.1).
+modprobe -q xsk_diag 2>/dev/null
+doctor() { nsx "$A" "$TDMCTL" doctor -i $D 2>&1 | grep '^tdm.bypass'; }
+# nsenter execs tdmgen (ip netns exec would fork it): $! is the sender.
+nsenter --net="/run/netns/$A" "$TDMGEN" --stack afxdp --ungated -I $D -p 5009 \
+	-c 1000 -r 100pps -E 0 -q "$TDM_IP_B" >/dev/null 2>&1 &
+dpid=$!
+TDM_BG_PIDS+=("$dpid")
+sleep 0.5
+doc=$(doctor)
+tdm_log "doctor while an AF_XDP sender runs: $doc"
+check_match "doctor: the AF_XDP sender beside tdmwin, a warning" "$doc" \
+	'WARN +no XDP program and 1 AF_XDP socket (\(1 with TX\) on tdmA|in its namespace).*beside its tdmwin'
+kill -TERM "$dpid" 2>/dev/null
+wait "$dpid" 2>/dev/null
+check_match "doctor: no AF_XDP socket once it is done" "$(doctor)" \
+	'OK +no XDP program and 0 AF_XDP sockets'
+
 # ---- 2. gated by libtdmgate, through a plan change ----------------------------
 
 tdm_cap_start gated "$B" tdmB "udp dst port 5001" || tdm_fail "tcpdump did not start"
 tdm_recv_start rxgated "$B" --bind "$TDM_IP_B" --ports 5001
-gen -c 3000 -r 1000pps >"$TDM_TMP/gated.json" &
+gen chrt -f 50 "$TDM_ROOT/build/us/tdmgen" -c 3000 -r 1000pps >"$TDM_TMP/gated.json" &
 gpid=$!
 TDM_BG_PIDS+=("$gpid")
 # Once frames flow, a pending plan whose base is a cycle boundary 1.5 s
@@ -95,14 +122,6 @@ t1=$(tdm_now)
 slow=
 [ "$t1" -lt "$B2" ] ||
 	slow="tc took $(( (t1 - t0) / 1000000 )) ms, past the pending base: too slow a guest"
-# tdmctl doctor sees the AF_XDP sender beside the qdisc (one wire per
-# device): by device with xsk_diag (6.12), else the namespace's count (6.1).
-modprobe -q xsk_diag 2>/dev/null
-doctor() { nsx "$A" "$TDMCTL" doctor -i $D 2>&1 | grep '^tdm.bypass'; }
-doc=$(doctor)
-tdm_log "doctor while sending: $doc"
-check_match "doctor: the AF_XDP sender beside tdmwin, a warning" "$doc" \
-	'WARN +no XDP program and 1 AF_XDP socket (\(1 with TX\) on tdmA|in its namespace).*beside its tdmwin'
 wait "$gpid"
 check_eq "gated: tdmgen sent" $? 0
 GEN=$(cat "$TDM_TMP/gated.json")
@@ -120,8 +139,6 @@ check_eq "gated: the receiver got all" "${R[udp5001.n]:-x}:${R[udp5001.lost]:-x}
 tdm_snap Q "$A" $D
 check_eq "gated: the qdisc saw none of it" "${Q[x.window_packets]:-}:${Q[qlen]:-}" 0:0
 check_eq "gated: the qdisc switched to the pending plan" "${Q[options.plan_version]:-}" 2
-check_match "doctor: no AF_XDP socket once tdmgen is done" "$(doctor)" \
-	'OK +no XDP program and 0 AF_XDP sockets'
 
 tdm_judge gated tb pcap "@$TDM_TMP/gated.pcap" --port 5001 --cycle $CYCLE --base "$BASE" \
 	--windows "$WINS" --switch "$B2" --base2 "$B2" --windows2 "$WINS2" \

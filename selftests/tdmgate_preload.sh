@@ -15,11 +15,14 @@
 #      with the shim: inside the windows;
 #   3. hold: UDP sends wait, ICMP (ping) is not touched; release: they go.
 # Departures are judged on the host from a capture on tdmA, the sender's
-# own tap (TX, with the tolerances and allowance of tdmwin_gate.sh).
+# own tap (TX, with the tolerances and allowance of tdmwin_gate.sh).  The
+# gate acts in the sender's thread, so a preemption between its answer and
+# the send makes frames late: the gated senders run at real-time priority
+# (chrt -f), as a deployment runs them.
 
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
-tdm_require tcpdump ping
+tdm_require tcpdump ping chrt
 
 SHIM=$TDM_ROOT/build/us/libtdmgate-preload.so
 TDMGEN=$TDM_ROOT/build/us/tdmgen
@@ -63,7 +66,7 @@ tdm_judge_check "ungated: many frames outside the windows" plain \
 	'outside * 100 // (judged + 1) >= 25'
 
 tdm_cap_start plaing "$A" tdmA "udp dst port 5001" || tdm_fail "tcpdump"
-shim "$TDMGEN" -p 5001 -s 200 -c 1000 -r 1000pps -b 8 -E 0 -q "$TDM_IP_B" \
+shim chrt -f 50 "$TDMGEN" -p 5001 -s 200 -c 1000 -r 1000pps -b 8 -E 0 -q "$TDM_IP_B" \
 	2>"$TDM_TMP/plaing.err"
 check_eq "gated: tdmgen sent, preloaded" $? 0
 sed 's/^/# /' "$TDM_TMP/plaing.err"
@@ -83,7 +86,7 @@ else
 	mark=$(tdm_hostload_mark)
 	tdm_cap_start spead2 "$A" tdmA "udp dst port 5002" || tdm_fail "tcpdump"
 	# 300 heaps of 4 kB in packets of at most 1472 bytes, at 20 Mbit/s.
-	shim "$SPEAD2_SEND" --heaps 300 --heap-size 4096 --packet 1472 --rate 0.02 \
+	shim chrt -f 50 "$SPEAD2_SEND" --heaps 300 --heap-size 4096 --packet 1472 --rate 0.02 \
 		--log WARNING "$TDM_IP_B:5002" >"$TDM_TMP/spead2.out" 2>&1
 	check_eq "spead2: spead2_send.py ran, preloaded" $? 0
 	sed 's/^/# spead2: /' "$TDM_TMP/spead2.out" | head -n 20

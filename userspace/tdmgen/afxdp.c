@@ -179,17 +179,44 @@ static void xtx_reap(struct xtx *x)
 }
 
 /*
- * Send @n (<= MAX_KICK) frames of @pkt, sequence numbers from pkt->seq on,
- * stamped with the time just before the kick (*now): 0, or -1 with errno.
+ * Build @n (<= MAX_KICK) frames of @pkt, sequence numbers from pkt->seq
+ * on, in the frames the next kick takes (the last free ones), before the
+ * gate is asked: between its answer and the kick only the stamps are
+ * written.  0, or -1 with errno.
  */
-static int xtx_send(struct xtx *x, struct tdm_pkt *pkt, unsigned int n,
-		    size_t payload, int64_t *now, uint64_t *retries)
+static int xtx_prepare(struct xtx *x, struct tdm_pkt *pkt, unsigned int n,
+		       size_t payload)
+{
+	int fd = xsk_socket__fd(x->xsk);
+	uint32_t i;
+
+	xtx_reap(x);
+	while (x->nfree < n) {
+		if (sendto(fd, NULL, 0, MSG_DONTWAIT, NULL, 0) < 0 &&
+		    errno != EAGAIN && errno != EBUSY && errno != ENOBUFS)
+			return -1;
+		xtx_reap(x);
+	}
+	for (i = 0; i < n; i++) {
+		tdm_frame_encode(xsk_umem__get_data(x->area,
+						    x->free_addr[x->nfree - 1 - i]),
+				 x->len, &x->addr, pkt, payload);
+		pkt->seq++;
+	}
+	return 0;
+}
+
+/*
+ * Send the first @n frames xtx_prepare() built, stamped with the time
+ * just before the kick (*now): 0, or -1 with errno.
+ */
+static int xtx_kick(struct xtx *x, unsigned int n, int64_t *now,
+		    uint64_t *retries)
 {
 	int fd = xsk_socket__fd(x->xsk);
 	uint32_t idx, i;
 
-	xtx_reap(x);
-	while (x->nfree < n || xsk_ring_prod__reserve(&x->tx, n, &idx) != n) {
+	while (xsk_ring_prod__reserve(&x->tx, n, &idx) != n) {
 		if (sendto(fd, NULL, 0, MSG_DONTWAIT, NULL, 0) < 0 &&
 		    errno != EAGAIN && errno != EBUSY && errno != ENOBUFS)
 			return -1;
@@ -201,10 +228,8 @@ static int xtx_send(struct xtx *x, struct tdm_pkt *pkt, unsigned int n,
 
 		d->addr = x->free_addr[--x->nfree];
 		d->len = (uint32_t)x->len;
-		pkt->tx_ns = *now;
-		tdm_frame_encode(xsk_umem__get_data(x->area, d->addr), x->len,
-				 &x->addr, pkt, payload);
-		pkt->seq++;
+		tdm_pkt_stamp((uint8_t *)xsk_umem__get_data(x->area, d->addr) +
+			      TDM_FRAME_HDR_LEN, *now);
 	}
 	xsk_ring_prod__submit(&x->tx, n);
 	/* Copy mode sends in the call; EAGAIN: frames left, or the driver's
@@ -287,6 +312,9 @@ static int send_data(const struct opts *o, struct sender *s, struct xtx *x,
 			sleep_until(CLOCK_TAI, due < end ? due : end, SPIN_NS);
 			continue;
 		}
+		pkt.seq = s->sent;
+		if (xtx_prepare(x, &pkt, n, o->size))
+			goto fail;
 		if (g) {
 			unsigned int k;
 
@@ -302,8 +330,7 @@ static int send_data(const struct opts *o, struct sender *s, struct xtx *x,
 				;
 			n = k;
 		}
-		pkt.seq = s->sent;
-		if (xtx_send(x, &pkt, n, o->size, &now, &s->retries))
+		if (xtx_kick(x, n, &now, &s->retries))
 			goto fail;
 		sender_sent(o, s, n, now);
 	}
@@ -327,6 +354,9 @@ static int send_markers(const struct opts *o, struct sender *s, struct xtx *x,
 		sleep_until(CLOCK_TAI, tdm_clock_ns(CLOCK_TAI) +
 				    (int64_t)o->end_wait_ns, SPIN_NS);
 	for (i = 0; i < o->markers; i++) {
+		pkt.seq = s->sent;
+		if (xtx_prepare(x, &pkt, 1, o->size))
+			goto fail;
 		/* A marker the gate holds for 10 s is given up. */
 		if (g && gate_frame(g, (uint32_t)x->len,
 				    tdmgate_now(g) + 10000000000LL, &t, o->ifname)) {
@@ -334,16 +364,16 @@ static int send_markers(const struct opts *o, struct sender *s, struct xtx *x,
 				o->ifname, i);
 			return -1;
 		}
-		pkt.seq = s->sent;
-		if (xtx_send(x, &pkt, 1, o->size, &now, &s->retries)) {
-			fprintf(stderr, "tdmgen: AF_XDP send on %s: %s\n",
-				o->ifname, strerror(errno));
-			return -1;
-		}
+		if (xtx_kick(x, 1, &now, &s->retries))
+			goto fail;
 		if (i + 1 < o->markers)
 			usleep(1000);
 	}
 	return 0;
+fail:
+	fprintf(stderr, "tdmgen: AF_XDP send on %s: %s\n", o->ifname,
+		strerror(errno));
+	return -1;
 }
 
 int afxdp_run(const struct opts *o, struct sender *s)
