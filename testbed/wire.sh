@@ -393,15 +393,19 @@ tdm_switch_reset() {
 	TDM_SW_RX0=$(nsx "$TDM_SW_RXNS" cat "/sys/class/net/$TDM_SW_RXDEV/statistics/rx_packets")
 }
 
+# tdm_netem_empty NS DEV: true when DEV's serializer holds no frame.
+tdm_netem_empty() {
+	[ "$(tc -n "$1" -s -j qdisc show dev "$2" | py flat --kind netem |
+		sed -n 's/^qlen=//p')" = 0 ]
+}
+
 # tdm_switch_idle: true when every NIC's FIFO and the switch port's buffer
 # are empty.
 tdm_switch_idle() {
 	local i
-	[ "$(tc -n "$SW" -s -j qdisc show dev "$TDM_SW_PORT" | py flat --kind netem |
-		sed -n 's/^qlen=//p')" = 0 ] || return 1
+	tdm_netem_empty "$SW" "$TDM_SW_PORT" || return 1
 	for i in "${!S[@]}"; do
-		[ "$(tc -n "$NIC" -s -j qdisc show dev "nout$i" | py flat --kind netem |
-			sed -n 's/^qlen=//p')" = 0 ] || return 1
+		tdm_netem_empty "$NIC" "nout$i" || return 1
 	done
 }
 
@@ -546,12 +550,10 @@ declare -gA TDM_CORNER_RX0
 tdm_corner_idle() {
 	local i j
 	for j in "${!RCV[@]}"; do
-		[ "$(tc -n "$SW" -s -j qdisc show dev "swr$j" | py flat --kind netem |
-			sed -n 's/^qlen=//p')" = 0 ] || return 1
+		tdm_netem_empty "$SW" "swr$j" || return 1
 	done
 	for i in "${!S[@]}"; do
-		[ "$(tc -n "$NIC" -s -j qdisc show dev "nout$i" | py flat --kind netem |
-			sed -n 's/^qlen=//p')" = 0 ] || return 1
+		tdm_netem_empty "$NIC" "nout$i" || return 1
 	done
 }
 

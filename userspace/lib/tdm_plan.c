@@ -602,22 +602,32 @@ int tdm_plan_validate(struct tdm_plan *p, char *err, size_t errlen)
 
 /* ---- the [auto] form -------------------------------------------------- */
 
-/* Sender names (or "0", "1", ...) into n calloc'd senders, or NULL. */
-static struct tdm_sender *new_senders(unsigned int n,
-				      const char *const *names)
+/*
+ * n senders named names[i] (or "0", "1", ... where NULL) into *out
+ * (calloc'd).  0; 1 for a name too long, -1 out of memory (err says).
+ */
+static int new_senders(unsigned int n, const char *const *names,
+		       struct tdm_sender **out, char *err, size_t errlen)
 {
-	struct tdm_sender *s = calloc(n, sizeof(*s));
+	struct tdm_sender *s;
 	unsigned int i;
 
-	for (i = 0; s && i < n; i++) {
+	for (i = 0; names && i < n; i++)
+		if (names[i] && strlen(names[i]) >= TDM_NAME_MAX)
+			return -bad_name(&(struct plan_where){ 0 }, 0, names[i],
+					 err, errlen);
+	s = calloc(n, sizeof(*s));
+	if (!s)
+		return msg(err, errlen, "out of memory");
+	for (i = 0; i < n; i++) {
 		if (names && names[i])
 			strcpy(s[i].name, names[i]);
 		else
 			snprintf(s[i].name, sizeof(s[i].name), "%u", i);
 	}
-	return s;
+	*out = s;
+	return 0;
 }
-
 
 enum auto_key { A_SENDERS, A_WINDOW, A_DEAD, A_PER, A_NKEYS };
 
@@ -632,6 +642,7 @@ static int auto_build(struct tdm_plan *p, unsigned int n,
 	struct tdm_sender *s;
 	uint64_t slot, cycle;
 	unsigned int i, k;
+	int rc;
 
 	*which = A_SENDERS;
 	if (!n || n > TDM_MAX_SENDERS)
@@ -656,15 +667,10 @@ static int auto_build(struct tdm_plan *p, unsigned int n,
 			   "cycle windows_per_sender x senders x (window + dead_time) is longer than %s",
 			   TSTR(TDMWIN_MAX_CYCLE_NS));
 	*which = A_SENDERS;
-	for (i = 0; names && i < n; i++)
-		if (names[i] && strlen(names[i]) >= TDM_NAME_MAX)
-			return bad_name(&(struct plan_where){ 0 }, 0, names[i],
-					err, errlen);
-
-	s = new_senders(n, names);
-	if (!s) {
-		*which = -1;
-		return msg(err, errlen, "out of memory");
+	rc = new_senders(n, names, &s, err, errlen);
+	if (rc) {
+		*which = rc > 0 ? A_SENDERS : -1;
+		return -1;
 	}
 	for (i = 0; i < n; i++) {
 		s[i].nwin = per;
@@ -708,6 +714,7 @@ static int barrel_build(struct tdm_plan *p, unsigned int n,
 	unsigned int m = p->nreceivers, l, i, k, r;
 	struct tdm_sender *s;
 	uint64_t cycle;
+	int rc;
 
 	*which = B_SENDERS;
 	if (!n || n > TDM_MAX_SENDERS)
@@ -736,15 +743,10 @@ static int barrel_build(struct tdm_plan *p, unsigned int n,
 		return msg(err, errlen,
 			   "cycle max(senders, receivers) x slot is longer than %s",
 			   TSTR(TDMWIN_MAX_CYCLE_NS));
-	*which = B_SENDERS;
-	for (i = 0; names && i < n; i++)
-		if (names[i] && strlen(names[i]) >= TDM_NAME_MAX)
-			return bad_name(&(struct plan_where){ 0 }, 0, names[i],
-					err, errlen);
-	s = new_senders(n, names);
-	if (!s) {
-		*which = -1;
-		return msg(err, errlen, "out of memory");
+	rc = new_senders(n, names, &s, err, errlen);
+	if (rc) {
+		*which = rc > 0 ? B_SENDERS : -1;
+		return -1;
 	}
 	/* Slot k: sender i to (i + k) mod l, idle if that is no receiver. */
 	for (i = 0; i < n; i++) {
@@ -1216,6 +1218,17 @@ static int auto_key(struct plan_parser *pp, const struct tdm_cfg_line *l,
 	return 0;
 }
 
+/* *arr (of elements of size bytes) reallocated to cap; -1 if not. */
+static int grow(void **arr, size_t size, unsigned int cap)
+{
+	void *q = realloc(*arr, cap * size);
+
+	if (!q)
+		return -1;
+	*arr = q;
+	return 0;
+}
+
 static int open_sender(struct plan_parser *pp, const struct tdm_cfg_line *l,
 		       char *err, size_t errlen)
 {
@@ -1223,7 +1236,6 @@ static int open_sender(struct plan_parser *pp, const struct tdm_cfg_line *l,
 	struct tdm_plan *p = pp->p;
 	struct tdm_sender *s;
 	unsigned int i, cap;
-	void *q;
 
 	if (!l->section_arg)
 		return msg(err, errlen, "[sender] needs a name");
@@ -1247,14 +1259,9 @@ static int open_sender(struct plan_parser *pp, const struct tdm_cfg_line *l,
 			   TDM_MAX_SENDERS);
 	if (p->nsenders == pp->cap) {
 		cap = pp->cap ? pp->cap * 2 : 8;
-		q = realloc(p->senders, cap * sizeof(*p->senders));
-		if (!q)
+		if (grow((void **)&p->senders, sizeof(*p->senders), cap) ||
+		    grow((void **)&pp->wline, sizeof(*pp->wline), cap))
 			return msg(err, errlen, "out of memory");
-		p->senders = q;
-		q = realloc(pp->wline, cap * sizeof(*pp->wline));
-		if (!q)
-			return msg(err, errlen, "out of memory");
-		pp->wline = q;
 		pp->cap = cap;
 	}
 	s = &p->senders[p->nsenders++];
@@ -1290,7 +1297,6 @@ static int open_receiver(struct plan_parser *pp, const struct tdm_cfg_line *l,
 	unsigned int cap;
 	const char *form;
 	int i, line;
-	void *q;
 
 	if (!l->section_arg)
 		return msg(err, errlen, "[receiver] needs a name");
@@ -1317,10 +1323,8 @@ static int open_receiver(struct plan_parser *pp, const struct tdm_cfg_line *l,
 			   TDM_MAX_RECEIVERS);
 	if (p->nreceivers == pp->rcap) {
 		cap = pp->rcap ? pp->rcap * 2 : 8;
-		q = realloc(p->receivers, cap * sizeof(*p->receivers));
-		if (!q)
+		if (grow((void **)&p->receivers, sizeof(*p->receivers), cap))
 			return msg(err, errlen, "out of memory");
-		p->receivers = q;
 		pp->rcap = cap;
 	}
 	r = &p->receivers[p->nreceivers++];
@@ -1423,12 +1427,56 @@ static int plan_line(void *ctx, const struct tdm_cfg_line *l,
 	return global_key(pp, l, err, errlen);
 }
 
+/*
+ * The senders of [auto] or [barrel]: their count, and in *names their
+ * names (NULL for a count: "0", "1", ...; free() it).  -1: out of memory.
+ */
+static int form_senders(const struct plan_parser *pp, const char ***names,
+			unsigned int *n)
+{
+	unsigned int i;
+
+	*names = NULL;
+	*n = pp->count_form ? (unsigned int)pp->count : pp->nnames;
+	if (pp->count_form)
+		return 0;
+	*names = calloc(*n ? *n : 1, sizeof(**names));
+	if (!*names)
+		return -1;
+	for (i = 0; i < *n; i++)
+		(*names)[i] = pp->names[i];
+	return 0;
+}
+
+/*
+ * After [auto] or [barrel] made the senders: each sender defined where
+ * its name (or the count, at @count_line) was, each window where the key
+ * @win_line that made it was, for the messages that follow.
+ */
+static int form_lines(struct plan_parser *pp, const struct plan_where *w,
+		      int count_line, int win_line, char *err, size_t errlen)
+{
+	unsigned int i, k;
+
+	pp->cap = pp->p->nsenders;
+	pp->wline = calloc(pp->cap, sizeof(*pp->wline));
+	if (!pp->wline)
+		return fail_at(w, 0, err, errlen, "out of memory");
+	for (i = 0; i < pp->p->nsenders; i++) {
+		pp->p->senders[i].line = pp->count_form ? count_line
+							: pp->name_line[i];
+		for (k = 0; k < pp->p->senders[i].nwin; k++)
+			pp->wline[i][k] = win_line;
+	}
+	return 0;
+}
+
 /* Expand [auto] into senders, with lines for the messages that follow. */
 static int finish_auto(struct plan_parser *pp, const struct plan_where *w,
 		       char *err, size_t errlen)
 {
-	const char **names = NULL;
-	unsigned int n, i, k;
+	const char **names;
+	unsigned int n, k;
 	int which, ret, line;
 	char e[256];
 
@@ -1439,14 +1487,8 @@ static int finish_auto(struct plan_parser *pp, const struct plan_where *w,
 		if (!pp->aline[k] && k != A_PER)
 			return fail_at(w, pp->auto_line, err, errlen,
 				       "[auto] is missing '%s'", auto_keys[k]);
-	n = pp->count_form ? (unsigned int)pp->count : pp->nnames;
-	if (!pp->count_form) {
-		names = calloc(n, sizeof(*names));
-		if (!names)
-			return fail_at(w, 0, err, errlen, "out of memory");
-		for (i = 0; i < n; i++)
-			names[i] = pp->names[i];
-	}
+	if (form_senders(pp, &names, &n))
+		return fail_at(w, 0, err, errlen, "out of memory");
 	ret = auto_build(pp->p, n, names, pp->wlen, pp->dead,
 			 pp->aline[A_PER] ? (unsigned int)pp->per : 1,
 			 &which, e, sizeof(e));
@@ -1457,25 +1499,16 @@ static int finish_auto(struct plan_parser *pp, const struct plan_where *w,
 		return fail_at(w, line, err, errlen, "%s", e);
 	}
 	/* The windows came from the window key; senders from their names. */
-	pp->cap = pp->p->nsenders;
-	pp->wline = calloc(pp->cap, sizeof(*pp->wline));
-	if (!pp->wline)
-		return fail_at(w, 0, err, errlen, "out of memory");
-	for (i = 0; i < pp->p->nsenders; i++) {
-		pp->p->senders[i].line = pp->count_form ? pp->aline[A_SENDERS]
-							: pp->name_line[i];
-		for (k = 0; k < pp->p->senders[i].nwin; k++)
-			pp->wline[i][k] = pp->aline[A_WINDOW];
-	}
-	return 0;
+	return form_lines(pp, w, pp->aline[A_SENDERS], pp->aline[A_WINDOW],
+			  err, errlen);
 }
 
 /* Expand [barrel] into senders, with lines for the messages that follow. */
 static int finish_barrel(struct plan_parser *pp, const struct plan_where *w,
 			 char *err, size_t errlen)
 {
-	const char **names = NULL;
-	unsigned int n, i, k;
+	const char **names;
+	unsigned int n, k;
 	int which, ret, line;
 	char e[256];
 
@@ -1489,14 +1522,8 @@ static int finish_barrel(struct plan_parser *pp, const struct plan_where *w,
 	if (!pp->p->nreceivers)
 		return fail_at(w, pp->barrel_line, err, errlen,
 			       "[barrel] needs [receiver] sections before it");
-	n = pp->count_form ? (unsigned int)pp->count : pp->nnames;
-	if (!pp->count_form) {
-		names = calloc(n, sizeof(*names));
-		if (!names)
-			return fail_at(w, 0, err, errlen, "out of memory");
-		for (i = 0; i < n; i++)
-			names[i] = pp->names[i];
-	}
+	if (form_senders(pp, &names, &n))
+		return fail_at(w, 0, err, errlen, "out of memory");
 	ret = barrel_build(pp->p, n, names, pp->slot, pp->dead, &which, e,
 			   sizeof(e));
 	free(names);
@@ -1505,17 +1532,9 @@ static int finish_barrel(struct plan_parser *pp, const struct plan_where *w,
 						      : pp->barrel_line;
 		return fail_at(w, line, err, errlen, "%s", e);
 	}
-	pp->cap = pp->p->nsenders;
-	pp->wline = calloc(pp->cap, sizeof(*pp->wline));
-	if (!pp->wline)
-		return fail_at(w, 0, err, errlen, "out of memory");
-	for (i = 0; i < pp->p->nsenders; i++) {
-		pp->p->senders[i].line = pp->count_form ? pp->bline[B_SENDERS]
-							: pp->name_line[i];
-		for (k = 0; k < pp->p->senders[i].nwin; k++)
-			pp->wline[i][k] = pp->bline[B_SLOT];
-	}
-	return 0;
+	/* The windows came from the slot key. */
+	return form_lines(pp, w, pp->bline[B_SENDERS], pp->bline[B_SLOT],
+			  err, errlen);
 }
 
 static int finish(struct plan_parser *pp, char *err, size_t errlen)

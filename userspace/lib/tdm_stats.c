@@ -225,6 +225,25 @@ bad:
 	return 0;
 }
 
+const char *tdm_fmt_u64_na(uint64_t v, char *buf, size_t len)
+{
+	if (v == TDM_NA_U64)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%" PRIu64, v);
+	return buf;
+}
+
+const char *tdm_fmt_ppm(uint64_t ppm, char *buf, size_t len)
+{
+	if (ppm == TDM_NA_U64)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%" PRIu64 ".%04" PRIu64 "%%", ppm / 10000,
+			 ppm % 10000);
+	return buf;
+}
+
 void tdm_receiver_result(struct tdm_receiver_result *out,
 			 const struct tdm_plan *full, unsigned int r,
 			 const struct tdm_run_result *run)

@@ -241,6 +241,14 @@ void tdm_metrics_json(struct tdm_json *j, const char *key,
 int tdm_metrics_csv_read(const struct tdm_metric_table *t, const char *header,
 			 char *row, void *res, char *err, size_t errlen);
 
+/*
+ * Metrics for people: a u64 as digits, or "-" when it is not available
+ * (TDM_NA_U64); millionths as a percentage with all four decimals
+ * ("90.0000%"), exact, or "-".  Both return buf.
+ */
+const char *tdm_fmt_u64_na(uint64_t v, char *buf, size_t len);
+const char *tdm_fmt_ppm(uint64_t ppm, char *buf, size_t len);
+
 struct tdm_plan;
 /*
  * Receiver @r of plan @full: its planned share and what the run of the

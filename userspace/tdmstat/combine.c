@@ -106,28 +106,8 @@ static struct totals total(const struct rows *rs)
 	return t;
 }
 
-static const char *u(uint64_t v, char *b, size_t n)
-{
-	if (v == TDM_NA_U64)
-		snprintf(b, n, "-");
-	else
-		snprintf(b, n, "%llu", (unsigned long long)v);
-	return b;
-}
-
-/* A ppm value as a percentage with its four digits: exact. */
-static const char *pct(uint64_t v, char *b, size_t n)
-{
-	if (v == TDM_NA_U64)
-		snprintf(b, n, "-");
-	else
-		snprintf(b, n, "%llu.%04llu%%", (unsigned long long)(v / 10000),
-			 (unsigned long long)(v % 10000));
-	return b;
-}
-
-#define U(v)	u((v), (char[24]){ 0 }, 24)
-#define PCT(v)	pct((v), (char[32]){ 0 }, 32)
+#define U(v)	tdm_fmt_u64_na((v), (char[24]){ 0 }, 24)
+#define PCT(v)	tdm_fmt_ppm((v), (char[32]){ 0 }, 32)
 
 static void print_table(const struct rows *rs, const struct totals *t)
 {

@@ -254,17 +254,6 @@ static bool rx_row(struct tdmstat *t, struct tdm_receiver_result *out)
 	return true;
 }
 
-/* "12.345 %" of a ppm value, or "-". */
-static const char *fmt_ppm(uint64_t v, char *b, size_t n)
-{
-	if (v == TDM_NA_U64)
-		snprintf(b, n, "-");
-	else
-		snprintf(b, n, "%llu.%04llu %%", (unsigned long long)(v / 10000),
-			 (unsigned long long)(v % 10000));
-	return b;
-}
-
 static char *summary_json(struct tdmstat *t)
 {
 	struct tdm_receiver_result rx;
@@ -313,14 +302,6 @@ static void fmt_ns(int64_t v, char *b, size_t n)
 		snprintf(b, n, "%.3f", (double)v / 1e3);
 }
 
-static void fmt_u(uint64_t v, char *b, size_t n)
-{
-	if (v == TDM_NA_U64)
-		snprintf(b, n, "-");
-	else
-		snprintf(b, n, "%llu", (unsigned long long)v);
-}
-
 static void summary_table(struct tdmstat *t, FILE *f)
 {
 	const struct tdm_run_result *r = tdm_stats_run(t->st);
@@ -331,9 +312,9 @@ static void summary_table(struct tdmstat *t, FILE *f)
 	if (rx_row(t, &rx))
 		fprintf(f, "receiver %s (%s): its windows open %s of the cycle (%llu senders), payload %s of its link\n",
 			rx.receiver, rx.address,
-			fmt_ppm(rx.planned_ppm, a1, sizeof(a1)),
+			tdm_fmt_ppm(rx.planned_ppm, a1, sizeof(a1)),
 			(unsigned long long)rx.senders_planned,
-			fmt_ppm(rx.payload_ppm, a2, sizeof(a2)));
+			tdm_fmt_ppm(rx.payload_ppm, a2, sizeof(a2)));
 
 	fprintf(f, "%-12s %10s %10s %8s %8s %6s %6s %8s %8s %7s %10s %10s %10s %9s\n",
 		"SENDER", "SENT", "RECEIVED", "LOST", "LATE", "DUP", "REORD",
@@ -343,8 +324,8 @@ static void summary_table(struct tdmstat *t, FILE *f)
 		const struct tdm_sender_result *s = tdm_stats_sender(t->st, i);
 		char sent[24], lost[24], a[24], b[24], c[24], d[24];
 
-		fmt_u(s->sent, sent, sizeof(sent));
-		fmt_u(s->lost, lost, sizeof(lost));
+		tdm_fmt_u64_na(s->sent, sent, sizeof(sent));
+		tdm_fmt_u64_na(s->lost, lost, sizeof(lost));
 		fmt_ns(s->transit_min_ns, a, sizeof(a));
 		fmt_ns(s->transit_avg_ns, b, sizeof(b));
 		fmt_ns(s->transit_max_ns, c, sizeof(c));

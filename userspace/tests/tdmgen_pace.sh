@@ -63,6 +63,20 @@ grep -v link_speed "$tmp/plan" >"$tmp/plan-nospeed"
 bad "--gate lib needs the plan's link_speed" --pace windows --plan "$tmp/plan-nospeed" \
 	--name b --gate lib -d 10ms 127.0.0.1
 
+# report FILE: the checker's lines as TAP: "ok NAME", "fail NAME: DETAIL"
+# or "# comment".
+report() {
+	local line
+	while IFS= read -r line; do
+		case $line in
+		"#"*) echo "$line" ;;
+		"ok "*) tdm_ok "${line#ok }" ;;
+		*) tdm_fail_why "${line#fail }" ;;
+		esac
+	done <"$1"
+	[ -s "$1" ] || tdm_fail_why "the checks ran" "no output from the checker"
+}
+
 # pace GATE: sender b for 1 s through --gate GATE, judged on its stamps.
 pace() {
 local gate=$1 rx port line
@@ -146,14 +160,7 @@ check("the summary says pace windows, gate " + gate,
       summary.get("pace") == "windows" and summary.get("gate") == gate,
       "%s, %s" % (summary.get("pace"), summary.get("gate")))
 PY
-while IFS= read -r line; do
-	case $line in
-	"#"*) echo "$line" ;;
-	"ok "*) tdm_ok "${line#ok }" ;;
-	*) tdm_fail_why "${line#fail }" ;;
-	esac
-done <"$tmp/checks"
-[ -s "$tmp/checks" ] || tdm_fail_why "the checks ran" "no output from the checker"
+report "$tmp/checks"
 }
 
 pace window
@@ -273,14 +280,7 @@ else:
     n = [len(seqs[r]) for r in range(3)]
     check("to each receiver in turn (counts within one)", max(n) - min(n) <= 1, "%s" % n)
 PY
-while IFS= read -r line; do
-	case $line in
-	"#"*) echo "$line" ;;
-	"ok "*) tdm_ok "${line#ok }" ;;
-	*) tdm_fail_why "${line#fail }" ;;
-	esac
-done <"$tmp/checks"
-[ -s "$tmp/checks" ] || tdm_fail_why "the checks ran" "no output from the checker"
+report "$tmp/checks"
 }
 
 corner windows window

@@ -22,6 +22,7 @@
 #include "tdm_json.h"
 #include "tdm_plan.h"
 #include "tdm_util.h"
+#include "plan_parse.h"
 
 #define MS	1000000ULL
 #define US	1000ULL
@@ -30,31 +31,6 @@
 #define NAME_RULE "(1..63 characters of A-Z a-z 0-9 _ . -)"
 
 /* ---- helpers ---------------------------------------------------------- */
-
-static void parse_ok(const char *text, struct tdm_plan *p)
-{
-	char err[512] = "";
-
-	if (tdm_plan_parse(text, "plan.conf", p, err, sizeof(err)))
-		fail_msg("refused: %s\n%s", err, text);
-}
-
-/* The parse fails with exactly want and leaves nothing allocated. */
-static void parse_bad(const char *text, const char *want)
-{
-	struct tdm_plan p;
-	char err[512] = "";
-
-	memset(&p, 0xa5, sizeof(p));	/* parse must not trust p */
-	if (!tdm_plan_parse(text, "plan.conf", &p, err, sizeof(err))) {
-		tdm_plan_free(&p);
-		fail_msg("accepted, expected: %s\n%s", want, text);
-	}
-	assert_string_equal(err, want);
-	assert_null(p.senders);
-	assert_int_equal(p.nsenders, 0);
-	tdm_plan_free(&p);	/* harmless after a failed parse */
-}
 
 /* A growing text for generated plans. */
 struct text {
@@ -164,19 +140,6 @@ static void assert_window(const struct tdm_sender *s, unsigned int i,
 	assert_int_equal(s->win[i].length, length);
 }
 
-static void round_trip(const struct tdm_plan *p)
-{
-	char err[512], *text;
-	struct tdm_plan q;
-
-	text = tdm_plan_format_alloc(p);
-	assert_non_null(text);
-	if (tdm_plan_parse(text, "formatted", &q, err, sizeof(err)))
-		fail_msg("%s\n%s", err, text);
-	assert_true(tdm_plan_equal(p, &q));
-	tdm_plan_free(&q);
-	free(text);
-}
 
 /* ---- parsing good plans ----------------------------------------------- */
 
