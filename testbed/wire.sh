@@ -487,11 +487,12 @@ tdm_switch_port_judge() {
 tdm_corner_ip() { echo "198.18.2.$((100 + $1))"; }
 
 tdm_corner() {
-	local n=$1 m=$2 i j v mac
-	local -A rxmac
+	local n=$1 m=$2 i j v mac sw_fdb="" nic_fdb=""
+	local -A rxmac neigh
 	SW_BUF=${3:-${TDM_SWITCH_BUF:-$(tdm_switch_buf)}}
 	declare -gA S RCV
 	S=() RCV=()
+	# Under TCG every command costs: one per namespace where it can.
 	setup_ns SW NIC || return 1
 	ip -n "$SW" link add br0 type bridge || return 1
 	ip -n "$SW" link set br0 up
@@ -501,15 +502,18 @@ tdm_corner() {
 		RCV[$j]=${!v}
 		ip link add "swr$j" netns "$SW" type veth peer name rx0 \
 			netns "${RCV[$j]}" || return 1
-		ip -n "$SW" link set "swr$j" master br0 || return 1
+		ip -n "$SW" -b - <<-EOF || return 1
+			link set swr$j master br0
+			link set swr$j up
+		EOF
 		tdm_wire_serializer "$SW" "swr$j" "$SW_BUF" add || return 1
-		ip -n "$SW" link set "swr$j" up
-		ip -n "${RCV[$j]}" addr add "$(tdm_corner_ip "$j")/24" dev rx0
-		ip -n "${RCV[$j]}" link set rx0 up
-		tdm_rps "$SW" "swr$j"
+		ip -n "${RCV[$j]}" -b - <<-EOF || return 1
+			addr add $(tdm_corner_ip "$j")/24 dev rx0
+			link set rx0 up
+		EOF
 		tdm_rps "${RCV[$j]}" rx0
-		rxmac[$j]=$(nsx "${RCV[$j]}" cat /sys/class/net/rx0/address)
-		bridge -n "$SW" fdb add "${rxmac[$j]}" dev "swr$j" master static
+		rxmac[$j]=$(ip -n "${RCV[$j]}" -br link show dev rx0 | awk '{ print $3 }')
+		sw_fdb+="fdb add ${rxmac[$j]} dev swr$j master static"$'\n'
 	done
 	TDM_SW_IN=swp
 	for i in $(seq "$n"); do
@@ -517,18 +521,22 @@ tdm_corner() {
 		v=SND$i
 		S[$i]=${!v}
 		tdm_switch_nic "$i" "${S[$i]}" tx0 numtxqueues 1 || return 1
-		ip -n "${S[$i]}" addr add "$(tdm_switch_ip "$i")/24" dev tx0
-		ip -n "${S[$i]}" link set tx0 up
-		mac=$(nsx "${S[$i]}" cat /sys/class/net/tx0/address)
-		bridge -n "$SW" fdb add "$mac" dev "swp$i" master static
+		mac=$(ip -n "${S[$i]}" -br link show dev tx0 | awk '{ print $3 }')
+		sw_fdb+="fdb add $mac dev swp$i master static"$'\n'
+		v="addr add $(tdm_switch_ip "$i")/24 dev tx0"$'\n'"link set tx0 up"$'\n'
 		for j in $(seq "$m"); do
-			ip -n "${S[$i]}" neigh replace "$(tdm_corner_ip "$j")" \
-				lladdr "${rxmac[$j]}" dev tx0 nud permanent
-			ip -n "${RCV[$j]}" neigh replace "$(tdm_switch_ip "$i")" \
-				lladdr "$mac" dev rx0 nud permanent
-			bridge -n "$NIC" fdb add "${rxmac[$j]}" dev "nout$i" master static
+			v+="neigh replace $(tdm_corner_ip "$j") lladdr ${rxmac[$j]} dev tx0 nud permanent"$'\n'
+			neigh[$j]+="neigh replace $(tdm_switch_ip "$i") lladdr $mac dev rx0 nud permanent"$'\n'
+			nic_fdb+="fdb add ${rxmac[$j]} dev nout$i master static"$'\n'
 		done
+		ip -n "${S[$i]}" -b - <<<"$v" || return 1
 	done
+	for j in $(seq "$m"); do
+		ip -n "${RCV[$j]}" -b - <<<"${neigh[$j]}" || return 1
+	done
+	bridge -n "$SW" -b - <<<"$sw_fdb" || return 1
+	bridge -n "$NIC" -b - <<<"$nic_fdb" || return 1
+	tdm_rps "$SW" $(seq -f 'swr%g' "$m")
 }
 
 # tdm_corner_reset: fresh counters and empty FIFOs at every NIC and port.
