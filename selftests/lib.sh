@@ -216,11 +216,15 @@ tdm_hosts() {
 	tdm_rps "$b" "$db"
 }
 
-tdm_rps() { # NS DEV
-	local f
-	for f in $(ip netns exec "$1" sh -c "ls /sys/class/net/$2/queues/rx-*/rps_cpus" 2>/dev/null); do
-		ip netns exec "$1" sh -c "echo 1 > $f" 2>/dev/null
-	done
+tdm_rps() { # NS DEV...: in one exec (each costs a lot under TCG)
+	local ns=$1
+	shift
+	# shellcheck disable=SC2016  # expanded by the inner sh
+	ip netns exec "$ns" sh -c 'for d; do
+		for f in /sys/class/net/"$d"/queues/rx-*/rps_cpus; do
+			[ -e "$f" ] && echo 1 >"$f"
+		done
+	done; :' sh "$@" 2>/dev/null
 }
 
 # The wire and switch testbeds: the emulated NICs, wires and switch port,

@@ -349,14 +349,16 @@ window 0 ${4}ns
 EOF
 }
 
-# tdm_switch_sink PORT: a UDP socket on the receiver that never reads (the
-# kernel drops what overflows it, after the receiver's device counted it,
-# and no ICMP goes back to the senders), until the test ends.
+# tdm_switch_sink PORT [NS]: a UDP socket on the receiver (NS, default
+# $RX) that never reads (the kernel drops what overflows it, after the
+# receiver's device counted it, and no ICMP goes back to the senders),
+# until the test ends.
 tdm_switch_sink() {
-	local ready=$TDM_TMP/sink-$1.ready i
+	local ns=${2:-$RX} ready i
+	ready=$TDM_TMP/sink-$1-$ns.ready
 	# ip netns exec itself in the background, not nsx: $! must be the
 	# process that holds our stdout, so that tdm_cleanup's kill ends it.
-	ip netns exec "$RX" "$TDM_PY" -S -c 'import socket, sys, time
+	ip netns exec "$ns" "$TDM_PY" -S -c 'import socket, sys, time
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.bind(("0.0.0.0", int(sys.argv[1])))
 open(sys.argv[2], "w").close()
@@ -391,15 +393,19 @@ tdm_switch_reset() {
 	TDM_SW_RX0=$(nsx "$TDM_SW_RXNS" cat "/sys/class/net/$TDM_SW_RXDEV/statistics/rx_packets")
 }
 
+# tdm_netem_empty NS DEV: true when DEV's serializer holds no frame.
+tdm_netem_empty() {
+	[ "$(tc -n "$1" -s -j qdisc show dev "$2" | py flat --kind netem |
+		sed -n 's/^qlen=//p')" = 0 ]
+}
+
 # tdm_switch_idle: true when every NIC's FIFO and the switch port's buffer
 # are empty.
 tdm_switch_idle() {
 	local i
-	[ "$(tc -n "$SW" -s -j qdisc show dev "$TDM_SW_PORT" | py flat --kind netem |
-		sed -n 's/^qlen=//p')" = 0 ] || return 1
+	tdm_netem_empty "$SW" "$TDM_SW_PORT" || return 1
 	for i in "${!S[@]}"; do
-		[ "$(tc -n "$NIC" -s -j qdisc show dev "nout$i" | py flat --kind netem |
-			sed -n 's/^qlen=//p')" = 0 ] || return 1
+		tdm_netem_empty "$NIC" "nout$i" || return 1
 	done
 }
 
@@ -463,3 +469,154 @@ tdm_switch_port_judge() {
 		--port "${3:-8081}"
 }
 
+
+# ---- the corner turn: N senders to M receivers through one switch --------
+#
+# tdm_corner N M [BUF]: N senders, each behind its NIC and wire as in the
+# switch testbed (tdm_switch_nic), into one switch whose M ports toward M
+# receivers drain at WIRE_LINE_MBIT with BUF frames each (default
+# tdm_switch_buf):
+#
+#   S[i] tx0 == NIC i == swp<i> [bridge br0, ns SW] swr<j> ==veth== rx0 RCV[j]
+#
+# Receiver j (from 1) is tdm_corner_ip J, sender i tdm_switch_ip I, all in
+# one /24, with static neighbours and static forwarding entries: a frame
+# goes to its receiver's port only.  Sets S[1..N], RCV[1..M], NIC, SW and
+# SW_BUF.  The counters and taps below (tdm_corner_reset, _idle, _count,
+# _taps_start/_stop) are the switch testbed's, for every port.
+tdm_corner_ip() { echo "198.18.2.$((100 + $1))"; }
+
+tdm_corner() {
+	local n=$1 m=$2 i j v mac sw_fdb="" nic_fdb=""
+	local -A rxmac neigh
+	SW_BUF=${3:-${TDM_SWITCH_BUF:-$(tdm_switch_buf)}}
+	declare -gA S RCV
+	S=() RCV=()
+	# Under TCG every command costs: one per namespace where it can.
+	setup_ns SW NIC || return 1
+	ip -n "$SW" link add br0 type bridge || return 1
+	ip -n "$SW" link set br0 up
+	for j in $(seq "$m"); do
+		setup_ns "RCV$j" || return 1
+		v=RCV$j
+		RCV[$j]=${!v}
+		ip link add "swr$j" netns "$SW" type veth peer name rx0 \
+			netns "${RCV[$j]}" || return 1
+		ip -n "$SW" -b - <<-EOF || return 1
+			link set swr$j master br0
+			link set swr$j up
+		EOF
+		tdm_wire_serializer "$SW" "swr$j" "$SW_BUF" add || return 1
+		ip -n "${RCV[$j]}" -b - <<-EOF || return 1
+			addr add $(tdm_corner_ip "$j")/24 dev rx0
+			link set rx0 up
+		EOF
+		tdm_rps "${RCV[$j]}" rx0
+		rxmac[$j]=$(ip -n "${RCV[$j]}" -br link show dev rx0 | awk '{ print $3 }')
+		sw_fdb+="fdb add ${rxmac[$j]} dev swr$j master static"$'\n'
+	done
+	TDM_SW_IN=swp
+	for i in $(seq "$n"); do
+		setup_ns "SND$i" || return 1
+		v=SND$i
+		S[$i]=${!v}
+		tdm_switch_nic "$i" "${S[$i]}" tx0 numtxqueues 1 || return 1
+		mac=$(ip -n "${S[$i]}" -br link show dev tx0 | awk '{ print $3 }')
+		sw_fdb+="fdb add $mac dev swp$i master static"$'\n'
+		v="addr add $(tdm_switch_ip "$i")/24 dev tx0"$'\n'"link set tx0 up"$'\n'
+		for j in $(seq "$m"); do
+			v+="neigh replace $(tdm_corner_ip "$j") lladdr ${rxmac[$j]} dev tx0 nud permanent"$'\n'
+			neigh[$j]+="neigh replace $(tdm_switch_ip "$i") lladdr $mac dev rx0 nud permanent"$'\n'
+			nic_fdb+="fdb add ${rxmac[$j]} dev nout$i master static"$'\n'
+		done
+		ip -n "${S[$i]}" -b - <<<"$v" || return 1
+	done
+	for j in $(seq "$m"); do
+		ip -n "${RCV[$j]}" -b - <<<"${neigh[$j]}" || return 1
+	done
+	bridge -n "$SW" -b - <<<"$sw_fdb" || return 1
+	bridge -n "$NIC" -b - <<<"$nic_fdb" || return 1
+	tdm_rps "$SW" $(seq -f 'swr%g' "$m")
+}
+
+# tdm_corner_reset: fresh counters and empty FIFOs at every NIC and port.
+tdm_corner_reset() {
+	local i j
+	for j in "${!RCV[@]}"; do
+		tc -n "$SW" qdisc del dev "swr$j" root
+		tdm_wire_serializer "$SW" "swr$j" "$SW_BUF" add || return 1
+		TDM_CORNER_RX0[$j]=$(nsx "${RCV[$j]}" cat /sys/class/net/rx0/statistics/rx_packets)
+	done
+	for i in "${!S[@]}"; do
+		tc -n "$NIC" qdisc del dev "nout$i" root
+		tdm_wire_serializer "$NIC" "nout$i" "$WIRE_RING" add || return 1
+	done
+}
+declare -gA TDM_CORNER_RX0
+
+# tdm_corner_idle: true when every NIC's FIFO and every port's is empty.
+tdm_corner_idle() {
+	local i j
+	for j in "${!RCV[@]}"; do
+		tdm_netem_empty "$SW" "swr$j" || return 1
+	done
+	for i in "${!S[@]}"; do
+		tdm_netem_empty "$NIC" "nout$i" || return 1
+	done
+}
+
+# tdm_corner_count ARRAY: as tdm_switch_count, once drained: nic.sent,
+# nic.drops, sw.J.sent, sw.J.drops (port J), sw.sent, sw.drops (all
+# ports), rx.J and rx (frames the receivers' devices got).
+tdm_corner_count() {
+	local -n _cc=$1
+	local -A q
+	local i j r
+	_cc=([nic.sent]=0 [nic.drops]=0 [sw.sent]=0 [sw.drops]=0 [rx]=0)
+	for i in "${!S[@]}"; do
+		tdm_kv q "$(tc -n "$NIC" -s -j qdisc show dev "nout$i" | py flat --kind netem)"
+		_cc[nic.sent]=$(( ${_cc[nic.sent]} + ${q[packets]:-0} ))
+		_cc[nic.drops]=$(( ${_cc[nic.drops]} + ${q[drops]:-0} ))
+	done
+	for j in "${!RCV[@]}"; do
+		tdm_kv q "$(tc -n "$SW" -s -j qdisc show dev "swr$j" | py flat --kind netem)"
+		_cc[sw.$j.sent]=${q[packets]:-0}
+		_cc[sw.$j.drops]=${q[drops]:-0}
+		_cc[sw.sent]=$(( ${_cc[sw.sent]} + ${q[packets]:-0} ))
+		_cc[sw.drops]=$(( ${_cc[sw.drops]} + ${q[drops]:-0} ))
+		r=$(( $(nsx "${RCV[$j]}" cat /sys/class/net/rx0/statistics/rx_packets) - ${TDM_CORNER_RX0[$j]:-0} ))
+		_cc[rx.$j]=$r
+		_cc[rx]=$(( _cc[rx] + r ))
+	done
+}
+
+# tdm_corner_taps_start NAME [PORT]: a tap on every sender's device (tx0,
+# where the gate acts and tdmgen's pacing shows), the first 96 bytes of
+# each frame of UDP to PORT (8081): the ideal ports are computed from
+# them on the host (tdm_corner_judge).  tdm_corner_taps_stop NAME.
+tdm_corner_taps_start() {
+	local i
+	for i in "${!S[@]}"; do
+		tdm_cap_start "${1}_tx$i" "${S[$i]}" tx0 "udp dst port ${2:-8081}" \
+			-Q out -s 96 || { tdm_corner_taps_stop "$1" >/dev/null; return 1; }
+	done
+}
+tdm_corner_taps_stop() {
+	local i
+	for i in "${!S[@]}"; do tdm_cap_stop "${1}_tx$i"; done
+}
+
+# tdm_corner_judge KEY NAME SIZE [PORT]: the ideal wires and ports of the
+# corner testbed on the senders' taps of tdm_corner_taps_start NAME, on
+# the host after the guest (testbed/tb ideal-port --by-dest: every
+# frame to its receiver's port, each port of SW_BUF frames, each NIC of
+# WIRE_RING, wires at WIRE_LINE_MBIT), its fields under KEY: arrived,
+# departed, dropped, collision, self, nic_drops over all ports, ports,
+# and port<J>.* for each port in the order of the receivers' addresses.
+tdm_corner_judge() {
+	local i ins=()
+	for i in "${!S[@]}"; do ins+=("@$TDM_TMP/${2}_tx$i.pcap"); done
+	tdm_judge "$1" tb ideal-port --by-dest --in "${ins[@]}" --size "$3" \
+		--mbit "$WIRE_LINE_MBIT" --buffer "$SW_BUF" --ring "$WIRE_RING" \
+		--port "${4:-8081}"
+}

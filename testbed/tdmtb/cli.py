@@ -68,6 +68,11 @@ def add_ideal_port(sub):
         ip.add_argument("--" + o, type=int, required=True)
     ip.add_argument("--port", type=int, default=8081)
     ip.add_argument("--pcap", help="write the port's output here")
+    ip.add_argument("--by-dest", action="store_true",
+                    help="many receivers (tdmgen --corner): each frame to "
+                    "the port of its IP destination, every port of "
+                    "--buffer frames; totals over the ports, then "
+                    "port<J>.* for each in address order")
 
 
 def add_port_drops(sub):
@@ -122,6 +127,18 @@ def cmd_ideal_port(a):
     apart as key=value lines, and with --pcap the frames that left the
     port, stamped when they did, for tdmstat analyze."""
     from . import idealport, portdrops
+    if a.by_dest:
+        if a.pcap:
+            raise SystemExit("tb ideal-port: --pcap is for one port, not --by-dest")
+        res, by, per = idealport.from_taps_by_dest(
+            a.inputs, a.size, a.mbit, a.buffer, a.ring, a.port)
+        for line in portdrops.drop_lines(res, by):
+            print(line)
+        for j, (dst, r) in enumerate(per, 1):
+            print("# port%d: %s" % (j, dst))
+            for k in sorted(r):
+                print("port%d.%s=%d" % (j, k, r[k]))
+        return
     res, by = idealport.from_taps(a.inputs, a.size, a.mbit, a.buffer, a.ring,
                                   a.port, a.pcap)
     for line in portdrops.drop_lines(res, by):

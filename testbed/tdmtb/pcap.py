@@ -59,9 +59,9 @@ def write_pcap(path, records, linktype=LINKTYPE_ETHERNET, snaplen=65535):
             f.write(frame)
 
 
-def udp_payload(frame, linktype):
-    """(dport, offset of the UDP payload) of an IPv4/IPv6 UDP frame, or
-    (None, None)."""
+def l3(frame, linktype):
+    """(ethertype, offset of the network header) of a frame, or (None,
+    None) for a link type we do not read."""
     if linktype == LINKTYPE_ETHERNET:
         off = 12
         et = struct.unpack("!H", frame[off:off + 2])[0]
@@ -69,11 +69,16 @@ def udp_payload(frame, linktype):
         while et in (0x8100, 0x88a8):
             et = struct.unpack("!H", frame[off + 2:off + 4])[0]
             off += 4
-    elif linktype == LINKTYPE_LINUX_SLL:
-        et = struct.unpack("!H", frame[14:16])[0]
-        off = 16
-    else:
-        return None, None
+        return et, off
+    if linktype == LINKTYPE_LINUX_SLL:
+        return struct.unpack("!H", frame[14:16])[0], 16
+    return None, None
+
+
+def udp_payload(frame, linktype):
+    """(dport, offset of the UDP payload) of an IPv4/IPv6 UDP frame, or
+    (None, None)."""
+    et, off = l3(frame, linktype)
     if et == 0x0800:
         ihl = (frame[off] & 0xf) * 4
         if frame[off + 9] != 17:
@@ -86,6 +91,17 @@ def udp_payload(frame, linktype):
     else:
         return None, None
     return struct.unpack("!H", frame[off + 2:off + 4])[0], off + 8
+
+
+def ip_dst(frame, linktype):
+    """The destination address (text) of an IPv4/IPv6 frame, or None."""
+    import socket
+    et, off = l3(frame, linktype)
+    if et == 0x0800 and len(frame) >= off + 20:
+        return socket.inet_ntop(socket.AF_INET, frame[off + 16:off + 20])
+    if et == 0x86dd and len(frame) >= off + 40:
+        return socket.inet_ntop(socket.AF_INET6, frame[off + 24:off + 40])
+    return None
 
 
 def udp_info(frame, linktype):

@@ -13,16 +13,20 @@ from tdmtb.pcap import SEND_MAGIC, write_pcap  # noqa: E402
 TDM_MAGIC = 0x54444d47		# TDM_PKT_MAGIC (kmod/uapi/linux/tdmrx.h)
 
 
-def udp_frame(dport, payload, v6=False, vlan=False, cooked=False):
-    """An Ethernet (or Linux cooked) frame of UDP to DPORT."""
+def udp_frame(dport, payload, v6=False, vlan=False, cooked=False, dst=None):
+    """An Ethernet (or Linux cooked) frame of UDP to DPORT (at DST, an
+    address as text; all zeros if None)."""
+    import socket
     udp = struct.pack("!HHHH", 40000, dport, 8 + len(payload), 0) + payload
     if v6:
         ip = struct.pack("!IHBB16s16s", 0x60000000, len(udp), 17, 64,
-                         bytes(16), bytes(16))
+                         bytes(16), socket.inet_pton(socket.AF_INET6, dst)
+                         if dst else bytes(16))
         et = 0x86dd
     else:
         ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), 0, 0, 64,
-                         17, 0, bytes(4), bytes(4))
+                         17, 0, bytes(4), socket.inet_pton(socket.AF_INET, dst)
+                         if dst else bytes(4))
         et = 0x0800
     if cooked:
         return bytes(14) + struct.pack("!H", et) + ip + udp
@@ -36,10 +40,10 @@ def send_frame(seq, size=200, port=5001, **kw):
                      bytes(size - 8), **kw)
 
 
-def tdm_frame(sender, seq, size=1200, port=8081):
+def tdm_frame(sender, seq, size=1200, port=8081, dst=None, v6=False):
     """A frame of tdmgen: struct tdm_pkt_hdr, then padding."""
     hdr = struct.pack("!IBBHIIQQQ", TDM_MAGIC, 1, 0, 40, sender, 0, seq, 0, 0)
-    return udp_frame(port, hdr + bytes(size - 40))
+    return udp_frame(port, hdr + bytes(size - 40), dst=dst, v6=v6)
 
 
 def write(path, stamped, linktype=1):

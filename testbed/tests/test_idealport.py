@@ -73,5 +73,91 @@ class IdealPort(unittest.TestCase):
                         "the port sends at most at line rate")
 
 
+
+class IdealPorts(unittest.TestCase):
+    """Many receivers (a corner turn): each frame at its receiver's port."""
+
+    @staticmethod
+    def barrel(n, m, slot, per_slot, shift=None):
+        """N senders, M receivers, L = max(N, M) slots: in slot k sender i
+        sends PER_SLOT frames back to back to (i + k) mod L (none if that
+        is not a receiver), seq counted per receiver.  SHIFT(i, k) moves
+        the receiver of a slot (free-running senders)."""
+        dep, seq = [], {}
+        ll = max(n, m)
+        for k in range(ll * 2):
+            for i in range(n):
+                r = (i + k) % ll if shift is None else shift(i, k)
+                if r >= m:
+                    continue
+                for f in range(per_slot):
+                    q = seq.get((i, r), 0)
+                    seq[(i, r)] = q + 1
+                    dep.append((k * slot + f * FT, i, q, r))
+        return dep
+
+    def totals(self, dep, buffer=5):
+        ports, nic = idealport.ideal_ports(dep, FT, buffer, 64)
+        tot = {"dropped": 0, "collision": 0, "arrived": 0}
+        for a, out in ports.values():
+            res, _, _ = port_drops(a, out)
+            for k in tot:
+                tot[k] += res[k]
+        return ports, nic, tot
+
+    def test_barrel_no_drop(self):
+        for n, m in ((3, 3), (4, 2), (2, 5), (6, 6)):
+            dep = self.barrel(n, m, 12 * FT, 10)
+            ports, nic, tot = self.totals(dep)
+            self.assertEqual((tot["dropped"], nic, tot["arrived"]),
+                             (0, {}, len(dep)), "%d x %d" % (n, m))
+            self.assertEqual(len(ports), m, "every receiver's port was used")
+
+    def test_two_senders_at_one_receiver(self):
+        # Sender 1 targets sender 0's receiver: 10-frame bursts meet.
+        dep = self.barrel(3, 3, 12 * FT, 10,
+                          lambda i, k: k % 3 if i < 2 else (i + k) % 3)
+        ports, _, tot = self.totals(dep)
+        self.assertGreater(tot["collision"], 0)
+        # ... and only where they met: the third sender's ports are clean
+        # unless it shares one.
+        self.assertEqual(tot["dropped"], tot["collision"])
+
+    def test_ports_apart(self):
+        # Two senders at once, but to different receivers: no drop; the
+        # same to one receiver: drops, as ideal_port says.
+        apart = [(0, s, k, s) for s in (0, 1) for k in range(10)]
+        _, _, tot = self.totals(apart)
+        self.assertEqual(tot["dropped"], 0)
+        one = [(0, s, k, 0) for s in (0, 1) for k in range(10)]
+        _, _, tot = self.totals(one)
+        res, _, _ = port_drops(*idealport.ideal_port(
+            [(t, s, k) for t, s, k, _ in one], FT, 5, 64)[:2])
+        self.assertEqual(tot["dropped"], res["dropped"])
+
+    def test_from_taps_by_dest(self):
+        size, mbit = 1200, 100
+        ft = wirecheck.frame_ns(size, mbit)
+        with tempfile.TemporaryDirectory() as d:
+            taps = [os.path.join(d, "t%d" % s) for s in range(2)]
+            # Slot 0: sender 0 to .101, 1 to .102; slot 1 both to .101.
+            for s, path in enumerate(taps):
+                fr = [(k * ft, helpers.tdm_frame(s, k, size,
+                                                 dst="198.18.2.%d" % (101 + s)))
+                      for k in range(8)]
+                fr += [(20 * ft + k * ft, helpers.tdm_frame(
+                    s, 8 + k if s == 0 else k, size, dst="198.18.2.101"))
+                    for k in range(8)]
+                helpers.write(path, fr)
+            tot, by, per = idealport.from_taps_by_dest(taps, size, mbit, 2, 64)
+        self.assertEqual([a for a, _ in per], ["198.18.2.101", "198.18.2.102"])
+        self.assertEqual((tot["ports"], tot["arrived"], tot["nic_drops"]),
+                         (2, 32, 0))
+        self.assertEqual(per[1][1]["dropped"], 0, "slot 0 alone at .102")
+        self.assertGreater(per[0][1]["collision"], 0, "slot 1 meets at .101")
+        self.assertEqual(tot["collision"], per[0][1]["collision"])
+        self.assertEqual(sum(c for c, _ in by.values()), tot["collision"])
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -7,6 +7,7 @@
  * in the file's own terms, because the person reading them is editing a
  * plan for dozens of nodes and must find the one bad line quickly.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -67,6 +68,27 @@ static const char *line_note(char *buf, size_t len, const char *what,
 #define FIRST_AT(line, here) \
 	line_note((char[40]){ 0 }, 40, "first at ", (line), (here))
 
+/*
+ * " to 'NAME'" naming window destination d in a plan with receivers, ""
+ * in a one-destination plan (whose messages stay as they were).
+ */
+static const char *dest_note(char *buf, size_t len, const char *prep,
+			     const struct tdm_plan *p, uint32_t d)
+{
+	if (!p->nreceivers)
+		return "";
+	if (d >= p->nreceivers)
+		snprintf(buf, len, " %s receiver #%u", prep, d);
+	else
+		snprintf(buf, len, " %s '%.63s'", prep, p->receivers[d].name);
+	return buf;
+}
+
+#define TO(p, d) dest_note((char[TDM_NAME_MAX + 24]){ 0 }, \
+			   TDM_NAME_MAX + 24, "to", (p), (d))
+#define AT(p, d) dest_note((char[TDM_NAME_MAX + 24]){ 0 }, \
+			   TDM_NAME_MAX + 24, "at", (p), (d))
+
 /* ---- the model -------------------------------------------------------- */
 
 void tdm_plan_init(struct tdm_plan *p)
@@ -83,6 +105,7 @@ void tdm_plan_free(struct tdm_plan *p)
 	if (!p)
 		return;
 	free(p->senders);
+	free(p->receivers);
 	tdm_plan_init(p);
 }
 
@@ -90,16 +113,26 @@ int tdm_plan_copy(struct tdm_plan *dst, const struct tdm_plan *src)
 {
 	*dst = *src;
 	dst->senders = NULL;
-	if (!src->nsenders)
-		return 0;
-	dst->senders = malloc(src->nsenders * sizeof(*src->senders));
-	if (!dst->senders) {
-		dst->nsenders = 0;
+	dst->receivers = NULL;
+	if (src->nsenders)
+		dst->senders = malloc(src->nsenders * sizeof(*src->senders));
+	if (src->nreceivers)
+		dst->receivers = malloc(src->nreceivers *
+					sizeof(*src->receivers));
+	if ((src->nsenders && !dst->senders) ||
+	    (src->nreceivers && !dst->receivers)) {
+		free(dst->senders);
+		free(dst->receivers);
+		tdm_plan_init(dst);
 		errno = ENOMEM;
 		return -1;
 	}
-	memcpy(dst->senders, src->senders,
-	       src->nsenders * sizeof(*src->senders));
+	if (src->nsenders)
+		memcpy(dst->senders, src->senders,
+		       src->nsenders * sizeof(*src->senders));
+	if (src->nreceivers)
+		memcpy(dst->receivers, src->receivers,
+		       src->nreceivers * sizeof(*src->receivers));
 	return 0;
 }
 
@@ -114,6 +147,31 @@ const struct tdm_sender *tdm_plan_sender(const struct tdm_plan *p,
 	return NULL;
 }
 
+int tdm_plan_receiver(const struct tdm_plan *p, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < p->nreceivers; i++)
+		if (!strncmp(p->receivers[i].name, name, TDM_NAME_MAX))
+			return (int)i;
+	return -1;
+}
+
+static bool same_windows(const struct tdm_sender *x,
+			 const struct tdm_sender *y)
+{
+	unsigned int k;
+
+	if (x->nwin != y->nwin || x->nwin > TDMWIN_MAX_WINDOWS)
+		return false;
+	for (k = 0; k < x->nwin; k++)
+		if (x->win[k].offset != y->win[k].offset ||
+		    x->win[k].length != y->win[k].length ||
+		    x->win[k].dest != y->win[k].dest)
+			return false;
+	return true;
+}
+
 bool tdm_plan_equal(const struct tdm_plan *a, const struct tdm_plan *b)
 {
 	const struct tdm_sender *x, *y;
@@ -125,14 +183,20 @@ bool tdm_plan_equal(const struct tdm_plan *a, const struct tdm_plan *b)
 	    a->lead_ns != b->lead_ns || a->align_ns != b->align_ns ||
 	    a->link_speed != b->link_speed ||
 	    a->bypass_prios != b->bypass_prios ||
-	    a->bypass_ptp != b->bypass_ptp || a->nsenders != b->nsenders)
+	    a->bypass_ptp != b->bypass_ptp || a->nsenders != b->nsenders ||
+	    a->nreceivers != b->nreceivers)
 		return false;
+	for (i = 0; i < a->nreceivers; i++)
+		if (strncmp(a->receivers[i].name, b->receivers[i].name,
+			    TDM_NAME_MAX) ||
+		    strncmp(a->receivers[i].addr, b->receivers[i].addr,
+			    TDM_ADDR_MAX))
+			return false;
 	for (i = 0; i < a->nsenders; i++) {
 		x = &a->senders[i];
 		y = &b->senders[i];
 		if (strncmp(x->name, y->name, TDM_NAME_MAX) ||
-		    x->nwin != y->nwin || x->nwin > TDMWIN_MAX_WINDOWS ||
-		    memcmp(x->win, y->win, x->nwin * sizeof(x->win[0])))
+		    !same_windows(x, y))
 			return false;
 	}
 	return true;
@@ -201,6 +265,54 @@ static int check_globals(const struct tdm_plan *p, const struct plan_where *w,
 	if (p->nsenders > TDM_MAX_SENDERS)
 		return fail_at(w, 0, err, errlen, "too many senders (max %d)",
 			       TDM_MAX_SENDERS);
+	if (p->nreceivers > TDM_MAX_RECEIVERS)
+		return fail_at(w, 0, err, errlen,
+			       "too many receivers (max %d)", TDM_MAX_RECEIVERS);
+	return 0;
+}
+
+/* A numeric IPv4 or IPv6 address, as inet_pton reads it. */
+static bool addr_ok(const char *a)
+{
+	unsigned char buf[16];
+
+	if (!memchr(a, '\0', TDM_ADDR_MAX))
+		return false;
+	return inet_pton(AF_INET, a, buf) == 1 ||
+	       inet_pton(AF_INET6, a, buf) == 1;
+}
+
+static int check_receivers(const struct tdm_plan *p,
+			   const struct plan_where *w, char *err,
+			   size_t errlen)
+{
+	const struct tdm_receiver *r, *q;
+	unsigned int i, j;
+
+	for (i = 0; i < p->nreceivers; i++) {
+		r = &p->receivers[i];
+		if (!name_ok(r->name))
+			return fail_at(w, r->line, err, errlen,
+				       "bad receiver name '%.63s' (1..63 characters of A-Z a-z 0-9 _ . -)",
+				       r->name);
+		if (!addr_ok(r->addr))
+			return fail_at(w, r->line, err, errlen,
+				       "receiver '%s': bad address '%.45s' (a numeric IPv4 or IPv6 address)",
+				       r->name, r->addr);
+		for (j = 0; j < i; j++) {
+			q = &p->receivers[j];
+			if (!strcmp(r->name, q->name))
+				return fail_at(w, r->line, err, errlen,
+					       "duplicate receiver '%s'%s",
+					       r->name,
+					       FIRST_AT(q->line, r->line));
+			if (!strcmp(r->addr, q->addr))
+				return fail_at(w, r->line, err, errlen,
+					       "receivers '%s' and '%s'%s have the same address %s",
+					       q->name, r->name,
+					       OTHER(q->line, r->line), r->addr);
+		}
+	}
 	return 0;
 }
 
@@ -265,6 +377,11 @@ static int check_window(const struct tdm_plan *p, const struct plan_where *w,
 			       "guard %s is not shorter than window %s+%s of '%s'",
 			       TSTR(p->guard_ns), TSTR(x->offset),
 			       TSTR(x->length), s->name);
+	if (x->dest >= tdm_plan_ndest(p))
+		return fail_at(w, line, err, errlen,
+			       "window %s+%s of '%s' goes to receiver #%u, but the plan has %u",
+			       TSTR(x->offset), TSTR(x->length), s->name,
+			       x->dest, p->nreceivers);
 	return 0;
 }
 
@@ -293,6 +410,7 @@ static void sort_sender(struct tdm_sender *s, int *lines)
 struct win_ref {
 	uint64_t offset;
 	uint64_t length;
+	uint32_t dest;
 	unsigned int sender;
 	unsigned int index;
 	int line;
@@ -302,6 +420,8 @@ static int cmp_ref(const void *a, const void *b)
 {
 	const struct win_ref *x = a, *y = b;
 
+	if (x->dest != y->dest)
+		return x->dest < y->dest ? -1 : 1;
 	if (x->offset != y->offset)
 		return x->offset < y->offset ? -1 : 1;
 	if (x->sender != y->sender)
@@ -320,10 +440,18 @@ static int overlap(const struct tdm_plan *p, const struct plan_where *w,
 		here = a;
 		there = b;
 	}
+	if (a->sender == b->sender && a->dest != b->dest)
+		return fail_at(w, here->line, err, errlen,
+			       "window %s+%s of '%s'%s overlaps its window %s+%s%s%s: a sender sends to one receiver at a time",
+			       TSTR(here->offset), TSTR(here->length),
+			       p->senders[here->sender].name,
+			       TO(p, here->dest), TSTR(there->offset),
+			       TSTR(there->length), TO(p, there->dest),
+			       OTHER(there->line, here->line));
 	return fail_at(w, here->line, err, errlen,
-		       "window %s+%s of '%s' overlaps window %s+%s of '%s'%s",
+		       "window %s+%s of '%s'%s overlaps window %s+%s of '%s'%s",
 		       TSTR(here->offset), TSTR(here->length),
-		       p->senders[here->sender].name,
+		       p->senders[here->sender].name, TO(p, here->dest),
 		       TSTR(there->offset), TSTR(there->length),
 		       p->senders[there->sender].name,
 		       OTHER(there->line, here->line));
@@ -338,31 +466,85 @@ static int short_gap(const struct tdm_plan *p, const struct plan_where *w,
 
 	if (a == b)
 		return fail_at(w, here, err, errlen,
-			       "only %s of dead time between window %s+%s of '%s' and its next instance, less than min_dead_time %s",
-			       TSTR(gap), TSTR(a->offset), TSTR(a->length),
-			       p->senders[a->sender].name,
+			       "only %s of dead time%s between window %s+%s of '%s' and its next instance, less than min_dead_time %s",
+			       TSTR(gap), AT(p, a->dest), TSTR(a->offset),
+			       TSTR(a->length), p->senders[a->sender].name,
 			       TSTR(p->min_dead_ns));
 	return fail_at(w, here, err, errlen,
-		       "only %s of dead time between window %s+%s of '%s'%s and window %s+%s of '%s'%s%s, less than min_dead_time %s",
-		       TSTR(gap), TSTR(a->offset), TSTR(a->length),
-		       p->senders[a->sender].name, OTHER(a->line, here),
-		       TSTR(b->offset), TSTR(b->length),
+		       "only %s of dead time%s between window %s+%s of '%s'%s and window %s+%s of '%s'%s%s, less than min_dead_time %s",
+		       TSTR(gap), AT(p, a->dest), TSTR(a->offset),
+		       TSTR(a->length), p->senders[a->sender].name,
+		       OTHER(a->line, here), TSTR(b->offset), TSTR(b->length),
 		       p->senders[b->sender].name, OTHER(b->line, here),
-		       wrap ? " round the cycle" : "",
-		       TSTR(p->min_dead_ns));
+		       wrap ? " round the cycle" : "", TSTR(p->min_dead_ns));
 }
 
 /*
- * Sorted by offset, windows that do not overlap their successor do not
- * overlap at all; and the gaps that matter are those between neighbours,
- * plus the one from the last window round to the first.
+ * One destination's windows [r, r + n), sorted by offset: windows that do
+ * not overlap their successor do not overlap at all; and the gaps that
+ * matter are those between neighbours, plus the one from the last window
+ * round to the first.
+ */
+static int check_dest(const struct tdm_plan *p, const struct plan_where *w,
+		      const struct win_ref *r, unsigned int n,
+		      char *err, size_t errlen)
+{
+	const struct win_ref *a, *b;
+	unsigned int i;
+	uint64_t gap;
+
+	for (i = 0; i + 1 < n; i++)
+		if (r[i].offset + r[i].length > r[i + 1].offset)
+			return overlap(p, w, &r[i], &r[i + 1], err, errlen);
+	for (i = 0; i < n && p->min_dead_ns; i++) {
+		a = &r[i];
+		b = &r[(i + 1) % n];
+		/* Every window lies inside the cycle, so this cannot wrap. */
+		if (i + 1 < n)
+			gap = b->offset - (a->offset + a->length);
+		else
+			gap = p->cycle_ns - (a->offset + a->length) + b->offset;
+		if (gap < p->min_dead_ns)
+			return short_gap(p, w, a, b, gap, err, errlen);
+	}
+	return 0;
+}
+
+/* A sender's own windows (sorted by offset) to different destinations. */
+static int check_sender_alone(const struct tdm_plan *p,
+			      const struct plan_where *w, unsigned int si,
+			      char *err, size_t errlen)
+{
+	const struct tdm_sender *s = &p->senders[si];
+	struct win_ref a, b;
+	unsigned int k;
+
+	for (k = 0; k + 1 < s->nwin; k++) {
+		if (s->win[k].offset + s->win[k].length <= s->win[k + 1].offset)
+			continue;
+		a = (struct win_ref){ s->win[k].offset, s->win[k].length,
+				      s->win[k].dest, si, k,
+				      win_line(p, w, si, k) };
+		b = (struct win_ref){ s->win[k + 1].offset,
+				      s->win[k + 1].length,
+				      s->win[k + 1].dest, si, k + 1,
+				      win_line(p, w, si, k + 1) };
+		return overlap(p, w, &a, &b, err, errlen);
+	}
+	return 0;
+}
+
+/*
+ * At every instant a destination has at most one sender (its windows do
+ * not overlap, with min_dead_ns between them) and a sender at most one
+ * destination (its own windows do not overlap).  With one destination
+ * the first implies the second.
  */
 static int check_timeline(const struct tdm_plan *p, const struct plan_where *w,
 			  char *err, size_t errlen)
 {
-	struct win_ref *r, *a, *b;
+	struct win_ref *r;
 	unsigned int i, j, n = 0;
-	uint64_t gap;
 	int ret = 0;
 
 	for (i = 0; i < p->nsenders; i++)
@@ -375,26 +557,20 @@ static int check_timeline(const struct tdm_plan *p, const struct plan_where *w,
 		for (j = 0; j < p->senders[i].nwin; j++, n++) {
 			r[n].offset = p->senders[i].win[j].offset;
 			r[n].length = p->senders[i].win[j].length;
+			r[n].dest = p->senders[i].win[j].dest;
 			r[n].sender = i;
 			r[n].index = j;
 			r[n].line = win_line(p, w, i, j);
 		}
 	}
 	qsort(r, n, sizeof(*r), cmp_ref);
-	for (i = 0; i + 1 < n && !ret; i++)
-		if (r[i].offset + r[i].length > r[i + 1].offset)
-			ret = overlap(p, w, &r[i], &r[i + 1], err, errlen);
-	for (i = 0; i < n && !ret && p->min_dead_ns; i++) {
-		a = &r[i];
-		b = &r[(i + 1) % n];
-		/* Every window lies inside the cycle, so this cannot wrap. */
-		if (i + 1 < n)
-			gap = b->offset - (a->offset + a->length);
-		else
-			gap = p->cycle_ns - (a->offset + a->length) + b->offset;
-		if (gap < p->min_dead_ns)
-			ret = short_gap(p, w, a, b, gap, err, errlen);
+	for (i = 0; i < n && !ret; i = j) {
+		for (j = i + 1; j < n && r[j].dest == r[i].dest; j++)
+			;
+		ret = check_dest(p, w, r + i, j - i, err, errlen);
 	}
+	for (i = 0; i < p->nsenders && !ret; i++)
+		ret = check_sender_alone(p, w, i, err, errlen);
 	free(r);
 	return ret;
 }
@@ -405,6 +581,7 @@ static int plan_check(struct tdm_plan *p, const struct plan_where *w,
 	unsigned int i, j;
 
 	if (check_globals(p, w, err, errlen) ||
+	    check_receivers(p, w, err, errlen) ||
 	    check_senders(p, w, err, errlen))
 		return -1;
 	for (i = 0; i < p->nsenders; i++)
@@ -425,6 +602,33 @@ int tdm_plan_validate(struct tdm_plan *p, char *err, size_t errlen)
 
 /* ---- the [auto] form -------------------------------------------------- */
 
+/*
+ * n senders named names[i] (or "0", "1", ... where NULL) into *out
+ * (calloc'd).  0; 1 for a name too long, -1 out of memory (err says).
+ */
+static int new_senders(unsigned int n, const char *const *names,
+		       struct tdm_sender **out, char *err, size_t errlen)
+{
+	struct tdm_sender *s;
+	unsigned int i;
+
+	for (i = 0; names && i < n; i++)
+		if (names[i] && strlen(names[i]) >= TDM_NAME_MAX)
+			return -bad_name(&(struct plan_where){ 0 }, 0, names[i],
+					 err, errlen);
+	s = calloc(n, sizeof(*s));
+	if (!s)
+		return msg(err, errlen, "out of memory");
+	for (i = 0; i < n; i++) {
+		if (names && names[i])
+			strcpy(s[i].name, names[i]);
+		else
+			snprintf(s[i].name, sizeof(s[i].name), "%u", i);
+	}
+	*out = s;
+	return 0;
+}
+
 enum auto_key { A_SENDERS, A_WINDOW, A_DEAD, A_PER, A_NKEYS };
 
 /*
@@ -438,6 +642,7 @@ static int auto_build(struct tdm_plan *p, unsigned int n,
 	struct tdm_sender *s;
 	uint64_t slot, cycle;
 	unsigned int i, k;
+	int rc;
 
 	*which = A_SENDERS;
 	if (!n || n > TDM_MAX_SENDERS)
@@ -462,21 +667,12 @@ static int auto_build(struct tdm_plan *p, unsigned int n,
 			   "cycle windows_per_sender x senders x (window + dead_time) is longer than %s",
 			   TSTR(TDMWIN_MAX_CYCLE_NS));
 	*which = A_SENDERS;
-	for (i = 0; names && i < n; i++)
-		if (names[i] && strlen(names[i]) >= TDM_NAME_MAX)
-			return bad_name(&(struct plan_where){ 0 }, 0, names[i],
-					err, errlen);
-
-	s = calloc(n, sizeof(*s));
-	if (!s) {
-		*which = -1;
-		return msg(err, errlen, "out of memory");
+	rc = new_senders(n, names, &s, err, errlen);
+	if (rc) {
+		*which = rc > 0 ? A_SENDERS : -1;
+		return -1;
 	}
 	for (i = 0; i < n; i++) {
-		if (names && names[i])
-			strcpy(s[i].name, names[i]);
-		else
-			snprintf(s[i].name, sizeof(s[i].name), "%u", i);
 		s[i].nwin = per;
 		for (k = 0; k < per; k++) {
 			s[i].win[k].offset = ((uint64_t)k * n + i) * slot;
@@ -503,6 +699,164 @@ int tdm_plan_auto(struct tdm_plan *p, unsigned int nsenders,
 	return tdm_plan_validate(p, err, errlen);
 }
 
+/* ---- the barrel shifter ---------------------------------------------- */
+
+enum barrel_key { B_SENDERS, B_SLOT, B_DEAD, B_NKEYS };
+
+/*
+ * The windows of tdm_plan.h's barrel shifter into p (its receivers set),
+ * replacing its senders and cycle; *which names the key at fault.
+ */
+static int barrel_build(struct tdm_plan *p, unsigned int n,
+			const char *const *names, uint64_t slot,
+			uint64_t dead, int *which, char *err, size_t errlen)
+{
+	unsigned int m = p->nreceivers, l, i, k, r;
+	struct tdm_sender *s;
+	uint64_t cycle;
+	int rc;
+
+	*which = B_SENDERS;
+	if (!n || n > TDM_MAX_SENDERS)
+		return msg(err, errlen, "senders must be 1..%d, not %u",
+			   TDM_MAX_SENDERS, n);
+	*which = -1;
+	if (!m || m > TDM_MAX_RECEIVERS)
+		return msg(err, errlen,
+			   "a barrel shifter needs 1..%d receivers, not %u",
+			   TDM_MAX_RECEIVERS, m);
+	*which = B_DEAD;
+	if (dead >= slot)
+		return msg(err, errlen,
+			   "dead_time %s leaves no window in slot %s",
+			   TSTR(dead), TSTR(slot));
+	*which = -1;
+	if ((uint64_t)n * m > TDM_MAX_PLAN_WINDOWS)
+		return msg(err, errlen,
+			   "too many windows in the plan (max %d): senders x receivers is %llu",
+			   TDM_MAX_PLAN_WINDOWS,
+			   (unsigned long long)n * m);
+	l = n > m ? n : m;
+	*which = B_SLOT;
+	if (__builtin_mul_overflow(slot, (uint64_t)l, &cycle) ||
+	    cycle > TDMWIN_MAX_CYCLE_NS)
+		return msg(err, errlen,
+			   "cycle max(senders, receivers) x slot is longer than %s",
+			   TSTR(TDMWIN_MAX_CYCLE_NS));
+	rc = new_senders(n, names, &s, err, errlen);
+	if (rc) {
+		*which = rc > 0 ? B_SENDERS : -1;
+		return -1;
+	}
+	/* Slot k: sender i to (i + k) mod l, idle if that is no receiver. */
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < l; k++) {
+			r = (i + k) % l;
+			if (r >= m)
+				continue;
+			s[i].win[s[i].nwin++] = (struct tdm_window){
+				.offset = (uint64_t)k * slot,
+				.length = slot - dead,
+				.dest = r,
+			};
+		}
+	}
+	free(p->senders);
+	p->senders = s;
+	p->nsenders = n;
+	p->cycle_ns = cycle;
+	return 0;
+}
+
+int tdm_plan_barrel(struct tdm_plan *p, unsigned int nsenders,
+		    const char *const *names, uint64_t slot_ns,
+		    uint64_t dead_ns, char *err, size_t errlen)
+{
+	int which;
+
+	if (barrel_build(p, nsenders, names, slot_ns, dead_ns, &which, err,
+			 errlen))
+		return -1;
+	return tdm_plan_validate(p, err, errlen);
+}
+
+/* ---- destinations ----------------------------------------------------- */
+
+uint64_t tdm_plan_pair_ns(const struct tdm_plan *p, unsigned int s,
+			  unsigned int r)
+{
+	const struct tdm_sender *x = &p->senders[s];
+	uint64_t t = 0;
+	unsigned int k;
+
+	for (k = 0; k < x->nwin && k < TDMWIN_MAX_WINDOWS; k++)
+		if (x->win[k].dest == r)
+			t += x->win[k].length;
+	return t;
+}
+
+uint64_t tdm_plan_dest_ns(const struct tdm_plan *p, unsigned int r)
+{
+	uint64_t t = 0;
+	unsigned int i;
+
+	for (i = 0; i < p->nsenders; i++)
+		t += tdm_plan_pair_ns(p, i, r);
+	return t;
+}
+
+static const char *dest_name(const struct tdm_plan *p, unsigned int r)
+{
+	return p->nreceivers ? p->receivers[r].name : "the receiver";
+}
+
+int tdm_plan_check_pairs(const struct tdm_plan *p, char *err, size_t errlen)
+{
+	unsigned int i, r;
+
+	for (r = 0; r < tdm_plan_ndest(p); r++)
+		for (i = 0; i < p->nsenders; i++)
+			if (!tdm_plan_pair_ns(p, i, r))
+				return msg(err, errlen,
+					   "sender '%s' has no window to '%s'",
+					   p->senders[i].name,
+					   dest_name(p, r));
+	return 0;
+}
+
+int tdm_plan_for_dest(const struct tdm_plan *p, unsigned int r,
+		      struct tdm_plan *out, char *err, size_t errlen)
+{
+	struct tdm_sender *x;
+	unsigned int i, k, n;
+
+	tdm_plan_init(out);
+	if (r >= tdm_plan_ndest(p))
+		return msg(err, errlen, "the plan has no receiver #%u", r);
+	if (tdm_plan_copy(out, p))
+		return msg(err, errlen, "out of memory");
+	free(out->receivers);
+	out->receivers = NULL;
+	out->nreceivers = 0;
+	for (i = 0; i < out->nsenders; i++) {
+		x = &out->senders[i];
+		for (k = 0, n = 0; k < x->nwin; k++)
+			if (x->win[k].dest == r)
+				x->win[n++] = (struct tdm_window){
+					.offset = x->win[k].offset,
+					.length = x->win[k].length,
+				};
+		x->nwin = n;
+		if (!n) {
+			msg(err, errlen, "sender '%s' sends nothing to '%s'",
+			    x->name, dest_name(p, r));
+			tdm_plan_free(out);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* ---- the parser ------------------------------------------------------- */
 
 enum global_key {
@@ -524,6 +878,12 @@ static const char *const global_keys[G_NKEYS] = {
 	[G_BASE] = "base_time",
 };
 
+static const char *const barrel_keys[B_NKEYS] = {
+	[B_SENDERS] = "senders",
+	[B_SLOT] = "slot",
+	[B_DEAD] = "dead_time",
+};
+
 static const char *const auto_keys[A_NKEYS] = {
 	[A_SENDERS] = "senders",
 	[A_WINDOW] = "window",
@@ -531,7 +891,7 @@ static const char *const auto_keys[A_NKEYS] = {
 	[A_PER] = "windows_per_sender",
 };
 
-enum section { SEC_GLOBAL, SEC_SENDER, SEC_AUTO };
+enum section { SEC_GLOBAL, SEC_SENDER, SEC_AUTO, SEC_RECEIVER, SEC_BARREL };
 
 struct plan_parser {
 	struct tdm_plan *p;
@@ -542,12 +902,16 @@ struct plan_parser {
 	int aline[A_NKEYS];
 	int auto_line;
 	int first_sender_line;
+	int bline[B_NKEYS];
+	int barrel_line;
+	int addr_line;		/* the current [receiver]'s address */
+	unsigned int rcap;	/* receivers allocated in p */
 	unsigned int cap;	/* senders allocated in p and wline */
 	line_of_t wline;
 	unsigned int nwindows;
-	/* [auto] */
+	/* [auto] and [barrel] */
 	bool count_form;
-	uint64_t count, wlen, dead, per;
+	uint64_t count, wlen, dead, per, slot;
 	char (*names)[TDM_NAME_MAX];
 	int *name_line;
 	unsigned int nnames;
@@ -704,16 +1068,31 @@ static int sender_key(struct plan_parser *pp, const struct tdm_cfg_line *l,
 		      char *err, size_t errlen)
 {
 	struct tdm_sender *s = &pp->p->senders[pp->p->nsenders - 1];
-	struct tdm_window x;
+	struct tdm_window x = { 0 };
+	int r;
 
 	if (strcmp(l->key, "window"))
 		return msg(err, errlen, "unknown key '%s' in [sender %s]",
 			   l->key, s->name);
-	if (l->argc != 2)
+	if (!pp->p->nreceivers && l->argc == 3)
+		return msg(err, errlen,
+			   "'window' takes OFFSET LENGTH: no [receiver] section before it names a receiver");
+	if (!pp->p->nreceivers && l->argc != 2)
 		return msg(err, errlen, "'window' takes OFFSET LENGTH");
+	if (pp->p->nreceivers && l->argc != 3)
+		return msg(err, errlen,
+			   "'window' takes OFFSET LENGTH RECEIVER in a plan with receivers");
 	if (key_time(l, l->argv[0], &x.offset, err, errlen) ||
 	    key_time(l, l->argv[1], &x.length, err, errlen))
 		return -1;
+	if (pp->p->nreceivers) {
+		r = tdm_plan_receiver(pp->p, l->argv[2]);
+		if (r < 0)
+			return msg(err, errlen,
+				   "unknown receiver '%.63s' (declare [receiver %.63s] before the windows that send to it)",
+				   l->argv[2], l->argv[2]);
+		x.dest = (uint32_t)r;
+	}
 	if (s->nwin == TDMWIN_MAX_WINDOWS)
 		return msg(err, errlen,
 			   "too many windows for sender '%s' (max %d)",
@@ -764,26 +1143,66 @@ static int auto_names(struct plan_parser *pp, const struct tdm_cfg_line *l,
 	return 0;
 }
 
+/* senders in [auto] or [barrel]: a count, or names over lines. */
+static int senders_key(struct plan_parser *pp, const struct tdm_cfg_line *l,
+		       int *seen, char *err, size_t errlen)
+{
+	bool count = l->argc == 1 && all_digits(l->argv[0]);
+
+	if (once(seen, l, !count && !pp->count_form && pp->nnames,
+		 err, errlen))
+		return -1;
+	if (!count)
+		return auto_names(pp, l, err, errlen);
+	pp->count_form = true;
+	return key_u64(l, l->argv[0], TDM_MAX_SENDERS, &pp->count,
+		       err, errlen);
+}
+
+static int barrel_key(struct plan_parser *pp, const struct tdm_cfg_line *l,
+		      char *err, size_t errlen)
+{
+	int k = find_key(barrel_keys, B_NKEYS, l->key);
+
+	if (k < 0)
+		return msg(err, errlen, "unknown key '%s' in [barrel]", l->key);
+	if (k == B_SENDERS)
+		return senders_key(pp, l, &pp->bline[k], err, errlen);
+	if (once(&pp->bline[k], l, false, err, errlen) ||
+	    one_value(l, err, errlen))
+		return -1;
+	return key_time(l, l->argv[0], k == B_SLOT ? &pp->slot : &pp->dead,
+			err, errlen);
+}
+
+static int receiver_key(struct plan_parser *pp, const struct tdm_cfg_line *l,
+			char *err, size_t errlen)
+{
+	struct tdm_receiver *r = &pp->p->receivers[pp->p->nreceivers - 1];
+
+	if (strcmp(l->key, "address"))
+		return msg(err, errlen, "unknown key '%s' in [receiver %s]",
+			   l->key, r->name);
+	if (once(&pp->addr_line, l, false, err, errlen) ||
+	    one_value(l, err, errlen))
+		return -1;
+	if (strlen(l->argv[0]) >= TDM_ADDR_MAX || !addr_ok(l->argv[0]))
+		return msg(err, errlen,
+			   "receiver '%s': bad address '%.45s' (a numeric IPv4 or IPv6 address)",
+			   r->name, l->argv[0]);
+	strcpy(r->addr, l->argv[0]);
+	return 0;
+}
+
 static int auto_key(struct plan_parser *pp, const struct tdm_cfg_line *l,
 		    char *err, size_t errlen)
 {
 	int k = find_key(auto_keys, A_NKEYS, l->key);
-	bool count;
 
 	if (k < 0)
 		return msg(err, errlen, "unknown key '%s' in [auto]", l->key);
-	if (k == A_SENDERS) {
-		/* A single number is a count; names may go on over lines. */
-		count = l->argc == 1 && all_digits(l->argv[0]);
-		if (once(&pp->aline[k], l,
-			 !count && !pp->count_form && pp->nnames, err, errlen))
-			return -1;
-		if (!count)
-			return auto_names(pp, l, err, errlen);
-		pp->count_form = true;
-		return key_u64(l, l->argv[0], TDM_MAX_SENDERS, &pp->count,
-			       err, errlen);
-	}
+	if (k == A_SENDERS)
+		return senders_key(pp, l, &pp->aline[k], err, errlen);
 	if (once(&pp->aline[k], l, false, err, errlen) ||
 	    one_value(l, err, errlen))
 		return -1;
@@ -799,6 +1218,17 @@ static int auto_key(struct plan_parser *pp, const struct tdm_cfg_line *l,
 	return 0;
 }
 
+/* *arr (of elements of size bytes) reallocated to cap; -1 if not. */
+static int grow(void **arr, size_t size, unsigned int cap)
+{
+	void *q = realloc(*arr, cap * size);
+
+	if (!q)
+		return -1;
+	*arr = q;
+	return 0;
+}
+
 static int open_sender(struct plan_parser *pp, const struct tdm_cfg_line *l,
 		       char *err, size_t errlen)
 {
@@ -806,7 +1236,6 @@ static int open_sender(struct plan_parser *pp, const struct tdm_cfg_line *l,
 	struct tdm_plan *p = pp->p;
 	struct tdm_sender *s;
 	unsigned int i, cap;
-	void *q;
 
 	if (!l->section_arg)
 		return msg(err, errlen, "[sender] needs a name");
@@ -814,6 +1243,10 @@ static int open_sender(struct plan_parser *pp, const struct tdm_cfg_line *l,
 		return msg(err, errlen,
 			   "[auto] and [sender] sections cannot be mixed (line %d)",
 			   pp->auto_line);
+	if (pp->barrel_line)
+		return msg(err, errlen,
+			   "[barrel] and [sender] sections cannot be mixed (line %d)",
+			   pp->barrel_line);
 	if (!name_ok(l->section_arg))
 		return bad_name(&nowhere, 0, l->section_arg, err, errlen);
 	for (i = 0; i < p->nsenders; i++)
@@ -826,14 +1259,9 @@ static int open_sender(struct plan_parser *pp, const struct tdm_cfg_line *l,
 			   TDM_MAX_SENDERS);
 	if (p->nsenders == pp->cap) {
 		cap = pp->cap ? pp->cap * 2 : 8;
-		q = realloc(p->senders, cap * sizeof(*p->senders));
-		if (!q)
+		if (grow((void **)&p->senders, sizeof(*p->senders), cap) ||
+		    grow((void **)&pp->wline, sizeof(*pp->wline), cap))
 			return msg(err, errlen, "out of memory");
-		p->senders = q;
-		q = realloc(pp->wline, cap * sizeof(*pp->wline));
-		if (!q)
-			return msg(err, errlen, "out of memory");
-		pp->wline = q;
 		pp->cap = cap;
 	}
 	s = &p->senders[p->nsenders++];
@@ -846,9 +1274,103 @@ static int open_sender(struct plan_parser *pp, const struct tdm_cfg_line *l,
 	return 0;
 }
 
+/* The form of the plan seen so far, for "cannot be mixed" messages. */
+static int form_line(const struct plan_parser *pp, const char **name)
+{
+	if (pp->auto_line) {
+		*name = "[auto]";
+		return pp->auto_line;
+	}
+	if (pp->barrel_line) {
+		*name = "[barrel]";
+		return pp->barrel_line;
+	}
+	*name = "[sender]";
+	return pp->first_sender_line;
+}
+
+static int open_receiver(struct plan_parser *pp, const struct tdm_cfg_line *l,
+			 char *err, size_t errlen)
+{
+	struct tdm_plan *p = pp->p;
+	struct tdm_receiver *r;
+	unsigned int cap;
+	const char *form;
+	int i, line;
+
+	if (!l->section_arg)
+		return msg(err, errlen, "[receiver] needs a name");
+	if (pp->auto_line)
+		return msg(err, errlen,
+			   "[auto] plans have one receiver: no [receiver] sections (line %d)",
+			   pp->auto_line);
+	line = form_line(pp, &form);
+	if (line)
+		return msg(err, errlen,
+			   "[receiver] sections come before %s (line %d)", form,
+			   line);
+	if (!name_ok(l->section_arg))
+		return msg(err, errlen,
+			   "bad receiver name '%.63s' (1..63 characters of A-Z a-z 0-9 _ . -)",
+			   l->section_arg);
+	i = tdm_plan_receiver(p, l->section_arg);
+	if (i >= 0)
+		return msg(err, errlen,
+			   "duplicate receiver '%s' (first at line %d)",
+			   l->section_arg, p->receivers[i].line);
+	if (p->nreceivers == TDM_MAX_RECEIVERS)
+		return msg(err, errlen, "too many receivers (max %d)",
+			   TDM_MAX_RECEIVERS);
+	if (p->nreceivers == pp->rcap) {
+		cap = pp->rcap ? pp->rcap * 2 : 8;
+		if (grow((void **)&p->receivers, sizeof(*p->receivers), cap))
+			return msg(err, errlen, "out of memory");
+		pp->rcap = cap;
+	}
+	r = &p->receivers[p->nreceivers++];
+	memset(r, 0, sizeof(*r));
+	strcpy(r->name, l->section_arg);
+	r->line = l->lineno;
+	pp->addr_line = 0;
+	pp->sec = SEC_RECEIVER;
+	return 0;
+}
+
+static int open_barrel(struct plan_parser *pp, const struct tdm_cfg_line *l,
+		       char *err, size_t errlen)
+{
+	const char *form;
+	int line = form_line(pp, &form);
+
+	if (l->section_arg)
+		return msg(err, errlen, "[barrel] takes no argument");
+	if (pp->barrel_line)
+		return msg(err, errlen,
+			   "duplicate section [barrel] (first at line %d)",
+			   pp->barrel_line);
+	if (line)
+		return msg(err, errlen,
+			   "%s and [barrel] sections cannot be mixed (line %d)",
+			   form, line);
+	pp->barrel_line = l->lineno;
+	pp->sec = SEC_BARREL;
+	return 0;
+}
+
 static int open_section(struct plan_parser *pp, const struct tdm_cfg_line *l,
 			char *err, size_t errlen)
 {
+	struct tdm_plan *p = pp->p;
+
+	/* The receiver before a new section must have its address. */
+	if (pp->sec == SEC_RECEIVER && !pp->addr_line)
+		return msg(err, errlen, "receiver '%s' (line %d) has no address",
+			   p->receivers[p->nreceivers - 1].name,
+			   p->receivers[p->nreceivers - 1].line);
+	if (!strcmp(l->section, "receiver"))
+		return open_receiver(pp, l, err, errlen);
+	if (!strcmp(l->section, "barrel"))
+		return open_barrel(pp, l, err, errlen);
 	if (!strcmp(l->section, "sender"))
 		return open_sender(pp, l, err, errlen);
 	if (!strcmp(l->section, "global")) {
@@ -868,6 +1390,14 @@ static int open_section(struct plan_parser *pp, const struct tdm_cfg_line *l,
 			return msg(err, errlen,
 				   "[auto] and [sender] sections cannot be mixed (line %d)",
 				   pp->first_sender_line);
+		if (pp->barrel_line)
+			return msg(err, errlen,
+				   "[barrel] and [auto] sections cannot be mixed (line %d)",
+				   pp->barrel_line);
+		if (p->nreceivers)
+			return msg(err, errlen,
+				   "[auto] plans have one receiver: no [receiver] sections (line %d)",
+				   p->receivers[0].line);
 		pp->auto_line = l->lineno;
 		pp->sec = SEC_AUTO;
 		return 0;
@@ -887,18 +1417,66 @@ static int plan_line(void *ctx, const struct tdm_cfg_line *l,
 		return sender_key(pp, l, err, errlen);
 	case SEC_AUTO:
 		return auto_key(pp, l, err, errlen);
+	case SEC_RECEIVER:
+		return receiver_key(pp, l, err, errlen);
+	case SEC_BARREL:
+		return barrel_key(pp, l, err, errlen);
 	case SEC_GLOBAL:
 		break;
 	}
 	return global_key(pp, l, err, errlen);
 }
 
+/*
+ * The senders of [auto] or [barrel]: their count, and in *names their
+ * names (NULL for a count: "0", "1", ...; free() it).  -1: out of memory.
+ */
+static int form_senders(const struct plan_parser *pp, const char ***names,
+			unsigned int *n)
+{
+	unsigned int i;
+
+	*names = NULL;
+	*n = pp->count_form ? (unsigned int)pp->count : pp->nnames;
+	if (pp->count_form)
+		return 0;
+	*names = calloc(*n ? *n : 1, sizeof(**names));
+	if (!*names)
+		return -1;
+	for (i = 0; i < *n; i++)
+		(*names)[i] = pp->names[i];
+	return 0;
+}
+
+/*
+ * After [auto] or [barrel] made the senders: each sender defined where
+ * its name (or the count, at @count_line) was, each window where the key
+ * @win_line that made it was, for the messages that follow.
+ */
+static int form_lines(struct plan_parser *pp, const struct plan_where *w,
+		      int count_line, int win_line, char *err, size_t errlen)
+{
+	unsigned int i, k;
+
+	pp->cap = pp->p->nsenders;
+	pp->wline = calloc(pp->cap, sizeof(*pp->wline));
+	if (!pp->wline)
+		return fail_at(w, 0, err, errlen, "out of memory");
+	for (i = 0; i < pp->p->nsenders; i++) {
+		pp->p->senders[i].line = pp->count_form ? count_line
+							: pp->name_line[i];
+		for (k = 0; k < pp->p->senders[i].nwin; k++)
+			pp->wline[i][k] = win_line;
+	}
+	return 0;
+}
+
 /* Expand [auto] into senders, with lines for the messages that follow. */
 static int finish_auto(struct plan_parser *pp, const struct plan_where *w,
 		       char *err, size_t errlen)
 {
-	const char **names = NULL;
-	unsigned int n, i, k;
+	const char **names;
+	unsigned int n, k;
 	int which, ret, line;
 	char e[256];
 
@@ -909,14 +1487,8 @@ static int finish_auto(struct plan_parser *pp, const struct plan_where *w,
 		if (!pp->aline[k] && k != A_PER)
 			return fail_at(w, pp->auto_line, err, errlen,
 				       "[auto] is missing '%s'", auto_keys[k]);
-	n = pp->count_form ? (unsigned int)pp->count : pp->nnames;
-	if (!pp->count_form) {
-		names = calloc(n, sizeof(*names));
-		if (!names)
-			return fail_at(w, 0, err, errlen, "out of memory");
-		for (i = 0; i < n; i++)
-			names[i] = pp->names[i];
-	}
+	if (form_senders(pp, &names, &n))
+		return fail_at(w, 0, err, errlen, "out of memory");
 	ret = auto_build(pp->p, n, names, pp->wlen, pp->dead,
 			 pp->aline[A_PER] ? (unsigned int)pp->per : 1,
 			 &which, e, sizeof(e));
@@ -927,17 +1499,42 @@ static int finish_auto(struct plan_parser *pp, const struct plan_where *w,
 		return fail_at(w, line, err, errlen, "%s", e);
 	}
 	/* The windows came from the window key; senders from their names. */
-	pp->cap = pp->p->nsenders;
-	pp->wline = calloc(pp->cap, sizeof(*pp->wline));
-	if (!pp->wline)
+	return form_lines(pp, w, pp->aline[A_SENDERS], pp->aline[A_WINDOW],
+			  err, errlen);
+}
+
+/* Expand [barrel] into senders, with lines for the messages that follow. */
+static int finish_barrel(struct plan_parser *pp, const struct plan_where *w,
+			 char *err, size_t errlen)
+{
+	const char **names;
+	unsigned int n, k;
+	int which, ret, line;
+	char e[256];
+
+	if (pp->gline[G_CYCLE])
+		return fail_at(w, pp->gline[G_CYCLE], err, errlen,
+			       "cycle_time cannot be given with [barrel] (the cycle is computed)");
+	for (k = 0; k < B_NKEYS; k++)
+		if (!pp->bline[k])
+			return fail_at(w, pp->barrel_line, err, errlen,
+				       "[barrel] is missing '%s'", barrel_keys[k]);
+	if (!pp->p->nreceivers)
+		return fail_at(w, pp->barrel_line, err, errlen,
+			       "[barrel] needs [receiver] sections before it");
+	if (form_senders(pp, &names, &n))
 		return fail_at(w, 0, err, errlen, "out of memory");
-	for (i = 0; i < pp->p->nsenders; i++) {
-		pp->p->senders[i].line = pp->count_form ? pp->aline[A_SENDERS]
-							: pp->name_line[i];
-		for (k = 0; k < pp->p->senders[i].nwin; k++)
-			pp->wline[i][k] = pp->aline[A_WINDOW];
+	ret = barrel_build(pp->p, n, names, pp->slot, pp->dead, &which, e,
+			   sizeof(e));
+	free(names);
+	if (ret) {
+		line = which >= 0 && pp->bline[which] ? pp->bline[which]
+						      : pp->barrel_line;
+		return fail_at(w, line, err, errlen, "%s", e);
 	}
-	return 0;
+	/* The windows came from the slot key. */
+	return form_lines(pp, w, pp->bline[B_SENDERS], pp->bline[B_SLOT],
+			  err, errlen);
 }
 
 static int finish(struct plan_parser *pp, char *err, size_t errlen)
@@ -950,16 +1547,24 @@ static int finish(struct plan_parser *pp, char *err, size_t errlen)
 		.clock_line = pp->gline[G_CLOCK],
 	};
 
+	if (pp->sec == SEC_RECEIVER && !pp->addr_line)
+		return fail_at(&w, pp->p->receivers[pp->p->nreceivers - 1].line,
+			       err, errlen, "receiver '%s' has no address",
+			       pp->p->receivers[pp->p->nreceivers - 1].name);
 	if (pp->auto_line) {
 		if (finish_auto(pp, &w, err, errlen))
 			return -1;
 		w.cycle_line = pp->auto_line;
+	} else if (pp->barrel_line) {
+		if (finish_barrel(pp, &w, err, errlen))
+			return -1;
+		w.cycle_line = pp->barrel_line;
 	} else if (!pp->gline[G_CYCLE]) {
 		return fail_at(&w, 0, err, errlen,
 			       "missing cycle_time in [global]");
 	} else if (!pp->p->nsenders) {
 		return fail_at(&w, 0, err, errlen,
-			       "no [sender] or [auto] section");
+			       "no [sender], [auto] or [barrel] section");
 	}
 	if (pp->base_clock >= 0 && pp->base_clock != pp->p->clockid)
 		return fail_at(&w, pp->gline[G_BASE], err, errlen,
@@ -1119,10 +1724,19 @@ static int digest_u(EVP_MD_CTX *ctx, uint64_t v, unsigned int bytes)
 	return EVP_DigestUpdate(ctx, b, bytes) == 1 ? 0 : -1;
 }
 
-static int digest_sender(EVP_MD_CTX *ctx, const struct tdm_sender *s)
+static int digest_str(EVP_MD_CTX *ctx, const char *str, size_t max)
+{
+	size_t n = strnlen(str, max);
+
+	return digest_u(ctx, n, 1) || EVP_DigestUpdate(ctx, str, n) != 1 ? -1
+									 : 0;
+}
+
+/* Destinations count only in a plan with receivers: old digests stay. */
+static int digest_sender(EVP_MD_CTX *ctx, const struct tdm_sender *s,
+			 bool dests)
 {
 	struct tdm_sender tmp;
-	size_t n = strnlen(s->name, TDM_NAME_MAX);
 	unsigned int i, nwin = s->nwin;
 
 	/* Windows in offset order, whether or not the plan was validated. */
@@ -1131,12 +1745,12 @@ static int digest_sender(EVP_MD_CTX *ctx, const struct tdm_sender *s)
 	tmp.nwin = nwin;
 	memcpy(tmp.win, s->win, nwin * sizeof(s->win[0]));
 	sort_sender(&tmp, NULL);
-	if (digest_u(ctx, n, 1) || EVP_DigestUpdate(ctx, s->name, n) != 1 ||
-	    digest_u(ctx, nwin, 4))
+	if (digest_str(ctx, s->name, TDM_NAME_MAX) || digest_u(ctx, nwin, 4))
 		return -1;
 	for (i = 0; i < nwin; i++)
 		if (digest_u(ctx, tmp.win[i].offset, 8) ||
-		    digest_u(ctx, tmp.win[i].length, 8))
+		    digest_u(ctx, tmp.win[i].length, 8) ||
+		    (dests && digest_u(ctx, tmp.win[i].dest, 4)))
 			return -1;
 	return 0;
 }
@@ -1157,8 +1771,13 @@ void tdm_plan_digest(const struct tdm_plan *p, uint8_t out[32])
 	      digest_u(ctx, p->bypass_prios, 4) ||
 	      digest_u(ctx, p->bypass_ptp, 1) ||
 	      digest_u(ctx, p->nsenders, 4);
+	if (!bad && p->nreceivers)
+		bad = digest_u(ctx, p->nreceivers, 4);
+	for (i = 0; !bad && i < p->nreceivers; i++)
+		bad = digest_str(ctx, p->receivers[i].name, TDM_NAME_MAX) ||
+		      digest_str(ctx, p->receivers[i].addr, TDM_ADDR_MAX);
 	for (i = 0; !bad && i < p->nsenders; i++)
-		bad = digest_sender(ctx, &p->senders[i]);
+		bad = digest_sender(ctx, &p->senders[i], p->nreceivers);
 	if (!bad)
 		bad = EVP_DigestFinal_ex(ctx, out, &len) != 1 || len != 32;
 	if (bad)
@@ -1220,12 +1839,20 @@ static void format_plan(const struct tdm_plan *p, struct out *o)
 	if (p->base_time)
 		out(o, "%-14s %lld %s\n", "base_time", (long long)p->base_time,
 		    tdm_clock_name(p->clockid));
+	for (i = 0; i < p->nreceivers; i++)
+		out(o, "\n[receiver %.63s]\naddress %.45s\n",
+		    p->receivers[i].name, p->receivers[i].addr);
 	for (i = 0; i < p->nsenders; i++) {
 		s = &p->senders[i];
 		out(o, "\n[sender %.63s]\n", s->name);
-		for (k = 0; k < s->nwin && k < TDMWIN_MAX_WINDOWS; k++)
-			out(o, "window %-10s %s\n", TSTR(s->win[k].offset),
+		for (k = 0; k < s->nwin && k < TDMWIN_MAX_WINDOWS; k++) {
+			out(o, "window %-10s %s", TSTR(s->win[k].offset),
 			    TSTR(s->win[k].length));
+			if (s->win[k].dest < p->nreceivers)
+				out(o, " %.63s",
+				    p->receivers[s->win[k].dest].name);
+			out(o, "\n");
+		}
 	}
 }
 
@@ -1273,6 +1900,17 @@ void tdm_plan_json(struct tdm_json *j, const char *key,
 	tdm_json_u64(j, "link_speed", p->link_speed);
 	tdm_json_u64(j, "bypass_prios", p->bypass_prios);
 	tdm_json_bool(j, "bypass_ptp", p->bypass_ptp);
+	if (p->nreceivers) {
+		tdm_json_arr_open(j, "receivers");
+		for (i = 0; i < p->nreceivers; i++) {
+			tdm_json_obj_open(j, NULL);
+			tdm_json_u64(j, "receiver", i);
+			tdm_json_str(j, "name", p->receivers[i].name);
+			tdm_json_str(j, "address", p->receivers[i].addr);
+			tdm_json_obj_close(j);
+		}
+		tdm_json_arr_close(j);
+	}
 	tdm_json_arr_open(j, "senders");
 	for (i = 0; i < p->nsenders; i++) {
 		s = &p->senders[i];
@@ -1284,6 +1922,8 @@ void tdm_plan_json(struct tdm_json *j, const char *key,
 			tdm_json_obj_open(j, NULL);
 			tdm_json_u64(j, "offset_ns", s->win[k].offset);
 			tdm_json_u64(j, "length_ns", s->win[k].length);
+			if (p->nreceivers)
+				tdm_json_u64(j, "receiver", s->win[k].dest);
 			tdm_json_obj_close(j);
 		}
 		tdm_json_arr_close(j);

@@ -39,6 +39,35 @@
  *
  * Sender i (0-based, in the order given) owns window k (0 <= k < n) at
  * offset (k * T + i) * (W + D), length W; the cycle is n * T * (W + D).
+ *
+ * Many receivers (N senders to M receivers, a corner turn): a window then
+ * carries its destination, and "no overlap" holds per receiver (at every
+ * instant a receiver has at most one sender) and per sender (a sender
+ * sends to at most one receiver at a time).  Receivers are declared before
+ * the windows that name them:
+ *
+ *   [receiver x0]                # one section per receiver, in order
+ *   address  198.18.1.1          # numeric IPv4 or IPv6, unique
+ *
+ *   [sender f0]
+ *   window  0     900us  x0      # offset length receiver
+ *   window  1ms   900us  x1
+ *
+ * or the barrel shifter (instead of [sender] sections; the cycle is
+ * computed):
+ *
+ *   [barrel]
+ *   senders    f0 f1 f2          # a count or names, as in [auto]
+ *   slot       1ms               # S: one window and its dead time
+ *   dead_time  100us             # D: the window is S - D
+ *
+ * With N senders, M receivers and L = max(N, M) slots per cycle, in slot k
+ * (0 <= k < L) sender i sends to receiver r = (i + k) mod L, window
+ * [k * S, k * S + S - D), and idles when r >= M; the cycle is L * S.  For
+ * each k the map i -> r is injective (a rotation of 0..L-1), so a receiver
+ * has one sender per slot at most; for each pair (i, r) exactly one k
+ * gives r, so every pair gets one window of S - D per cycle.  A receiver
+ * is busy N of L slots (all of them when N >= M), a sender M of L.
  */
 #ifndef TDM_PLAN_H
 #define TDM_PLAN_H
@@ -55,10 +84,20 @@
 #define TDM_MAX_PRIO		15	/* TC_PRIO_MAX: bypass_prio 0..15 */
 #define TDM_DEFAULT_LEAD_NS	2000000000ULL
 #define TDM_DEFAULT_ALIGN_NS	1000000000ULL
+/* A barrel shifter gives each sender a window per receiver per cycle. */
+#define TDM_MAX_RECEIVERS	TDMWIN_MAX_WINDOWS
+#define TDM_ADDR_MAX		46	/* INET6_ADDRSTRLEN */
 
 struct tdm_window {
 	uint64_t offset;	/* ns from the start of the cycle */
 	uint64_t length;	/* ns */
+	uint32_t dest;		/* index in the plan's receivers (0 if none) */
+};
+
+struct tdm_receiver {
+	char name[TDM_NAME_MAX];	/* as a sender's name */
+	char addr[TDM_ADDR_MAX];	/* numeric IPv4 or IPv6 address */
+	int line;		/* where it was defined (0 if not from a file) */
 };
 
 struct tdm_sender {
@@ -82,6 +121,9 @@ struct tdm_plan {
 	bool bypass_ptp;
 	unsigned int nsenders;
 	struct tdm_sender *senders;	/* malloc'd array of nsenders */
+	/* 0: one destination, the classic plan; else windows name one. */
+	unsigned int nreceivers;
+	struct tdm_receiver *receivers;	/* malloc'd array of nreceivers */
 };
 
 /* A plan with the defaults above and no senders. */
@@ -131,14 +173,57 @@ int tdm_plan_auto(struct tdm_plan *p, unsigned int nsenders,
 
 /*
  * Check a plan: cycle within the kernel's limits; 1..TDM_MAX_SENDERS
- * senders with valid, unique names; 1..TDMWIN_MAX_WINDOWS windows each,
- * of non-zero length, inside the cycle; no two windows (of any senders)
- * overlapping; every gap between consecutive windows (round the cycle) at
- * least min_dead_ns; guard shorter than every window.  Sorts each
+ * senders with valid, unique names; 0..TDM_MAX_RECEIVERS receivers with
+ * valid, unique names and addresses; 1..TDMWIN_MAX_WINDOWS windows each,
+ * of non-zero length, inside the cycle, to an existing destination; no
+ * two windows to one destination overlapping, nor two of one sender;
+ * every gap between consecutive windows to one destination (round the
+ * cycle) at least min_dead_ns; guard shorter than every window.  Sorts each
  * sender's windows by offset.  Messages name the sender and, when known,
  * the line as above (prefix "line N: " when file is unknown).
  */
 int tdm_plan_validate(struct tdm_plan *p, char *err, size_t errlen);
+
+/*
+ * The barrel shifter as a function (the [barrel] section): p must be
+ * initialised with its receivers (1..TDM_MAX_RECEIVERS); its senders and
+ * cycle are replaced as above.  names as for tdm_plan_auto.  The result
+ * is validated; on error free p as usual.
+ */
+int tdm_plan_barrel(struct tdm_plan *p, unsigned int nsenders,
+		    const char *const *names, uint64_t slot_ns,
+		    uint64_t dead_ns, char *err, size_t errlen);
+
+/* Destinations: the receivers, or the one implicit receiver (1). */
+static inline unsigned int tdm_plan_ndest(const struct tdm_plan *p)
+{
+	return p->nreceivers ? p->nreceivers : 1;
+}
+
+/* Time per cycle sender s sends to destination r (ns). */
+uint64_t tdm_plan_pair_ns(const struct tdm_plan *p, unsigned int s,
+			  unsigned int r);
+
+/* Time per cycle destination r receives, from all senders (ns). */
+uint64_t tdm_plan_dest_ns(const struct tdm_plan *p, unsigned int r);
+
+/*
+ * Every pair gets its share: each sender has a window to each
+ * destination.  0, or -1 with err naming the first pair without one.
+ */
+int tdm_plan_check_pairs(const struct tdm_plan *p, char *err, size_t errlen);
+
+/*
+ * What receiver r sees of plan p, as a one-destination plan: the same
+ * settings and senders (in the same order, so ids stay), each with only
+ * its windows to r.  out is overwritten.  -1 with err if r is not a
+ * destination of p or a sender sends nothing to r (out left empty).
+ */
+int tdm_plan_for_dest(const struct tdm_plan *p, unsigned int r,
+		      struct tdm_plan *out, char *err, size_t errlen);
+
+/* The receiver called name (its index), or -1. */
+int tdm_plan_receiver(const struct tdm_plan *p, const char *name);
 
 /* The sender called name, or NULL. */
 const struct tdm_sender *tdm_plan_sender(const struct tdm_plan *p,

@@ -101,7 +101,7 @@ static int parse_windows(const struct nlattr *list, struct tdm_window *win,
 	unsigned int n = 0;
 
 	mnl_attr_for_each_nested(w, list) {
-		struct tdm_window cur = { 0, 0 };
+		struct tdm_window cur = { 0 };
 		bool off = false, len = false;
 
 		if (mnl_attr_get_type(w) != TCA_TDMWIN_WINDOW)

@@ -14,7 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tdm_plan.h"
 #include "tdm_stats.h"
+#include "tdm_util.h"
 
 #define DEFAULT_GRACE_NS	100000000LL
 #define DUP_BITS		65536	/* dedup horizon per sender, in seq */
@@ -33,17 +35,20 @@
 #define PKT_M(name, kind, unit, desc) METRIC(tdm_pkt_result, name, kind, unit, desc)
 #define SND_M(name, kind, unit, desc) METRIC(tdm_sender_result, name, kind, unit, desc)
 #define RUN_M(name, kind, unit, desc) METRIC(tdm_run_result, name, kind, unit, desc)
+#define RCV_M(name, kind, unit, desc) METRIC(tdm_receiver_result, name, kind, unit, desc)
 
 static const struct tdm_metric win_m[] = { TDM_WIN_METRICS(WIN_M) };
 static const struct tdm_metric pkt_m[] = { TDM_PKT_METRICS(PKT_M) };
 static const struct tdm_metric snd_m[] = { TDM_SENDER_METRICS(SND_M) };
 static const struct tdm_metric run_m[] = { TDM_RUN_METRICS(RUN_M) };
+static const struct tdm_metric rcv_m[] = { TDM_RECEIVER_METRICS(RCV_M) };
 
 #define TABLE(nm, arr) { nm, arr, sizeof(arr) / sizeof(arr[0]) }
 const struct tdm_metric_table tdm_win_table = TABLE("window", win_m);
 const struct tdm_metric_table tdm_pkt_table = TABLE("packet", pkt_m);
 const struct tdm_metric_table tdm_sender_table = TABLE("sender", snd_m);
 const struct tdm_metric_table tdm_run_table = TABLE("run", run_m);
+const struct tdm_metric_table tdm_receiver_table = TABLE("receiver", rcv_m);
 
 /* CSV text fields: names are [A-Za-z0-9_.-] and sources fixed words, but
  * quote anything with a separator or quote anyway.
@@ -139,6 +144,145 @@ void tdm_metrics_csv_row(FILE *f, const struct tdm_metric_table *t,
 	fputc('\n', f);
 }
 
+/* One field of @row (split in place at the next comma), or NULL. */
+static char *csv_field(char **row)
+{
+	char *f = *row, *c;
+
+	if (!f)
+		return NULL;
+	c = strchr(f, ',');
+	if (c) {
+		*c = '\0';
+		*row = c + 1;
+	} else {
+		f[strcspn(f, "\r\n")] = '\0';
+		*row = NULL;
+	}
+	return f;
+}
+
+int tdm_metrics_csv_read(const struct tdm_metric_table *t, const char *header,
+			 char *row, void *res, char *err, size_t errlen)
+{
+	size_t hl = strcspn(header, "\r\n"), pos = 0, n;
+	char *base = res, *f, *end;
+	unsigned int i;
+
+	for (i = 0; i < t->n; i++, pos += n + 1) {
+		void *p = base + t->m[i].off;
+
+		n = strlen(t->m[i].name);
+		if (pos + n > hl || strncmp(header + pos, t->m[i].name, n) ||
+		    (pos + n < hl && header[pos + n] != ','))
+			return tdm_set_err(err, errlen,
+					   "not a %s table: column %u is not '%s'",
+					   t->name, i + 1, t->m[i].name);
+		f = csv_field(&row);
+		if (!f)
+			return tdm_set_err(err, errlen,
+					   "a %s row without '%s'", t->name,
+					   t->m[i].name);
+		if (t->m[i].kind == TDM_MK_T) {
+			memcpy(p, &f, sizeof(f));
+			continue;
+		}
+		errno = 0;
+		if (!*f) {
+			uint64_t na = TDM_NA_U64;
+			int64_t nas = TDM_NA_S64;
+
+			memcpy(p, t->m[i].kind == TDM_MK_U ? (void *)&na
+							   : (void *)&nas, 8);
+			continue;
+		}
+		if (t->m[i].kind == TDM_MK_U) {
+			uint64_t v = strtoull(f, &end, 10);
+
+			if (errno || *end || *f == '-')
+				goto bad;
+			memcpy(p, &v, sizeof(v));
+		} else {
+			int64_t v = strtoll(f, &end, 10);
+
+			if (errno || *end)
+				goto bad;
+			memcpy(p, &v, sizeof(v));
+		}
+		continue;
+bad:
+		return tdm_set_err(err, errlen, "%s: '%s' is not a number",
+				   t->m[i].name, f);
+	}
+	if (pos - 1 != hl)
+		return tdm_set_err(err, errlen,
+				   "not a %s table: more columns than %u",
+				   t->name, t->n);
+	if (row)
+		return tdm_set_err(err, errlen,
+				   "a %s row with more fields than %u", t->name,
+				   t->n);
+	return 0;
+}
+
+const char *tdm_fmt_u64_na(uint64_t v, char *buf, size_t len)
+{
+	if (v == TDM_NA_U64)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%" PRIu64, v);
+	return buf;
+}
+
+const char *tdm_fmt_ppm(uint64_t ppm, char *buf, size_t len)
+{
+	if (ppm == TDM_NA_U64)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%" PRIu64 ".%04" PRIu64 "%%", ppm / 10000,
+			 ppm % 10000);
+	return buf;
+}
+
+void tdm_receiver_result(struct tdm_receiver_result *out,
+			 const struct tdm_plan *full, unsigned int r,
+			 const struct tdm_run_result *run)
+{
+	__int128 bits, per;
+	unsigned int i;
+
+	memset(out, 0, sizeof(*out));
+	out->receiver = full->receivers[r].name;
+	out->address = full->receivers[r].addr;
+	for (i = 0; i < full->nsenders; i++)
+		out->senders_planned += tdm_plan_pair_ns(full, i, r) > 0;
+	out->open_ns = tdm_plan_dest_ns(full, r);
+	out->cycle_ns = full->cycle_ns;
+	out->planned_ppm = (uint64_t)((__int128)out->open_ns * 1000000 /
+				      full->cycle_ns);
+	out->link_speed = full->link_speed ? full->link_speed : TDM_NA_U64;
+	out->senders = run->senders;
+	out->sent = run->sent;
+	out->received = run->received;
+	out->lost = run->lost;
+	out->lost_unknown = run->lost_unknown;
+	out->overlap_windows = run->overlap_windows;
+	out->rx_outside = run->rx_outside;
+	out->bytes = run->bytes;
+	out->start_rx_ns = run->start_rx_ns;
+	out->end_rx_ns = run->end_rx_ns;
+	out->payload_ppm = TDM_NA_U64;
+	if (full->link_speed && run->start_rx_ns != TDM_NA_S64 &&
+	    run->end_rx_ns != TDM_NA_S64 &&
+	    run->end_rx_ns > run->start_rx_ns) {
+		/* bits * 1e6 / (Mbit/s * 1e6 / 1e9 * ns) */
+		bits = (__int128)run->bytes * 8 * 1000000000 * 1000000;
+		per = (__int128)full->link_speed * 1000000 *
+		      (run->end_rx_ns - run->start_rx_ns);
+		out->payload_ppm = (uint64_t)(bits / per);
+	}
+}
+
 void tdm_metrics_json(struct tdm_json *j, const char *key,
 		      const struct tdm_metric_table *t, const void *res)
 {
@@ -231,6 +375,7 @@ struct snd {
 	uint64_t *dup;		/* DUP_BITS bits, seq modulo DUP_BITS */
 	uint64_t top;		/* highest seq + 1 seen; 0 = none */
 	uint64_t received, dups, reord, txout, rxout, late, windows;
+	uint64_t bytes;		/* UDP payload of those received */
 	uint64_t sent, end_markers;
 	bool have_prev, have_prev_win;
 	int64_t prev_rx, prev_tx;
@@ -789,10 +934,14 @@ static void overlap(struct tdm_stats *s, struct win *w)
 		x->overlap_front = x->packets;
 }
 
-/* A packet of sender sn received (not a duplicate), with its transit. */
-static void snd_received(struct snd *sn, int64_t tr)
+/*
+ * A packet of sender sn received (not a duplicate), with its transit and
+ * UDP payload bytes.
+ */
+static void snd_received(struct snd *sn, int64_t tr, uint32_t len)
 {
 	sn->received++;
+	sn->bytes += len;
 	if (tr < sn->tr_min)
 		sn->tr_min = tr;
 	if (tr > sn->tr_max)
@@ -949,7 +1098,7 @@ static void late_record(struct tdm_stats *s, struct plan_ent *e,
 		if (x)
 			x->dups++;
 	} else {
-		snd_received(sn, tr);
+		snd_received(sn, tr, r->len);
 		sn->late++;
 		s->run.late++;
 		if (reord)
@@ -1072,7 +1221,7 @@ static void data_record(struct tdm_stats *s, const struct tdmrx_record *r,
 	sn->prev_tx = r->tx_ns;
 	w->jitter = (sn->jitter16 + 8) / 16;
 
-	snd_received(sn, tr);
+	snd_received(sn, tr, r->len);
 	overlap(s, w);
 
 packet:
@@ -1182,6 +1331,7 @@ static void sender_results(struct tdm_stats *s)
 		r->name = sn->name;
 		r->sent = have_sent ? sn->sent : TDM_NA_U64;
 		r->received = sn->received;
+		r->bytes = sn->bytes;
 		/* Lost is what the end marker says was sent and did not
 		 * arrive, late or not; without one it is not known.
 		 */
@@ -1220,7 +1370,7 @@ const struct tdm_run_result *tdm_stats_run(struct tdm_stats *s)
 	sender_results(s);
 	r->senders = 0;
 	r->sent = 0;
-	r->received = r->lost = r->duplicates = r->reordered = 0;
+	r->received = r->bytes = r->lost = r->duplicates = r->reordered = 0;
 	r->tx_outside = r->rx_outside = r->lost_unknown = 0;
 	for (i = 0; i < s->nsres; i++) {
 		const struct tdm_sender_result *x = &s->sres[i];
@@ -1232,6 +1382,7 @@ const struct tdm_run_result *tdm_stats_run(struct tdm_stats *s)
 			any_sent = true;
 		}
 		r->received += x->received;
+		r->bytes += x->bytes;
 		if (x->lost != TDM_NA_U64)
 			r->lost += x->lost;
 		else if (x->received)

@@ -135,7 +135,8 @@
 	X(jitter_ns, S, "ns", "RFC 3550 interarrival jitter at the end") \
 	X(start_rx_ns, S, "ns", "first arrival") \
 	X(end_rx_ns, S, "ns", "last arrival") \
-	X(end_markers, U, "", "end markers received")
+	X(end_markers, U, "", "end markers received") \
+	X(bytes, U, "B", "UDP payload bytes of the packets received, duplicates not counted")
 
 #define TDM_RUN_METRICS(X) \
 	X(records, U, "", "records read (data, end markers, bad ones)") \
@@ -165,7 +166,33 @@
 	X(now_stamps, U, "", "records stamped at the hook (no skb timestamp)") \
 	X(ts_source, T, "", "hw, sw, now, mixed or none") \
 	X(start_rx_ns, S, "ns", "first arrival") \
-	X(end_rx_ns, S, "ns", "last arrival")
+	X(end_rx_ns, S, "ns", "last arrival") \
+	X(bytes, U, "B", "UDP payload bytes of the packets received, duplicates not counted")
+
+/*
+ * One receiver of a plan with many (tdm_plan.h's [receiver]s): what its
+ * tdmstat judged of its own windows, one row per receiver, the rows of
+ * all receivers combined by tdmstat combine.
+ */
+#define TDM_RECEIVER_METRICS(X) \
+	X(receiver, T, "", "receiver name in the plan") \
+	X(address, T, "", "its address in the plan") \
+	X(senders_planned, U, "", "senders with windows to it") \
+	X(open_ns, U, "ns", "time per cycle its windows are open, all senders") \
+	X(cycle_ns, U, "ns", "the plan's cycle") \
+	X(planned_ppm, U, "ppm", "open_ns / cycle_ns, in millionths, rounded down: the plan's utilization of its link") \
+	X(link_speed, U, "Mbit/s", "the plan's link_speed (empty if the plan leaves it to the device)") \
+	X(senders, U, "", "senders that sent data to it") \
+	X(sent, U, "", "data packets sent to it, over the senders with an end marker") \
+	X(received, U, "", "data packets received, duplicates not counted") \
+	X(lost, U, "", "sent - received over the senders with an end marker") \
+	X(lost_unknown, U, "", "senders with data but no end marker") \
+	X(overlap_windows, U, "", "its windows whose packets arrived interleaved with another window's: two senders at once") \
+	X(rx_outside, U, "", "packets received outside their sender's windows to it") \
+	X(bytes, U, "B", "UDP payload bytes received") \
+	X(start_rx_ns, S, "ns", "first arrival") \
+	X(end_rx_ns, S, "ns", "last arrival") \
+	X(payload_ppm, U, "ppm", "bytes * 8 over link_speed times (end_rx_ns - start_rx_ns), in millionths, rounded down: the link's utilization by payload (empty without link_speed or with fewer than two arrivals)")
 
 #define TDM_KIND_U	uint64_t
 #define TDM_KIND_S	int64_t
@@ -176,6 +203,7 @@ struct tdm_win_result { TDM_WIN_METRICS(TDM_FIELD) };
 struct tdm_pkt_result { TDM_PKT_METRICS(TDM_FIELD) };
 struct tdm_sender_result { TDM_SENDER_METRICS(TDM_FIELD) };
 struct tdm_run_result { TDM_RUN_METRICS(TDM_FIELD) };
+struct tdm_receiver_result { TDM_RECEIVER_METRICS(TDM_FIELD) };
 
 enum tdm_metric_kind { TDM_MK_U, TDM_MK_S, TDM_MK_T };
 
@@ -194,7 +222,7 @@ struct tdm_metric_table {
 };
 
 extern const struct tdm_metric_table tdm_win_table, tdm_pkt_table,
-	tdm_sender_table, tdm_run_table;
+	tdm_sender_table, tdm_run_table, tdm_receiver_table;
 
 /* One table as CSV: a header row of the names; a row of one result. */
 void tdm_metrics_csv_header(FILE *f, const struct tdm_metric_table *t);
@@ -203,6 +231,33 @@ void tdm_metrics_csv_row(FILE *f, const struct tdm_metric_table *t,
 /* One result as a JSON object (key NULL inside arrays). */
 void tdm_metrics_json(struct tdm_json *j, const char *key,
 		      const struct tdm_metric_table *t, const void *res);
+/*
+ * The reverse of tdm_metrics_csv_header and _row: a row of @t's CSV
+ * under @header (the same names in the same order) into @res; an empty
+ * field is not available (TDM_NA_*).  Text fields point into @row, which
+ * is split in place (no quoted fields: names and addresses need none).
+ * 0, or -1 with err.
+ */
+int tdm_metrics_csv_read(const struct tdm_metric_table *t, const char *header,
+			 char *row, void *res, char *err, size_t errlen);
+
+/*
+ * Metrics for people: a u64 as digits, or "-" when it is not available
+ * (TDM_NA_U64); millionths as a percentage with all four decimals
+ * ("90.0000%"), exact, or "-".  Both return buf.
+ */
+const char *tdm_fmt_u64_na(uint64_t v, char *buf, size_t len);
+const char *tdm_fmt_ppm(uint64_t ppm, char *buf, size_t len);
+
+struct tdm_plan;
+/*
+ * Receiver @r of plan @full: its planned share and what the run of the
+ * tdmstat judging its windows found (@run after tdm_stats_finish).
+ * Text fields point into @full.
+ */
+void tdm_receiver_result(struct tdm_receiver_result *out,
+			 const struct tdm_plan *full, unsigned int r,
+			 const struct tdm_run_result *run);
 
 struct tdm_stats_cfg {
 	int64_t grace_ns;	/* 0: 100 ms */

@@ -23,6 +23,7 @@
 #include "doctor.h"
 #include "tdm_cfg.h"
 #include "tdm_ctl.h"
+#include "tdm_json.h"
 #include "tdm_plan.h"
 #include "tdm_util.h"
 
@@ -37,7 +38,10 @@ static void usage(FILE *f)
 		"  plan show            the plan in force (and a pending one)\n"
 		"  plan history         plans handed out (coordinator)\n"
 		"  plan push FILE|-     hand out a new plan (coordinator); waits for acks\n"
-		"  plan check FILE|-    validate a plan file locally\n"
+		"  plan check FILE|-    validate a plan file locally: no two senders at a\n"
+		"                       receiver, no sender at two receivers at once,\n"
+		"                       every pair its share; prints each receiver's\n"
+		"                       link utilization\n"
 		"  metrics              this node's metrics in the Prometheus text format\n"
 		"                       (tdmd's role and state, its qdisc's counters)\n"
 		"  reload               tdmd reads its configuration again; refused\n"
@@ -81,8 +85,91 @@ static char *read_plan(const char *path, const char **label)
 	return text;
 }
 
-/* Parse locally first: errors come back without a daemon round trip. */
-static int check_plan(const char *text, const char *label, bool quiet)
+/* What one destination of a plan gets per cycle. */
+struct dest_use {
+	uint64_t open_ns;	/* its windows' time, all senders */
+	uint64_t pair_min_ns, pair_max_ns;	/* one sender's time */
+};
+
+static struct dest_use dest_use(const struct tdm_plan *p, unsigned int r)
+{
+	struct dest_use u = { .pair_min_ns = UINT64_MAX };
+	unsigned int i;
+	uint64_t t;
+
+	for (i = 0; i < p->nsenders; i++) {
+		t = tdm_plan_pair_ns(p, i, r);
+		u.open_ns += t;
+		if (t < u.pair_min_ns)
+			u.pair_min_ns = t;
+		if (t > u.pair_max_ns)
+			u.pair_max_ns = t;
+	}
+	return u;
+}
+
+/*
+ * Each destination's link: the time its windows are open per cycle, as a
+ * share of the cycle, and the least and most one sender gets.
+ */
+static void print_use(const struct tdm_plan *p, const char *label,
+		      unsigned int nwin, bool json)
+{
+	unsigned int r, nd = tdm_plan_ndest(p);
+	struct tdm_json j;
+	struct dest_use u;
+	const char *t;
+
+	if (!json) {
+		printf("%s: valid plan, %u senders, %u windows, cycle %llu ns\n",
+		       label, p->nsenders, nwin,
+		       (unsigned long long)p->cycle_ns);
+		printf("%-16s %-40s %14s %12s %12s %12s\n", "receiver",
+		       "address", "open_ns", "utilization", "pair_min_ns",
+		       "pair_max_ns");
+	}
+	tdm_json_init(&j);
+	tdm_json_obj_open(&j, NULL);
+	tdm_json_str(&j, "plan", label);
+	tdm_json_u64(&j, "senders", p->nsenders);
+	tdm_json_u64(&j, "windows", nwin);
+	tdm_json_u64(&j, "cycle_ns", p->cycle_ns);
+	tdm_json_arr_open(&j, "receivers");
+	for (r = 0; r < nd; r++) {
+		u = dest_use(p, r);
+		if (!json)
+			printf("%-16s %-40s %14llu %11.3f%% %12llu %12llu\n",
+			       p->nreceivers ? p->receivers[r].name : "-",
+			       p->nreceivers ? p->receivers[r].addr : "-",
+			       (unsigned long long)u.open_ns,
+			       100.0 * (double)u.open_ns / (double)p->cycle_ns,
+			       (unsigned long long)u.pair_min_ns,
+			       (unsigned long long)u.pair_max_ns);
+		tdm_json_obj_open(&j, NULL);
+		tdm_json_str(&j, "name", p->nreceivers ? p->receivers[r].name
+						       : "");
+		tdm_json_str(&j, "address", p->nreceivers ?
+			     p->receivers[r].addr : "");
+		tdm_json_u64(&j, "open_ns", u.open_ns);
+		tdm_json_u64(&j, "pair_min_ns", u.pair_min_ns);
+		tdm_json_u64(&j, "pair_max_ns", u.pair_max_ns);
+		tdm_json_obj_close(&j);
+	}
+	tdm_json_arr_close(&j);
+	tdm_json_obj_close(&j);
+	t = tdm_json_finish(&j);
+	if (json && t)
+		fputs(t, stdout);
+	tdm_json_free(&j);
+}
+
+/*
+ * Parse locally first: errors come back without a daemon round trip.
+ * The parse checks that at every instant a receiver has one sender at
+ * most and a sender one receiver; here every pair must have its share.
+ */
+static int check_plan(const char *text, const char *label, bool quiet,
+		      bool json)
 {
 	struct tdm_plan p;
 	char err[512];
@@ -92,11 +179,15 @@ static int check_plan(const char *text, const char *label, bool quiet)
 		fprintf(stderr, "tdmctl: %s\n", err);
 		return 1;
 	}
+	if (tdm_plan_check_pairs(&p, err, sizeof(err))) {
+		fprintf(stderr, "tdmctl: %s: %s\n", label, err);
+		tdm_plan_free(&p);
+		return 1;
+	}
 	for (i = 0; i < p.nsenders; i++)
 		n += p.senders[i].nwin;
 	if (!quiet)
-		printf("%s: valid plan, %u senders, %u windows, cycle %llu ns\n",
-		       label, p.nsenders, n, (unsigned long long)p.cycle_ns);
+		print_use(&p, label, n, json);
 	tdm_plan_free(&p);
 	return 0;
 }
@@ -197,7 +288,7 @@ int main(int argc, char **argv)
 		text = read_plan(argv[2], &label);
 		if (!text)
 			return 1;
-		rc = check_plan(text, label, !strcmp(argv[1], "push"));
+		rc = check_plan(text, label, !strcmp(argv[1], "push"), json);
 		if (!rc && !strcmp(argv[1], "push")) {
 			char name[PATH_MAX];
 			size_t i;

@@ -1358,7 +1358,10 @@ struct coord *coord_new(const struct tdmd_conf *conf,
 	log_info("plan versions: v%u issued so far (%s)", co->issued,
 		 conf->state_file);
 	if (conf->plan_file[0]) {
-		if (tdm_plan_load(conf->plan_file, &co->desired, err, errlen)) {
+		if (tdm_plan_load(conf->plan_file, &co->desired, err, errlen) ||
+		    coord_plan_pushable(&co->desired, conf->plan_file, err,
+					errlen)) {
+			tdm_plan_free(&co->desired);
 			coord_free(co);
 			return NULL;
 		}
@@ -1371,6 +1374,16 @@ struct coord *coord_new(const struct tdmd_conf *conf,
 		log_info("no plan_file: waiting for 'tdmctl plan push'");
 	}
 	return co;
+}
+
+int coord_plan_pushable(const struct tdm_plan *p, const char *label,
+			char *err, size_t errlen)
+{
+	if (!p->nreceivers)
+		return 0;
+	return tdm_set_err(err, errlen,
+			   "%s: a plan with %u receivers: tdmd hands out one-destination plans only (no [receiver] sections)",
+			   label, p->nreceivers);
 }
 
 /* Is this member a sender of a plan the coordinator knows? */
@@ -1705,6 +1718,13 @@ static void ctl_push(struct coord *co, struct ctl_req *r, const char *label)
 		return;
 	}
 	if (tdm_plan_parse(r->body, label[0] ? label : "plan", &p, err, sizeof(err))) {
+		snprintf(msg, sizeof(msg), "%s\n", err);
+		ctl_reply(r, false, msg);
+		return;
+	}
+	if (coord_plan_pushable(&p, label[0] ? label : "plan", err,
+				sizeof(err))) {
+		tdm_plan_free(&p);
 		snprintf(msg, sizeof(msg), "%s\n", err);
 		ctl_reply(r, false, msg);
 		return;

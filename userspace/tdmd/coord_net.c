@@ -399,6 +399,7 @@ static int net_check(const struct tdmd *d, char *err, size_t errlen)
 	char dir[PATH_MAX];
 	struct tdm_plan p;
 	uint32_t v;
+	int rc;
 
 	if (state_load(d->conf.state_file, &v, err, errlen))
 		return -1;
@@ -411,8 +412,9 @@ static int net_check(const struct tdmd *d, char *err, size_t errlen)
 		return 0;
 	if (tdm_plan_load(d->conf.plan_file, &p, err, errlen))
 		return -1;
+	rc = coord_plan_pushable(&p, d->conf.plan_file, err, errlen);
 	tdm_plan_free(&p);
-	return 0;
+	return rc;
 }
 
 const struct role_ops coord_role_ops = {

@@ -292,6 +292,12 @@ struct coord *coord_new(const struct tdmd_conf *conf,
 			const struct coord_io *io, char *err, size_t errlen);
 /* Answers a waiting plan push, drops every link, frees co. */
 void coord_free(struct coord *co);
+/*
+ * A plan tdmd can hand out: one destination (no [receiver] sections;
+ * members program one gate).  0, or -1 with err saying why not.
+ */
+int coord_plan_pushable(const struct tdm_plan *p, const char *label,
+			char *err, size_t errlen);
 /* NULL (logged) when the coordinator holds too many connections. */
 struct coord_peer *coord_peer_add(struct coord *co, void *link,
 				  const char *addr);

@@ -11,6 +11,15 @@
  *          [--start TAI_NS | --align TIME] [-E MARKERS] [-j] [-q]
  *          [--pace windows --plan FILE [--name NAME] [--spin TIME]
  *           [--gate window|lib]] HOST
+ *   tdmgen ... --plan FILE --corner [--pace rate|windows] [--name NAME]
+ *
+ * --corner sends the corner turn: to every receiver of the plan (its
+ * [receiver] sections, at -p PORT), each with its own sequence numbers
+ * and end markers, so that every receiver sees an ordinary stream from
+ * this sender.  With --pace windows each packet goes to the receiver of
+ * the window it leaves in (the user-space barrel shifter); with --pace
+ * rate, free-running, to the receivers in turn, packet by packet, and
+ * only a gate in the way (a qdisc class per destination) could time it.
  *
  * --pace windows is the original tool's method, user-space TDM: the
  * sender sends only while one of its own windows is open by its own
@@ -88,6 +97,10 @@ static void usage(FILE *f)
 		"      --ungated            afxdp: no gate (shows what the qdisc misses)\n"
 		"      --dst-mac MAC        afxdp: the next hop (default: its ARP entry)\n"
 		"      --queue N            afxdp: the device queue to bind (default 0)\n"
+		"      --corner             the corner turn: to every receiver of --plan (no\n"
+		"                           HOST), each its own sequence and end markers;\n"
+		"                           with --pace windows to the receiver of the open\n"
+		"                           window, with --pace rate to each in turn\n"
 		"  -j, --json               summary as JSON on stdout\n"
 		"  -q, --quiet              no summary\n"
 		"  -h, --help               this help\n"
@@ -123,22 +136,20 @@ static int parse_rate(const char *s, size_t size, double *pps)
 	return *pps > 0 && *pps <= 1e9 ? 0 : -1;
 }
 
-static int open_socket(const struct opts *o, char *err, size_t errlen)
+/* A UDP socket of @family with the options of @o, bound if -B says so. */
+static int new_socket(const struct opts *o, int family, char *err,
+		      size_t errlen)
 {
-	struct addrinfo hints = { .ai_socktype = SOCK_DGRAM };
-	struct addrinfo *ai, *src = NULL;
+	struct addrinfo hints = { .ai_socktype = SOCK_DGRAM,
+				  .ai_family = family,
+				  .ai_flags = AI_NUMERICHOST | AI_PASSIVE };
+	struct addrinfo *src = NULL;
 	int fd, rc, sndbuf = 4 << 20;
 
-	rc = getaddrinfo(o->host, o->port, &hints, &ai);
-	if (rc) {
-		snprintf(err, errlen, "%s port %s: %s", o->host, o->port,
-			 gai_strerror(rc));
-		return -1;
-	}
-	fd = socket(ai->ai_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	fd = socket(family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
 		snprintf(err, errlen, "socket: %s", strerror(errno));
-		goto fail;
+		return -1;
 	}
 	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
 	if (o->prio >= 0 &&
@@ -154,8 +165,6 @@ static int open_socket(const struct opts *o, char *err, size_t errlen)
 		goto fail;
 	}
 	if (o->bind_addr) {
-		hints.ai_family = ai->ai_family;
-		hints.ai_flags = AI_NUMERICHOST | AI_PASSIVE;
 		rc = getaddrinfo(o->bind_addr, NULL, &hints, &src);
 		if (rc) {
 			snprintf(err, errlen, "source %s: %s", o->bind_addr,
@@ -167,22 +176,37 @@ static int open_socket(const struct opts *o, char *err, size_t errlen)
 				 strerror(errno));
 			goto fail;
 		}
-	}
-	if (connect(fd, ai->ai_addr, ai->ai_addrlen)) {
-		snprintf(err, errlen, "connect %s: %s", o->host, strerror(errno));
-		goto fail;
-	}
-	if (src)
 		freeaddrinfo(src);
-	freeaddrinfo(ai);
+	}
 	return fd;
 fail:
-	if (fd >= 0)
-		close(fd);
 	if (src)
 		freeaddrinfo(src);
-	freeaddrinfo(ai);
+	close(fd);
 	return -1;
+}
+
+/* The socket to HOST: connected. */
+static int open_socket(const struct opts *o, char *err, size_t errlen)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_DGRAM };
+	struct addrinfo *ai;
+	int fd, rc;
+
+	rc = getaddrinfo(o->host, o->port, &hints, &ai);
+	if (rc) {
+		snprintf(err, errlen, "%s port %s: %s", o->host, o->port,
+			 gai_strerror(rc));
+		return -1;
+	}
+	fd = new_socket(o, ai->ai_family, err, errlen);
+	if (fd >= 0 && connect(fd, ai->ai_addr, ai->ai_addrlen)) {
+		snprintf(err, errlen, "connect %s: %s", o->host, strerror(errno));
+		close(fd);
+		fd = -1;
+	}
+	freeaddrinfo(ai);
+	return fd;
 }
 
 void sleep_until(int clk, int64_t t, int64_t spin)
@@ -203,6 +227,56 @@ void sleep_until(int clk, int64_t t, int64_t spin)
 		;
 }
 
+
+/*
+ * --corner: the receivers' addresses at -p PORT, and one socket for all
+ * (so they must share a family).  -1 with err.
+ */
+static int corner_socket(const struct opts *o, struct sender *s,
+			 const struct tdm_plan *p, char *err, size_t errlen)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_DGRAM,
+				  .ai_flags = AI_NUMERICHOST };
+	struct addrinfo *ai;
+	unsigned int r;
+	int rc;
+
+	s->ndest = p->nreceivers;
+	s->dest = calloc(s->ndest, sizeof(*s->dest));
+	s->dest_len = calloc(s->ndest, sizeof(*s->dest_len));
+	s->dsent = calloc(s->ndest, sizeof(*s->dsent));
+	if (!s->dest || !s->dest_len || !s->dsent) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (r = 0; r < s->ndest; r++) {
+		rc = getaddrinfo(p->receivers[r].addr, o->port, &hints, &ai);
+		if (rc) {
+			snprintf(err, errlen, "receiver '%s' %s port %s: %s",
+				 p->receivers[r].name, p->receivers[r].addr,
+				 o->port, gai_strerror(rc));
+			return -1;
+		}
+		memcpy(&s->dest[r], ai->ai_addr, ai->ai_addrlen);
+		s->dest_len[r] = ai->ai_addrlen;
+		freeaddrinfo(ai);
+		if (s->dest[r].ss_family != s->dest[0].ss_family) {
+			snprintf(err, errlen,
+				 "receivers '%s' and '%s': IPv4 and IPv6 in one plan (--corner sends from one socket)",
+				 p->receivers[0].name, p->receivers[r].name);
+			return -1;
+		}
+	}
+	return new_socket(o, s->dest[0].ss_family, err, errlen);
+}
+
+/* Message @i goes to receiver @d (--corner): its address, its sequence. */
+static uint64_t aim(struct sender *s, unsigned int i, unsigned int d)
+{
+	s->msgs[i].msg_hdr.msg_name = &s->dest[d];
+	s->msgs[i].msg_hdr.msg_namelen = s->dest_len[d];
+	return s->dsent[d]++;
+}
 
 /* Send n prepared packets; retry the rest after a partial send or a
  * transient error.  0 or -1 (errno).
@@ -276,13 +350,16 @@ unsigned int pace_due(const struct opts *o, const struct sender *s,
 	return n;
 }
 
-/* Stamp one prepared packet just before it goes and send it. */
+/*
+ * Stamp one prepared packet just before it goes and send it, with
+ * --corner to receiver @dest.
+ */
 static int send_one(const struct opts *o, struct sender *s,
-		    struct tdm_pkt *pkt)
+		    struct tdm_pkt *pkt, unsigned int dest)
 {
 	int64_t now;
 
-	pkt->seq = s->sent;
+	pkt->seq = s->ndest ? aim(s, 0, dest) : s->sent;
 	now = tdm_clock_ns(CLOCK_TAI);
 	pkt->tx_ns = now;
 	tdm_pkt_encode(s->bufs, pkt);
@@ -303,8 +380,26 @@ static int send_one(const struct opts *o, struct sender *s,
  * the plan's clock, and those due while the window is closed go at its
  * opening, one after the other.
  */
+/*
+ * The receiver of @snd's window open at @t (the gate said so): the
+ * window the gate's own search finds there.
+ */
+static unsigned int window_dest(const struct tdmwin_sched *sched,
+				const struct tdm_sender *snd, int64_t t)
+{
+	u64 pos;
+	int i;
+
+	if (t < sched->base)
+		return 0;
+	tdmwin_div_rem((u64)(t - sched->base), sched->cycle, &pos);
+	i = tdmwin_window_at(sched, pos);
+	return i < 0 ? 0 : snd->win[i].dest;
+}
+
 static int run_windows(const struct opts *o, struct sender *s,
-		       const struct tdmwin_sched *sched, int clk, int64_t start)
+		       const struct tdmwin_sched *sched,
+		       const struct tdm_sender *snd, int clk, int64_t start)
 {
 	struct tdm_pkt pkt = { .sender = o->sender,
 			       .plan_version = o->plan_version };
@@ -334,7 +429,7 @@ static int run_windows(const struct opts *o, struct sender *s,
 			last_win = r.when;
 			s->windows++;
 		}
-		if (send_one(o, s, &pkt))
+		if (send_one(o, s, &pkt, window_dest(sched, snd, now)))
 			return -1;
 	}
 	return 0;
@@ -412,12 +507,14 @@ static struct tdmgate *lib_gate(const struct opts *o, const struct tdm_plan *p,
  * 0, -1 (a send failed, errno) or 1 (no window can take the frame).
  */
 static int run_lib(const struct opts *o, struct sender *s, struct tdmgate *g,
-		   const struct tdmwin_sched *sched, int clk, int64_t start)
+		   const struct tdmwin_sched *sched,
+		   const struct tdm_sender *snd, int clk, int64_t start)
 {
 	struct tdm_pkt pkt = { .sender = o->sender,
 			       .plan_version = o->plan_version };
 	int64_t end = INT64_MAX, now, due, t, last_win = INT64_MIN;
 	uint32_t len = frame_len(s, o->size);
+	unsigned int dest;
 	int err;
 
 	if (o->duration_ns)
@@ -438,12 +535,13 @@ static int run_lib(const struct opts *o, struct sender *s, struct tdmgate *g,
 		if (err)
 			return 1;
 		/* The window it starts in: its opening, as --gate window counts. */
+		dest = window_dest(sched, snd, t);
 		t = tdmwin_gate(sched, t, 1).when;
 		if (t != last_win) {
 			last_win = t;
 			s->windows++;
 		}
-		if (send_one(o, s, &pkt))
+		if (send_one(o, s, &pkt, dest))
 			return -1;
 	}
 	return 0;
@@ -475,6 +573,10 @@ static int run(const struct opts *o, struct sender *s)
 		}
 		for (i = 0; i < n; i++) {
 			pkt.seq = s->sent + i;
+			if (s->ndest) {
+				pkt.seq = aim(s, i, s->next);
+				s->next = (s->next + 1) % s->ndest;
+			}
 			pkt.tx_ns = now;
 			tdm_pkt_encode(s->bufs + (size_t)i * o->size, &pkt);
 		}
@@ -490,57 +592,77 @@ static int run(const struct opts *o, struct sender *s)
 }
 
 /*
- * --pace windows: load the plan, find this sender, start, and run.  0, -1
- * (a send failed, errno) or 1 (the plan is unusable: said on stderr).
+ * --plan: load it and find this sender (--name, else -i's id).  0 with
+ * *snd, or 1 (said on stderr; p freed).
  */
-static int run_plan(const struct opts *o, struct sender *s)
+static int load_plan(const struct opts *o, struct tdm_plan *p,
+		     const struct tdm_sender **snd)
 {
-	static struct tdmwin_window win[TDMWIN_MAX_WINDOWS];
-	const struct tdm_sender *snd;
-	struct tdmwin_sched sched;
-	struct tdm_plan p;
 	char err[512], id[16];
 	const char *name = o->name;
-	int64_t start, base;
-	int rc = 1;
 
-	tdm_plan_init(&p);
-	if (tdm_plan_load(o->plan_file, &p, err, sizeof(err))) {
+	if (tdm_plan_load(o->plan_file, p, err, sizeof(err))) {
 		fprintf(stderr, "tdmgen: %s\n", err);
-		goto out;
+		return 1;
 	}
 	if (!name) {
 		snprintf(id, sizeof(id), "%u", o->sender);
 		name = id;
 	}
-	snd = tdm_plan_sender(&p, name);
-	if (!snd || !snd->nwin) {
+	*snd = tdm_plan_sender(p, name);
+	if (!*snd || !(*snd)->nwin) {
 		fprintf(stderr, "tdmgen: %s: %s '%s' (give its name with --name)\n",
-			o->plan_file, snd ? "no windows for sender" : "no sender",
+			o->plan_file, *snd ? "no windows for sender" : "no sender",
 			name);
-		goto out;
+		goto bad;
 	}
-	if (tdm_clock_ns(p.clockid) < 0) {
+	if (o->corner && !p->nreceivers) {
+		fprintf(stderr, "tdmgen: %s: --corner needs a plan with [receiver] sections\n",
+			o->plan_file);
+		goto bad;
+	}
+	if (!o->corner && p->nreceivers) {
+		fprintf(stderr, "tdmgen: %s: a plan with receivers: send the corner turn with --corner\n",
+			o->plan_file);
+		goto bad;
+	}
+	if (tdm_clock_ns(p->clockid) < 0) {
 		fprintf(stderr, "tdmgen: %s: cannot read the plan's clock %d\n",
-			o->plan_file, p.clockid);
-		goto out;
+			o->plan_file, p->clockid);
+		goto bad;
 	}
+	return 0;
+bad:
+	tdm_plan_free(p);
+	return 1;
+}
+
+/*
+ * --pace windows: start, and run by this sender's windows.  0, -1 (a
+ * send failed, errno) or 1 (the plan is unusable: said on stderr).
+ */
+static int run_plan(const struct opts *o, struct sender *s,
+		    const struct tdm_plan *p, const struct tdm_sender *snd)
+{
+	static struct tdmwin_window win[TDMWIN_MAX_WINDOWS];
+	struct tdmwin_sched sched;
+	int64_t start, base;
+	int rc = 1;
+
 	start = begin(o);
 	/* The start on the plan's clock; cycle 0 then if the plan has no base. */
-	start = tdm_clock_ns(p.clockid) - (tdm_clock_ns(CLOCK_TAI) - start);
-	base = p.base_time ? p.base_time : start;
-	tdm_gate_sched(&sched, win, &p, snd, base);
+	start = tdm_clock_ns(p->clockid) - (tdm_clock_ns(CLOCK_TAI) - start);
+	base = p->base_time ? p->base_time : start;
+	tdm_gate_sched(&sched, win, p, snd, base);
 	if (o->gate_lib) {
-		struct tdmgate *g = lib_gate(o, &p, snd, base);
+		struct tdmgate *g = lib_gate(o, p, snd, base);
 
 		if (g)
-			rc = run_lib(o, s, g, &sched, p.clockid, start);
+			rc = run_lib(o, s, g, &sched, snd, p->clockid, start);
 		tdmgate_destroy(g);
 	} else {
-		rc = run_windows(o, s, &sched, p.clockid, start);
+		rc = run_windows(o, s, &sched, snd, p->clockid, start);
 	}
-out:
-	tdm_plan_free(&p);
 	return rc;
 }
 
@@ -551,22 +673,35 @@ static int send_markers(const struct opts *o, struct sender *s)
 			       .seq = s->sent, .sent = s->sent };
 	unsigned int i;
 
+	unsigned int d;
+
 	if (o->markers && o->end_wait_ns)
 		sleep_until(CLOCK_TAI, tdm_clock_ns(CLOCK_TAI) +
 				    (int64_t)o->end_wait_ns, SPIN_NS);
 	for (i = 0; i < o->markers; i++) {
-		pkt.tx_ns = tdm_clock_ns(CLOCK_TAI);
-		tdm_pkt_encode(s->bufs, &pkt);
-		if (send_batch(s, 1))
-			return -1;
+		/* --corner: each receiver its own count. */
+		for (d = 0; d < (s->ndest ? s->ndest : 1); d++) {
+			if (s->ndest) {
+				s->msgs[0].msg_hdr.msg_name = &s->dest[d];
+				s->msgs[0].msg_hdr.msg_namelen = s->dest_len[d];
+				pkt.seq = pkt.sent = s->dsent[d];
+			}
+			pkt.tx_ns = tdm_clock_ns(CLOCK_TAI);
+			tdm_pkt_encode(s->bufs, &pkt);
+			if (send_batch(s, 1))
+				return -1;
+		}
 		if (i + 1 < o->markers)
 			usleep(1000);
 	}
 	return 0;
 }
 
-static void summary(const struct opts *o, const struct sender *s)
+static void summary(const struct opts *o, const struct sender *s,
+		    const struct tdm_plan *p)
 {
+	unsigned int d;
+
 	double secs = s->sent > 1 ? (double)(s->last_tx - s->first_tx) / 1e9 : 0;
 	double pps = secs > 0 ? (double)(s->sent - 1) / secs : 0;
 	double bps = pps * 8.0 * (double)o->size;
@@ -601,6 +736,17 @@ static void summary(const struct opts *o, const struct sender *s)
 			tdm_json_u64(&j, "windows", s->windows);
 			tdm_json_str(&j, "gate", o->gate_lib ? "lib" : "window");
 		}
+		if (s->ndest) {
+			tdm_json_arr_open(&j, "receivers");
+			for (d = 0; d < s->ndest; d++) {
+				tdm_json_obj_open(&j, NULL);
+				tdm_json_str(&j, "name", p->receivers[d].name);
+				tdm_json_str(&j, "address", p->receivers[d].addr);
+				tdm_json_u64(&j, "sent", s->dsent[d]);
+				tdm_json_obj_close(&j);
+			}
+			tdm_json_arr_close(&j);
+		}
 		tdm_json_obj_close(&j);
 		t = tdm_json_finish(&j);
 		if (t)
@@ -613,6 +759,9 @@ static void summary(const struct opts *o, const struct sender *s)
 	       bps / 1e6);
 	if (o->pace_windows)
 		printf(", in %llu windows", (unsigned long long)s->windows);
+	for (d = 0; d < s->ndest; d++)
+		printf("%s %s %llu", d ? "," : "; to", p->receivers[d].name,
+		       (unsigned long long)s->dsent[d]);
 	if (s->retries)
 		printf(", %llu retries", (unsigned long long)s->retries);
 	if (o->afxdp)
@@ -680,6 +829,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "ungated", no_argument, NULL, 10 },
 		{ "dst-mac", required_argument, NULL, 11 },
 		{ "queue", required_argument, NULL, 12 },
+		{ "corner", no_argument, NULL, 13 },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *rate = "max";
@@ -819,16 +969,21 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 				goto bad;
 			o->queue = (unsigned int)v;
 			break;
+		case 13:
+			o->corner = true;
+			break;
 		default:
 			usage(stderr);
 			return -1;
 		}
 	}
-	if (optind != argc - 1) {
+	if (o->corner ? optind != argc : optind != argc - 1) {
+		if (o->corner)
+			fprintf(stderr, "tdmgen: --corner sends to the plan's receivers: no HOST\n");
 		usage(stderr);
 		return -1;
 	}
-	o->host = argv[optind];
+	o->host = o->corner ? NULL : argv[optind];
 	if (parse_rate(rate, o->size, &o->pps)) {
 		fprintf(stderr, "tdmgen: bad rate '%s' (e.g. 20000pps, 1.5Mpps, 800Mbit, max)\n",
 			rate);
@@ -838,7 +993,11 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		fprintf(stderr, "tdmgen: --start and --align exclude each other\n");
 		return -1;
 	}
-	if (o->pace_windows != !!o->plan_file) {
+	if (o->corner && !o->plan_file) {
+		fprintf(stderr, "tdmgen: --corner needs --plan FILE\n");
+		return -1;
+	}
+	if (o->pace_windows != !!o->plan_file && !o->corner) {
 		fprintf(stderr, "tdmgen: --pace windows and --plan FILE go together\n");
 		return -1;
 	}
@@ -848,6 +1007,10 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	}
 	if (o->afxdp && (!o->ifname || o->pace_windows)) {
 		fprintf(stderr, "tdmgen: --stack afxdp needs -I IFACE and takes its plan from the tdmwin qdisc there (no --pace windows)\n");
+		return -1;
+	}
+	if (o->afxdp && o->corner) {
+		fprintf(stderr, "tdmgen: --corner sends from a UDP socket, not with --stack afxdp\n");
 		return -1;
 	}
 	if (!o->afxdp && (o->ungated || o->has_dst_mac || o->queue)) {
@@ -867,29 +1030,42 @@ bad:
 
 int main(int argc, char **argv)
 {
+	const struct tdm_sender *snd = NULL;
 	struct sender s = { .fd = -1 };
+	struct tdm_plan p;
 	struct opts o;
 	char err[512];
 	unsigned int i;
 	int rc = 0;
 
+	tdm_plan_init(&p);
 	if (parse_opts(argc, argv, &o))
 		return 2;
 	if (tdm_clock_ns(CLOCK_TAI) < 0) {
 		fprintf(stderr, "tdmgen: cannot read CLOCK_TAI\n");
 		return 1;
 	}
-	s.fd = open_socket(&o, err, sizeof(err));
+	if (o.plan_file && load_plan(&o, &p, &snd))
+		return 2;
+	/* --corner: the header names the sender by its index in the plan. */
+	if (o.corner)
+		o.sender = (uint32_t)(snd - p.senders);
+	if (o.corner)
+		s.fd = corner_socket(&o, &s, &p, err, sizeof(err));
+	else
+		s.fd = open_socket(&o, err, sizeof(err));
 	if (s.fd < 0) {
 		fprintf(stderr, "tdmgen: %s\n", err);
-		return 1;
+		rc = 1;
+		goto out;
 	}
 	s.bufs = calloc(o.batch, o.size);
 	s.msgs = calloc(o.batch, sizeof(*s.msgs));
 	s.iov = calloc(o.batch, sizeof(*s.iov));
 	if (!s.bufs || !s.msgs || !s.iov) {
 		fprintf(stderr, "tdmgen: out of memory\n");
-		return 1;
+		rc = 1;
+		goto out;
 	}
 	for (i = 0; i < o.batch; i++) {
 		s.iov[i].iov_base = s.bufs + (size_t)i * o.size;
@@ -906,11 +1082,11 @@ int main(int argc, char **argv)
 			goto out;
 		}
 		rc = rc < 0 ? 1 : 0;
-		summary(&o, &s);
+		summary(&o, &s, &p);
 		goto out;
 	}
 	if (o.pace_windows)
-		rc = run_plan(&o, &s);
+		rc = run_plan(&o, &s, &p, snd);
 	else if (run(&o, &s))
 		rc = -1;
 	if (rc > 0) {
@@ -927,11 +1103,16 @@ int main(int argc, char **argv)
 			strerror(errno));
 		rc = 1;
 	}
-	summary(&o, &s);
+	summary(&o, &s, &p);
 out:
-	close(s.fd);
+	if (s.fd >= 0)
+		close(s.fd);
 	free(s.bufs);
 	free(s.msgs);
 	free(s.iov);
+	free(s.dest);
+	free(s.dest_len);
+	free(s.dsent);
+	tdm_plan_free(&p);
 	return rc;
 }

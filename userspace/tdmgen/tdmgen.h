@@ -29,6 +29,7 @@ struct opts {
 	bool json, quiet;
 	bool pace_windows;	/* --pace windows */
 	bool gate_lib;		/* --gate lib: libtdmgate decides */
+	bool corner;		/* --corner: to every receiver of --plan */
 	const char *plan_file, *name;
 	uint64_t spin_ns;
 	bool afxdp;		/* --stack afxdp */
@@ -47,6 +48,14 @@ struct sender {
 	int64_t first_tx, last_tx;
 	uint64_t windows;	/* --pace windows: windows that had packets */
 	const char *launch_time; /* --stack afxdp: what became of launch time */
+	/* --corner: the plan's receivers, 0 without; the socket is not
+	 * connected and every packet names its receiver.
+	 */
+	unsigned int ndest;
+	struct sockaddr_storage *dest;
+	socklen_t *dest_len;
+	uint64_t *dsent;	/* data packets sent to each receiver */
+	unsigned int next;	/* --pace rate: the receiver of the next one */
 };
 
 /* Until @t on @clk: sleep until @spin before it, then busy-wait. */

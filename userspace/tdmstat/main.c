@@ -9,6 +9,8 @@
  *   tdmstat bench [-n RECORDS] [-S SENDERS]                 (records/s)
  *   tdmstat synth -n RECORDS -o FILE [-S SENDERS]           (test input)
  *   tdmstat metrics [-j]                                    (the names)
+ *   tdmstat combine [-j] [-o PREFIX] FILE...                (receivers'
+ *                                                           rows, one table)
  *
  * Every command feeds struct tdmrx_record values to one engine
  * (lib/tdm_stats.h), so capture and analyze agree on the same traffic.
@@ -35,9 +37,14 @@ static void usage(FILE *f)
 		"       tdmstat bench [-n RECORDS] [-S SENDERS] [-p PLAN]\n"
 		"       tdmstat synth [-n RECORDS] [-S SENDERS] [-p PLAN] -o FILE(.pcap|.rec)\n"
 		"       tdmstat metrics [-j]\n"
+		"       tdmstat combine [-j] [-o PREFIX] PREFIX-receiver.csv...\n"
+		"                         the receivers of a corner turn in one table (with -o\n"
+		"                         also PREFIX-receivers.csv)\n"
 		"       tdmstat --help | --version\n"
 		"options:\n"
 		"  -p, --plan FILE        plan file (repeat for plan changes; by version)\n"
+		"      --receiver NAME    this is receiver NAME of the plans' [receiver]s: judge\n"
+		"                         its own windows; writes PREFIX-receiver.csv\n"
 		"  -T, --tdmd [SOCKET]    read the plan from the local tdmd (default " TDM_CTL_DEFAULT_SOCKET ")\n"
 		"  -b, --base-time NS     base time (TAI ns) of plans that have none (default 0)\n"
 		"  -o, --output PREFIX    PREFIX-windows.csv, -senders.csv, -packets.csv, .json\n"
@@ -156,12 +163,13 @@ int main(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "receiver", required_argument, NULL, 9 },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct tdmstat t = { .prefix = "tdmstat", .pcap_ts = "sw",
 			     .bench_senders = 3,
 			     .reorder_bound_ns = 10000000,
-			     .recorder = "auto" };
+			     .recorder = "auto", .rx_index = -1 };
 	bool prefix_set = false;
 	char err[256];
 	uint64_t v;
@@ -282,6 +290,9 @@ int main(int argc, char **argv)
 		case 8:
 			t.shared_ring = true;
 			break;
+		case 9:
+			t.receiver = optarg;
+			break;
 		case 'd':
 			if (tdm_parse_time(optarg, &t.duration_ns, err, sizeof(err)))
 				goto bad;
@@ -328,6 +339,11 @@ int main(int argc, char **argv)
 
 	if (!strcmp(t.cmd, "metrics"))
 		rc = tdmstat_metrics(&t);
+	else if (!strcmp(t.cmd, "combine")) {
+		if (!prefix_set)	/* -o only when given */
+			t.prefix = NULL;
+		rc = tdmstat_combine(&t, argc - optind, argv + optind);
+	}
 	else if (!strcmp(t.cmd, "analyze")) {
 		if (optind != argc - 1) {
 			usage(stderr);

@@ -244,8 +244,19 @@ void tdmstat_progress(struct tdmstat *t, bool force)
 	t->t_last_progress = now;
 }
 
+/* --receiver: this receiver's row (false without one). */
+static bool rx_row(struct tdmstat *t, struct tdm_receiver_result *out)
+{
+	if (t->rx_index < 0)
+		return false;
+	tdm_receiver_result(out, &t->rx_plan, (unsigned int)t->rx_index,
+			    tdm_stats_run(t->st));
+	return true;
+}
+
 static char *summary_json(struct tdmstat *t)
 {
+	struct tdm_receiver_result rx;
 	const struct tdm_run_result *r = tdm_stats_run(t->st);
 	struct tdm_json j;
 	unsigned int i;
@@ -268,6 +279,8 @@ static char *summary_json(struct tdmstat *t)
 		tdm_plan_json(&j, NULL, &t->plans[i]);
 	tdm_json_arr_close(&j);
 	tdm_metrics_json(&j, "run", &tdm_run_table, r);
+	if (rx_row(t, &rx))
+		tdm_metrics_json(&j, "receiver", &tdm_receiver_table, &rx);
 	tdm_json_arr_open(&j, "senders");
 	for (i = 0; i < tdm_stats_nsenders(t->st); i++)
 		tdm_metrics_json(&j, NULL, &tdm_sender_table,
@@ -289,18 +302,19 @@ static void fmt_ns(int64_t v, char *b, size_t n)
 		snprintf(b, n, "%.3f", (double)v / 1e3);
 }
 
-static void fmt_u(uint64_t v, char *b, size_t n)
-{
-	if (v == TDM_NA_U64)
-		snprintf(b, n, "-");
-	else
-		snprintf(b, n, "%llu", (unsigned long long)v);
-}
-
 static void summary_table(struct tdmstat *t, FILE *f)
 {
 	const struct tdm_run_result *r = tdm_stats_run(t->st);
+	struct tdm_receiver_result rx;
+	char a1[32], a2[32];
 	unsigned int i;
+
+	if (rx_row(t, &rx))
+		fprintf(f, "receiver %s (%s): its windows open %s of the cycle (%llu senders), payload %s of its link\n",
+			rx.receiver, rx.address,
+			tdm_fmt_ppm(rx.planned_ppm, a1, sizeof(a1)),
+			(unsigned long long)rx.senders_planned,
+			tdm_fmt_ppm(rx.payload_ppm, a2, sizeof(a2)));
 
 	fprintf(f, "%-12s %10s %10s %8s %8s %6s %6s %8s %8s %7s %10s %10s %10s %9s\n",
 		"SENDER", "SENT", "RECEIVED", "LOST", "LATE", "DUP", "REORD",
@@ -310,8 +324,8 @@ static void summary_table(struct tdmstat *t, FILE *f)
 		const struct tdm_sender_result *s = tdm_stats_sender(t->st, i);
 		char sent[24], lost[24], a[24], b[24], c[24], d[24];
 
-		fmt_u(s->sent, sent, sizeof(sent));
-		fmt_u(s->lost, lost, sizeof(lost));
+		tdm_fmt_u64_na(s->sent, sent, sizeof(sent));
+		tdm_fmt_u64_na(s->lost, lost, sizeof(lost));
 		fmt_ns(s->transit_min_ns, a, sizeof(a));
 		fmt_ns(s->transit_avg_ns, b, sizeof(b));
 		fmt_ns(s->transit_max_ns, c, sizeof(c));
@@ -419,6 +433,21 @@ int tdmstat_finish(struct tdmstat *t)
 		fputc('\n', stderr);
 	}
 	js = summary_json(t);
+	if (t->prefix && t->rx_index >= 0) {
+		struct tdm_receiver_result rx;
+
+		rx_row(t, &rx);
+		snprintf(path, sizeof(path), "%s-receiver.csv", t->prefix);
+		f = fopen(path, "w");
+		if (f) {
+			tdm_metrics_csv_header(f, &tdm_receiver_table);
+			tdm_metrics_csv_row(f, &tdm_receiver_table, &rx);
+			if (fclose(f))
+				rc = -1;
+		} else {
+			rc = -1;
+		}
+	}
 	if (t->prefix) {
 		snprintf(path, sizeof(path), "%s-senders.csv", t->prefix);
 		f = fopen(path, "w");
@@ -467,7 +496,8 @@ int tdmstat_finish(struct tdmstat *t)
 int tdmstat_metrics(const struct tdmstat *t)
 {
 	const struct tdm_metric_table *tabs[] = { &tdm_win_table, &tdm_pkt_table,
-						  &tdm_sender_table, &tdm_run_table };
+						  &tdm_sender_table, &tdm_run_table,
+						  &tdm_receiver_table };
 	static const char *const kinds[] = { "u64", "s64", "string" };
 	unsigned int i, k;
 

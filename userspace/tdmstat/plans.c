@@ -43,9 +43,55 @@ static int check_original(struct tdmstat *t, const struct tdm_plan *p,
 	return 0;
 }
 
+/*
+ * --receiver: a plan with receivers becomes what this receiver sees of it
+ * (the same senders, only their windows to it); the whole plan is kept
+ * for the receiver's row.  A plan without receivers needs no --receiver.
+ */
+static int project(struct tdmstat *t, struct tdm_plan *p, char *err,
+		   size_t errlen)
+{
+	struct tdm_plan q;
+	char e[384];
+	int r;
+
+	if (!p->nreceivers && !t->receiver)
+		return 0;
+	if (!p->nreceivers) {
+		snprintf(err, errlen, "--receiver %s: the plan has no receivers",
+			 t->receiver);
+		return -1;
+	}
+	if (!t->receiver) {
+		snprintf(err, errlen,
+			 "the plan has %u receivers: say which this is with --receiver NAME",
+			 p->nreceivers);
+		return -1;
+	}
+	r = tdm_plan_receiver(p, t->receiver);
+	if (r < 0) {
+		snprintf(err, errlen, "--receiver %s: no such receiver in the plan",
+			 t->receiver);
+		return -1;
+	}
+	if (tdm_plan_for_dest(p, (unsigned int)r, &q, e, sizeof(e))) {
+		snprintf(err, errlen, "--receiver %s: %s", t->receiver, e);
+		return -1;
+	}
+	tdm_plan_free(&t->rx_plan);
+	t->rx_plan = *p;
+	t->rx_index = r;
+	*p = q;
+	return 0;
+}
+
 int tdmstat_add_plan(struct tdmstat *t, struct tdm_plan *p, char *err,
 		     size_t errlen)
 {
+	if (project(t, p, err, errlen)) {
+		tdm_plan_free(p);
+		return -1;
+	}
 	if (!p->base_time)
 		p->base_time = t->base_time;
 	if (check_original(t, p, err, errlen)) {
@@ -154,4 +200,5 @@ void tdmstat_free_plans(struct tdmstat *t)
 {
 	while (t->nplans)
 		tdm_plan_free(&t->plans[--t->nplans]);
+	tdm_plan_free(&t->rx_plan);
 }

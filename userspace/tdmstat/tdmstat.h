@@ -12,6 +12,7 @@
  *               engine
  *   synth.c     synthetic traffic: bench (the engine's speed) and synth
  *               (pcap or record files for analyze)
+ *   combine.c   combine: the receivers' rows of a corner turn, one table
  *
  * The commands are fronts: they load the plans, open the outputs, feed
  * records until they are done or tdm_stop is set (SIGINT, SIGTERM) and
@@ -68,6 +69,12 @@ struct tdmstat {
 	const char *pcap_ts;		/* analyze: sw (default) or hw */
 	uint64_t bench_records;
 	unsigned int bench_senders;
+	/* --receiver: this receiver of plans with many; it judges its own
+	 * windows (each plan projected by tdm_plan_for_dest).
+	 */
+	const char *receiver;
+	struct tdm_plan rx_plan;	/* the last such plan, whole */
+	int rx_index;			/* the receiver in it, -1: none */
 
 	/* run state */
 	struct tdm_stats *st;
@@ -103,5 +110,6 @@ int tdmstat_analyze(struct tdmstat *t);
 int tdmstat_capture(struct tdmstat *t);		/* capture.c */
 int tdmstat_bench(struct tdmstat *t);		/* synth.c */
 int tdmstat_synth(struct tdmstat *t);		/* synth.c */
+int tdmstat_combine(struct tdmstat *t, int argc, char **argv); /* combine.c */
 
 #endif

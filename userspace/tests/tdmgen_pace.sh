@@ -63,6 +63,20 @@ grep -v link_speed "$tmp/plan" >"$tmp/plan-nospeed"
 bad "--gate lib needs the plan's link_speed" --pace windows --plan "$tmp/plan-nospeed" \
 	--name b --gate lib -d 10ms 127.0.0.1
 
+# report FILE: the checker's lines as TAP: "ok NAME", "fail NAME: DETAIL"
+# or "# comment".
+report() {
+	local line
+	while IFS= read -r line; do
+		case $line in
+		"#"*) echo "$line" ;;
+		"ok "*) tdm_ok "${line#ok }" ;;
+		*) tdm_fail_why "${line#fail }" ;;
+		esac
+	done <"$1"
+	[ -s "$1" ] || tdm_fail_why "the checks ran" "no output from the checker"
+}
+
 # pace GATE: sender b for 1 s through --gate GATE, judged on its stamps.
 pace() {
 local gate=$1 rx port line
@@ -146,17 +160,131 @@ check("the summary says pace windows, gate " + gate,
       summary.get("pace") == "windows" and summary.get("gate") == gate,
       "%s, %s" % (summary.get("pace"), summary.get("gate")))
 PY
-while IFS= read -r line; do
-	case $line in
-	"#"*) echo "$line" ;;
-	"ok "*) tdm_ok "${line#ok }" ;;
-	*) tdm_fail_why "${line#fail }" ;;
-	esac
-done <"$tmp/checks"
-[ -s "$tmp/checks" ] || tdm_fail_why "the checks ran" "no output from the checker"
+report "$tmp/checks"
 }
 
 pace window
 pace lib
+
+# The corner turn: sender f1 of a 2 x 3 barrel shifter (3 slots of 3 ms,
+# 1 ms of dead time: in slot k, f1 sends to receiver (1 + k) mod 3) to
+# three receivers on loopback, 127.0.0.1..3 at one port.
+cat >"$tmp/barrel" <<'PLAN'
+[global]
+base_time   9ms          # cycles in phase with the TAI epoch
+link_speed  100
+[receiver x0]
+address     127.0.0.1
+[receiver x1]
+address     127.0.0.2
+[receiver x2]
+address     127.0.0.3
+[barrel]
+senders     f0 f1
+slot        3ms
+dead_time   1ms
+PLAN
+bad "--corner sends to the plan's receivers: no HOST" --corner --plan "$tmp/barrel" 127.0.0.1
+bad "--corner needs --plan FILE" --corner
+bad "--corner needs a plan with [receiver] sections" --corner --plan "$tmp/plan" --name b
+bad "a plan with receivers: send the corner turn with --corner" --pace windows \
+	--plan "$tmp/barrel" --name f1 127.0.0.1
+
+# corner PACE [GATE]: f1 for 1 s, each receiver's stream judged.
+corner() {
+local pace=$1 gate=${2:-window} rx port what="--corner --pace $1${2:+ --gate $2}"
+rm -f "$tmp/port" "$tmp/rx" "$tmp/summary" "$tmp/checks"
+python3 - "$tmp" <<'PY' &
+import os, select, socket, struct, sys
+tmp = sys.argv[1]
+socks, port = [], 0
+for a in ("127.0.0.1", "127.0.0.2", "127.0.0.3"):
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8 << 20)
+    s.bind((a, port))
+    port = s.getsockname()[1]
+    socks.append(s)
+open(tmp + "/port.tmp", "w").write(str(port))
+os.rename(tmp + "/port.tmp", tmp + "/port")
+ended = set()
+with open(tmp + "/rx", "w") as out:
+    while len(ended) < 3:
+        ready, _, _ = select.select(socks, [], [], 30)
+        if not ready:
+            break
+        for s in ready:
+            d = s.recv(65536)
+            r = socks.index(s)
+            magic, ver, flags, hl, snd, pv, seq, tx, sent = struct.unpack(">IBBHIIQQQ", d[:40])
+            if flags & 1:
+                if r not in ended:
+                    out.write("end %d %d %d\n" % (r, snd, sent))
+                ended.add(r)
+                continue
+            out.write("%d %d %d %d\n" % (r, snd, seq, tx))
+PY
+rx=$!
+for _ in $(seq 100); do [ -f "$tmp/port" ] && break; sleep 0.1; done
+port=$(cat "$tmp/port" 2>/dev/null)
+if ! "$tdmgen" --corner --plan "$tmp/barrel" --name f1 --pace "$pace" \
+	${2:+--gate "$2"} -d 1s -s 200 -r 6000pps -E 2 -w 10ms -p "$port" -j \
+	>"$tmp/summary" 2>"$tmp/err"; then
+	tdm_fail_why "tdmgen $what ran" "$(cat "$tmp/err")"
+fi
+wait "$rx"
+python3 - "$tmp" "$pace" "$gate" >"$tmp/checks" <<'PY'
+import json, sys
+tmp, pace, gate = sys.argv[1:4]
+SLOT, DEAD, L = 3000000, 1000000, 3
+what = "--corner --pace %s%s" % (pace, " --gate " + gate if pace == "windows" else "")
+WIRE = (200 + 42 + 24) * 80 if gate == "lib" else 0
+summary = json.load(open(tmp + "/summary"))
+seqs, ends, ids, wrong, late, late_in = {0: [], 1: [], 2: []}, {}, set(), 0, 0, {}
+for line in open(tmp + "/rx"):
+    w = line.split()
+    if w[0] == "end":
+        ends[int(w[1])] = int(w[3])
+        ids.add(int(w[2]))
+        continue
+    r, snd, seq, tx = map(int, w)
+    ids.add(snd)
+    seqs[r].append(seq)
+    if pace == "windows":
+        # the slot it started in, and whose window that is
+        k = (tx // SLOT) % L
+        if (1 + k) % L != r:
+            wrong += 1
+        elif tx % SLOT + WIRE >= SLOT - DEAD + (gate == "window"):
+            late += 1
+            late_in[tx // SLOT] = late_in.get(tx // SLOT, 0) + 1
+def check(name, good, detail):
+    print(("ok %s: %s" % (what, name)) if good else
+          ("fail %s: %s: %s" % (what, name, detail)))
+sent = [x["sent"] for x in summary.get("receivers", [])]
+print("# %s: received %s, sent %s, end markers %s; %d to the wrong receiver, %d late"
+      % (what, [len(seqs[r]) for r in range(3)], sent, ends, wrong, late))
+check("every receiver got packets", all(seqs[r] for r in range(3)), "some got none")
+check("each receiver: sequence 0..n-1, n as tdmgen counted and its end marker says",
+      all(seqs[r] == list(range(len(seqs[r]))) and len(seqs[r]) == sent[r] == ends.get(r)
+          for r in range(3)), "per receiver: %s packets, sent %s, markers %s"
+      % ([len(seqs[r]) for r in range(3)], sent, ends))
+check("the header names sender 1 (f1's index)", ids == {1}, "ids %s" % sorted(ids))
+if pace == "windows":
+    check("every packet in a window to its receiver", wrong == 0, "%d elsewhere" % wrong)
+    # window: one packet of overshoot per window at most; lib: none but
+    # a late wake-up now and then.
+    check("at most one packet past its window's end a window",
+          max(late_in.values(), default=0) <= 1,
+          "%d in one window" % max(late_in.values(), default=0))
+else:
+    n = [len(seqs[r]) for r in range(3)]
+    check("to each receiver in turn (counts within one)", max(n) - min(n) <= 1, "%s" % n)
+PY
+report "$tmp/checks"
+}
+
+corner windows window
+corner windows lib
+corner rate
 
 tdm_exit

@@ -1246,6 +1246,33 @@ static void test_issued_not_recorded(void **state)
 	push_commit(f, &a, 1, 1);
 }
 
+/*
+ * A plan with receivers (per-destination windows) is refused by plan
+ * push, and no member hears of it: members program one gate.
+ */
+static void test_push_receivers_refused(void **state)
+{
+	static const char plan[] =
+		"[receiver x0]\naddress 198.18.1.1\n"
+		"[receiver x1]\naddress 198.18.1.2\n"
+		"[barrel]\nsenders a b c\nslot 1ms\ndead_time 100us\n";
+	struct fx *f = *state;
+	struct link *l[2];
+	struct req q;
+
+	start_abc(f, &l[0], &l[1], NULL);
+	control(f, &q, "plan push", false, plan);
+	assert_true(q.replied);
+	assert_false(q.ok);
+	assert_has(q.body, "a plan with 2 receivers: tdmd hands out one-destination plans only");
+	req_done(&q);
+	assert_false(l[0]->have_plan);
+	assert_false(l[1]->have_plan);
+	/* A one-destination plan still goes out. */
+	f->conf.quorum = 2;
+	push_commit(f, l, 2, 1);
+}
+
 /* A second push while one waits for acks is refused. */
 static void test_push_while_pushing(void **state)
 {
@@ -1316,6 +1343,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_restart_hostile_versions, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_versions_exhausted, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_issued_not_recorded, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_push_receivers_refused, fx_setup, fx_teardown),
 	};
 
 	tdm_log_init("test_coord", LOG_ERR);

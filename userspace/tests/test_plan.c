@@ -22,6 +22,7 @@
 #include "tdm_json.h"
 #include "tdm_plan.h"
 #include "tdm_util.h"
+#include "plan_parse.h"
 
 #define MS	1000000ULL
 #define US	1000ULL
@@ -30,31 +31,6 @@
 #define NAME_RULE "(1..63 characters of A-Z a-z 0-9 _ . -)"
 
 /* ---- helpers ---------------------------------------------------------- */
-
-static void parse_ok(const char *text, struct tdm_plan *p)
-{
-	char err[512] = "";
-
-	if (tdm_plan_parse(text, "plan.conf", p, err, sizeof(err)))
-		fail_msg("refused: %s\n%s", err, text);
-}
-
-/* The parse fails with exactly want and leaves nothing allocated. */
-static void parse_bad(const char *text, const char *want)
-{
-	struct tdm_plan p;
-	char err[512] = "";
-
-	memset(&p, 0xa5, sizeof(p));	/* parse must not trust p */
-	if (!tdm_plan_parse(text, "plan.conf", &p, err, sizeof(err))) {
-		tdm_plan_free(&p);
-		fail_msg("accepted, expected: %s\n%s", want, text);
-	}
-	assert_string_equal(err, want);
-	assert_null(p.senders);
-	assert_int_equal(p.nsenders, 0);
-	tdm_plan_free(&p);	/* harmless after a failed parse */
-}
 
 /* A growing text for generated plans. */
 struct text {
@@ -164,19 +140,6 @@ static void assert_window(const struct tdm_sender *s, unsigned int i,
 	assert_int_equal(s->win[i].length, length);
 }
 
-static void round_trip(const struct tdm_plan *p)
-{
-	char err[512], *text;
-	struct tdm_plan q;
-
-	text = tdm_plan_format_alloc(p);
-	assert_non_null(text);
-	if (tdm_plan_parse(text, "formatted", &q, err, sizeof(err)))
-		fail_msg("%s\n%s", err, text);
-	assert_true(tdm_plan_equal(p, &q));
-	tdm_plan_free(&q);
-	free(text);
-}
 
 /* ---- parsing good plans ----------------------------------------------- */
 
@@ -569,7 +532,7 @@ static void test_missing(void **state)
 		  "plan.conf: missing cycle_time in [global]");
 	parse_bad("[sender a]\nwindow 0 1ms\n",
 		  "plan.conf: missing cycle_time in [global]");
-	parse_bad("cycle_time 1ms\n", "plan.conf: no [sender] or [auto] section");
+	parse_bad("cycle_time 1ms\n", "plan.conf: no [sender], [auto] or [barrel] section");
 }
 
 /* ---- [sender] --------------------------------------------------------- */
@@ -583,8 +546,10 @@ static void test_sender_key_errors(void **state)
 		  "plan.conf:3: unknown key 'guard' in [sender a]");
 	parse_bad("cycle_time 1ms\n[sender a]\nwindow 0\n",
 		  "plan.conf:3: 'window' takes OFFSET LENGTH");
-	parse_bad("cycle_time 1ms\n[sender a]\nwindow 0 1 2\n",
+	parse_bad("cycle_time 1ms\n[sender a]\nwindow 0 1 2 3\n",
 		  "plan.conf:3: 'window' takes OFFSET LENGTH");
+	parse_bad("cycle_time 1ms\n[sender a]\nwindow 0 1 x0\n",
+		  "plan.conf:3: 'window' takes OFFSET LENGTH: no [receiver] section before it names a receiver");
 	parse_bad("cycle_time 1ms\n[sender a]\nwindow 0 1zs\n",
 		  "plan.conf:3: window: '1zs': unknown unit 'zs' (use ns, us, ms or s)");
 	parse_bad("cycle_time 1ms\n[sender a]\nwindow 0.5ns 1us\n",
@@ -1049,19 +1014,19 @@ static void test_validate_windows(void **state)
 
 	(void)state;
 	build(&p, 2, 10 * MS);
-	p.senders[0].win[0] = (struct tdm_window){ 8 * MS, 3 * MS };
+	p.senders[0].win[0] = (struct tdm_window){ 8 * MS, 3 * MS, 0 };
 	validate_bad(&p, "window 8ms+3ms of 's0' ends at 11ms, after the cycle (10ms)");
-	p.senders[0].win[0] = (struct tdm_window){ 0, 0 };
+	p.senders[0].win[0] = (struct tdm_window){ 0, 0, 0 };
 	validate_bad(&p, "window 0+0 of 's0' has zero length");
-	p.senders[0].win[0] = (struct tdm_window){ UINT64_MAX, 2 };
+	p.senders[0].win[0] = (struct tdm_window){ UINT64_MAX, 2, 0 };
 	validate_bad(&p, "window 18446744073709551615ns+2ns of 's0' ends after the cycle (10ms)");
-	p.senders[0].win[0] = (struct tdm_window){ 0, 3 * MS };
-	p.senders[1].win[0] = (struct tdm_window){ 2 * MS, 3 * MS };
+	p.senders[0].win[0] = (struct tdm_window){ 0, 3 * MS, 0 };
+	p.senders[1].win[0] = (struct tdm_window){ 2 * MS, 3 * MS, 0 };
 	validate_bad(&p, "window 2ms+3ms of 's1' overlaps window 0+3ms of 's0'");
 	p.senders[0].line = 5;
 	p.senders[1].line = 9;
 	validate_bad(&p, "line 9: window 2ms+3ms of 's1' overlaps window 0+3ms of 's0' (line 5)");
-	p.senders[1].win[0] = (struct tdm_window){ 3 * MS, 3 * MS };
+	p.senders[1].win[0] = (struct tdm_window){ 3 * MS, 3 * MS, 0 };
 	p.guard_ns = 3 * MS;
 	validate_bad(&p, "line 5: guard 3ms is not shorter than window 0+3ms of 's0'");
 	p.guard_ns = 0;
@@ -1074,9 +1039,9 @@ static void test_validate_windows(void **state)
 	/* Validation sorts each sender's windows. */
 	build(&p, 1, 10 * MS);
 	p.senders[0].nwin = 3;
-	p.senders[0].win[0] = (struct tdm_window){ 6 * MS, 1 * MS };
-	p.senders[0].win[1] = (struct tdm_window){ 0, 1 * MS };
-	p.senders[0].win[2] = (struct tdm_window){ 3 * MS, 1 * MS };
+	p.senders[0].win[0] = (struct tdm_window){ 6 * MS, 1 * MS, 0 };
+	p.senders[0].win[1] = (struct tdm_window){ 0, 1 * MS, 0 };
+	p.senders[0].win[2] = (struct tdm_window){ 3 * MS, 1 * MS, 0 };
 	validate_ok(&p);
 	assert_window(&p.senders[0], 0, 0, 1 * MS);
 	assert_window(&p.senders[0], 1, 3 * MS, 1 * MS);
@@ -1303,6 +1268,22 @@ static void test_examples(void **state)
 	assert_string_equal(p.senders[3].name, "3");
 	assert_window(&p.senders[3], 1, 7700 * US, 1 * MS);
 	assert_int_equal(p.bypass_prios, (1U << 6) | (1U << 7));
+	round_trip(&p);
+	tdm_plan_free(&p);
+
+	load_example("plan-barrel.conf", &p);
+	assert_int_equal(p.nsenders, 4);
+	assert_int_equal(p.nreceivers, 3);
+	assert_int_equal(p.cycle_ns, 4 * MS);
+	assert_string_equal(p.receivers[2].addr, "198.18.1.3");
+	assert_int_equal(tdm_plan_dest_ns(&p, 2), 3600 * US);
+	round_trip(&p);
+	tdm_plan_free(&p);
+
+	load_example("plan-corner.conf", &p);
+	assert_int_equal(p.nreceivers, 2);
+	assert_int_equal(tdm_plan_pair_ns(&p, 0, 0), 1500 * US);
+	assert_int_equal(tdm_plan_pair_ns(&p, 0, 1), 500 * US);
 	round_trip(&p);
 	tdm_plan_free(&p);
 }
