@@ -33,7 +33,7 @@
 TR=/sys/kernel/tracing
 INST=$TR/instances/tdm_inflight
 PROBE=tdm_inflight/decide
-[ -w $TR/kprobe_events ] || tdm_skip_all "no tracefs with kprobe events at $TR"
+[ -w "$TR/kprobe_events" ] || tdm_skip_all "no tracefs with kprobe events at $TR"
 grep -qw tdmwin_dequeue /proc/kallsyms ||
 	tdm_skip_all "tdmwin_dequeue is not in /proc/kallsyms"
 
@@ -43,13 +43,13 @@ D=tdmA
 declare -A Q
 
 trace_off() {
-	[ -d $INST ] && {
-		echo 0 >$INST/tracing_on
-		echo 0 >$INST/events/enable
-		rmdir $INST
+	[ -d "$INST" ] && {
+		echo 0 >"$INST/tracing_on"
+		echo 0 >"$INST/events/enable"
+		rmdir "$INST"
 	}
-	grep -q "^r:$PROBE " $TR/kprobe_events 2>/dev/null &&
-		echo "-:$PROBE" >>$TR/kprobe_events
+	grep -q ":$PROBE " "$TR/kprobe_events" 2>/dev/null &&
+		echo "-:$PROBE" >>"$TR/kprobe_events"
 }
 trap 'trace_off; tdm_cleanup' EXIT
 
@@ -63,20 +63,20 @@ check "add tdmwin: cycle 10ms, windows [1.3,3.0) [6.1,7.0) ms, 10 Gbit/s, CLOCK_
 IFINDEX=$(ip netns exec "$A" cat /sys/class/net/$D/ifindex)
 
 trace_on() {
-	echo "r:$PROBE tdmwin_dequeue ret=\$retval" >>$TR/kprobe_events &&
-	mkdir $INST && echo mono >$INST/trace_clock &&
-	echo 8192 >$INST/buffer_size_kb &&
+	echo "r:$PROBE tdmwin_dequeue ret=\$retval" >>"$TR/kprobe_events" &&
+	mkdir "$INST" && echo mono >"$INST/trace_clock" &&
+	echo 8192 >"$INST/buffer_size_kb" &&
 	echo 1 >"$INST/events/${PROBE%/*}/decide/enable" &&
-	echo 1 >$INST/events/qdisc/qdisc_dequeue/enable &&
-	echo 1 >$INST/events/net/net_dev_start_xmit/enable
+	echo 1 >"$INST/events/qdisc/qdisc_dequeue/enable" &&
+	echo 1 >"$INST/events/net/net_dev_start_xmit/enable"
 }
 check "trace: probe on tdmwin_dequeue, qdisc_dequeue, net_dev_start_xmit" trace_on ||
 	tdm_skip_all "cannot trace here"
 
-echo 1 >$INST/tracing_on
+echo 1 >"$INST/tracing_on"
 nsx "$A" "$TDM_ROOT/build/us/tdmgen" -r max -d 2s -E 0 -q "$TDM_IP_B"
-echo 0 >$INST/tracing_on
-cat $INST/trace >"$TDM_TMP/inflight.trace"
+echo 0 >"$INST/tracing_on"
+cat "$INST/trace" >"$TDM_TMP/inflight.trace"
 trace_off
 
 tdm_snap Q "$A" $D
