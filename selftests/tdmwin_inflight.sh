@@ -17,7 +17,9 @@
 #   qdisc:qdisc_dequeue               each batch (packets=N)
 #   net:net_dev_start_xmit            each frame to the driver, right after
 #                                     the tap (dev_queue_xmit_nit)
-# paired in order on the host (testbed/tb inflight).  Every frame must be
+# paired in order on the host (testbed/tb inflight); only the probe's
+# frames and non-empty batches are kept, so that 2 s of flood fit the
+# ring (an overwritten event fails the check on completeness).  Every frame must be
 # decided inside a window (not a timing check: the decision's own time),
 # and every frame that left far outside must be one decided inside and
 # held in flight.  How far such frames left is reported, not judged.
@@ -65,7 +67,9 @@ IFINDEX=$(ip netns exec "$A" cat /sys/class/net/$D/ifindex)
 trace_on() {
 	echo "r:$PROBE tdmwin_dequeue ret=\$retval" >>"$TR/kprobe_events" &&
 	mkdir "$INST" && echo mono >"$INST/trace_clock" &&
-	echo 8192 >"$INST/buffer_size_kb" &&
+	echo 16384 >"$INST/buffer_size_kb" &&
+	echo 'ret != 0' >"$INST/events/${PROBE%/*}/decide/filter" &&
+	echo 'packets > 0' >"$INST/events/qdisc/qdisc_dequeue/filter" &&
 	echo 1 >"$INST/events/${PROBE%/*}/decide/enable" &&
 	echo 1 >"$INST/events/qdisc/qdisc_dequeue/enable" &&
 	echo 1 >"$INST/events/net/net_dev_start_xmit/enable"

@@ -91,7 +91,6 @@ def add_inflight(sub):
     f.add_argument("--base", type=int, default=0)
     f.add_argument("--windows", required=True, help="off:len,... in ns")
     f.add_argument("--far", type=int, default=500000)
-    f.add_argument("--tol", type=int, default=100000)
     f.add_argument("--decide", metavar="EVENT",
                    help="a return probe on the qdisc's ->dequeue")
 
@@ -161,7 +160,7 @@ def cmd_inflight(a):
     (tdmtb.inflight): key=value lines."""
     from .inflight import inflight
     res = inflight(a.trace, a.shift, a.dev, a.ifindex, a.cycle,
-                   a.windows, a.base, a.far, a.tol, a.decide)
+                   a.windows, a.base, a.far, a.decide)
     for k in sorted(res):
         print("%s=%d" % (k, res[k]))
 

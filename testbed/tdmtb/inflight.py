@@ -73,60 +73,69 @@ def outside(t, base, cycle, wins):
     return best
 
 
-def inflight(trace, shift, dev, ifindex, cycle, windows, base=0,
-             far=500000, tol=100000, decide=None):
-    """The counts (a dict): judged, DEV's departures; far, those more
-    than FAR ns outside any window; of them far_inflight, decided inside
-    (their batch's dequeue within TOL of a window: the batch's event comes
-    after every decision in it), far_decided_outside the rest; batches
-    and max_batch; decided_outside, batches that ended more than TOL
-    outside; delay_max_us, the longest time from a batch's dequeue to one
-    of its departures; orphans, departures with no batch before them on
-    their CPU; lost, events the trace's ring overwrote.
+def meets(lo, hi, base, cycle, wins):
+    """Does [LO, HI] meet a window of the plan?"""
+    if hi - lo >= cycle:
+        return True
+    k0 = (lo - base) // cycle
+    for k in (k0 - 1, k0, k0 + 1):
+        for o, ln in wins:
+            s = base + k * cycle + o
+            if s <= hi and lo < s + ln:
+                return True
+    return False
 
-    With DECIDE, each departure is paired with the qdisc's own decision
-    (the return of its ->dequeue, in order: one qdisc runs on one CPU at
-    a time, and nothing was requeued), TOL is 0 and far_inflight counts
-    the departures decided inside a window; decisions, the frames the
-    qdisc handed out, and decided_outside, those outside.  Without it,
-    a batch whose event ends far from its decisions (a stall inside the
-    dequeue loop) counts as decided outside."""
+
+def inflight(trace, shift, dev, ifindex, cycle, windows, base=0,
+             far=500000, decide=None):
+    """The counts (a dict): judged, DEV's departures; far, those more
+    than FAR ns outside any window; of them far_inflight, those that may
+    have been decided inside, far_decided_outside the rest; decisions,
+    the frames the qdisc handed out; decided_outside, those certainly
+    decided outside; batches and max_batch; delay_max_us, the longest
+    time from a frame's decision to its departure; orphans, departures
+    with no decision before them; lost, events the trace's ring
+    overwrote.
+
+    A decision lies between the event before it on its CPU (events on one
+    CPU are in program order) and the return of the qdisc's ->dequeue
+    (DECIDE, a return probe), or without DECIDE the end of its batch
+    (qdisc_dequeue).  It is certainly outside if that whole span is: a
+    stall of the CPU inside the span, which moves the events and not the
+    clock the gate read, cannot make a decision look outside.  Departures
+    are paired with decisions in order: one qdisc runs on one CPU at a
+    time, and nothing was requeued."""
     from collections import deque
     wins = parse_windows(windows)
     events, lost = read_trace(trace, shift, dev, ifindex, decide)
-    last = {}			# cpu -> time of its last batch
-    todo = deque()		# decided, not yet sent
+    prev = {}			# cpu -> time of its last event
+    todo = deque()		# decisions (lo, hi) not yet sent
     res = dict.fromkeys(("batches", "max_batch", "decided_outside", "judged",
                          "far", "far_inflight", "far_decided_outside",
                          "delay_max_us", "orphans", "decisions"), 0)
     res["lost"] = lost
-    if decide:
-        tol = 0
     for t, cpu, kind, n in events:
-        if kind == "q":
-            todo.append(t)
-            res["decisions"] += 1
-            if outside(t, base, cycle, wins):
-                res["decided_outside"] += 1
-            continue
+        lo = prev.get(cpu, t - cycle)
+        prev[cpu] = t
         if kind == "d":
-            last[cpu] = t
             res["batches"] += 1
             res["max_batch"] = max(res["max_batch"], n)
-            if not decide and outside(t, base, cycle, wins) > tol:
-                res["decided_outside"] += 1
+        if kind == ("q" if decide else "d"):
+            ok = meets(lo, t, base, cycle, wins)
+            res["decisions"] += n
+            res["decided_outside"] += 0 if ok else n
+            todo.extend([(lo, t, ok)] * n)
+            continue
+        if kind != "x":
             continue
         res["judged"] += 1
-        dq = (todo.popleft() if todo else None) if decide else last.get(cpu)
-        if dq is None:
+        if not todo:
             res["orphans"] += 1
             continue
-        res["delay_max_us"] = max(res["delay_max_us"], (t - dq) // 1000)
+        lo, hi, ok = todo.popleft()
+        res["delay_max_us"] = max(res["delay_max_us"], (t - hi) // 1000)
         if outside(t, base, cycle, wins) <= far:
             continue
         res["far"] += 1
-        if outside(dq, base, cycle, wins) <= tol:
-            res["far_inflight"] += 1
-        else:
-            res["far_decided_outside"] += 1
+        res["far_inflight" if ok else "far_decided_outside"] += 1
     return res

@@ -59,22 +59,35 @@ class Inflight(unittest.TestCase):
         self.assertEqual(r["delay_max_us"], 814)
 
     def test_decided_outside(self):
+        # The CPU was busy in the closed gap (an event at 3.91 ms) before
+        # it decided at 4.0 ms: certainly outside.
         base = 7 * CYCLE
-        tr = [decide(base + 4_000_000), batch(base + 4_001_000, 1),
+        tr = [decide(base + 3_900_000), xmit(base + 3_910_000),
+              decide(base + 4_000_000), batch(base + 4_001_000, 1),
               xmit(base + 4_002_000)]
         r = self.judge(tr)
         self.assertEqual((r["far"], r["far_inflight"],
                           r["far_decided_outside"], r["decided_outside"]),
-                         (1, 0, 1, 1))
+                         (2, 1, 1, 1))
+
+    def test_stall_before_the_probe(self):
+        # The last event before the probe was inside the window: the
+        # decision may have been too, and a stall moved the probe.
+        base = 2 * CYCLE
+        tr = [decide(base + 2_980_000), xmit(base + 2_990_000),
+              decide(base + 3_600_000), xmit(base + 3_610_000)]
+        r = self.judge(tr)
+        self.assertEqual((r["far"], r["far_inflight"], r["decided_outside"]),
+                         (1, 1, 0))
 
     def test_batch_time_without_probe(self):
-        # Without the probe the batch's own event stands for its decisions.
+        # Without the probe the batch's own event bounds its decisions.
         base = 3 * CYCLE
         tr = [batch(base + 6_950_000, 2), xmit(base + 6_960_000),
               xmit(base + 7_700_000)]
         r = self.judge(tr, decide_ev=None)
         self.assertEqual((r["far"], r["far_inflight"], r["decisions"]),
-                         (1, 1, 0))
+                         (1, 1, 2))
 
     def test_lost_and_orphans(self):
         r = self.judge([xmit(2_000_000)], written=5)
