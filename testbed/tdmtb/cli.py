@@ -12,6 +12,8 @@
               (tdmtb.idealport), its drops told apart
   port-drops  the switch port's drops from taps at its inputs and output
               (tdmtb.portdrops)
+  inflight    tap outliers: decided outside, or held in flight after a
+              dequeue inside (tdmtb.inflight)
   judge       the checks selftests left for the host, after the guest
               (tdmtb.deferred): TAP, exit 1 if one failed
 
@@ -81,6 +83,21 @@ def add_port_drops(sub):
                     help="taps on the port's inputs (pcap)")
     pd.add_argument("--out", required=True, help="tap on its output (pcap)")
     pd.add_argument("--port", type=int, default=8081)
+
+
+def add_inflight(sub):
+    f = sub.add_parser("inflight")
+    f.add_argument("trace", help="ftrace text: qdisc_dequeue, net_dev_start_xmit")
+    f.add_argument("--shift", type=int, default=0,
+                   help="the plan's clock - trace clock (mono), ns")
+    f.add_argument("--dev", required=True)
+    f.add_argument("--ifindex", type=int, required=True)
+    f.add_argument("--cycle", type=int, required=True)
+    f.add_argument("--base", type=int, default=0)
+    f.add_argument("--windows", required=True, help="off:len,... in ns")
+    f.add_argument("--far", type=int, default=500000)
+    f.add_argument("--decide", metavar="EVENT",
+                   help="a return probe on the qdisc's ->dequeue")
 
 
 def add_judge(sub):
@@ -155,6 +172,16 @@ def cmd_port_drops(a):
         print(line)
 
 
+def cmd_inflight(a):
+    """Tap outliers told apart: decided outside, or held in flight
+    (tdmtb.inflight): key=value lines."""
+    from .inflight import inflight
+    res = inflight(a.trace, a.shift, a.dev, a.ifindex, a.cycle,
+                   a.windows, a.base, a.far, a.decide)
+    for k in sorted(res):
+        print("%s=%d" % (k, res[k]))
+
+
 def cmd_judge(a):
     """The checks of each test under ROOT (tdmtb.deferred)."""
     from . import deferred
@@ -163,7 +190,7 @@ def cmd_judge(a):
 
 COMMANDS = {"pcap": cmd_pcap, "span": cmd_span, "wire-check": cmd_wire_check,
             "ideal-port": cmd_ideal_port, "port-drops": cmd_port_drops,
-            "judge": cmd_judge}
+            "inflight": cmd_inflight, "judge": cmd_judge}
 
 
 def main(argv=None):
@@ -176,7 +203,7 @@ def main(argv=None):
                                 formatter_class=argparse.RawTextHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
     for add in (add_pcap, add_span, add_wire_check, add_ideal_port,
-                add_port_drops, add_judge):
+                add_port_drops, add_inflight, add_judge):
         add(sub)
     a = p.parse_args(argv)
     try:
