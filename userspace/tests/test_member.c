@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <linux/pkt_sched.h>
 
 #include "tdm_log.h"
 #include "tdm_phc.h"
@@ -62,11 +63,18 @@ struct fqdisc {
 	unsigned int installs, prepares, confirms, aborts, renews, set_leases,
 		     set_holds;
 	uint32_t last_confirm, last_abort;
-	int fail_install, fail_prepare, fail_confirm, fail_renew;
+	int fail_install, fail_prepare, fail_confirm, fail_renew, fail_txtime;
 	/* the counters per window slot, when nslots > 0 */
 	unsigned int nslots;
 	struct tdm_qdisc_slot slots[2];
+	/* launch times: txtime on over an etf child of this delta */
+	bool txtime, etf_offload;
+	uint32_t etf_delta;
+	unsigned int txtimes;
 };
+
+#define NQ		4		/* TX queues of the fake device */
+#define MQ_HANDLE	0x1000000u	/* 100: */
 
 /* The last frame of each kind the member sent. */
 struct fsent {
@@ -87,7 +95,14 @@ struct fx {
 	struct member_io io;
 	struct member *me;
 	int64_t mono;
-	struct fqdisc q;
+	struct fqdisc q;		/* at the root's place */
+	/* Under mq: the device's TX queues, mq at its root (0: none) and
+	 * a tdmwin under each queue.
+	 */
+	unsigned int ntx;
+	uint32_t mq_handle;
+	unsigned int mq_creates;
+	struct fqdisc qq[NQ];
 	/* ptp4l */
 	struct tdm_ptp_status ptp;
 	bool ptp_down;			/* no answer */
@@ -105,6 +120,20 @@ struct fx {
 
 /* ---- the fake io ---- */
 
+/* The fake qdisc at t: a queue's under mq, else the root's. */
+static struct fqdisc *fq(struct fx *f, const struct tdm_qdisc_target *t)
+{
+	uint32_t minor = TC_H_MIN(t->parent);
+
+	if (f->mq_handle && t->parent && TC_H_MAJ(t->parent) == f->mq_handle) {
+		assert_true(minor >= 1 && minor <= NQ);
+		return &f->qq[minor - 1];
+	}
+	/* Under mq the root's place is not a tdmwin's. */
+	assert_true(t->parent == 0 || t->parent == TC_H_ROOT);
+	return &f->q;
+}
+
 static int f_resolve(void *ctx, struct tdm_qdisc_target *t, char *err,
 		     size_t errlen)
 {
@@ -119,28 +148,28 @@ static int f_get(void *ctx, const struct tdm_qdisc_target *t,
 		 struct tdm_qdisc_info *info, char *err, size_t errlen)
 {
 	struct fx *f = ctx;
+	struct fqdisc *q = fq(f, t);
 
-	(void)t;
 	(void)err;
 	(void)errlen;
 	memset(info, 0, sizeof(*info));
-	info->present = f->q.present;
-	info->version = f->q.version;
-	info->pending = f->q.pending;
-	info->pending_version = f->q.pending_version;
-	info->pending_unconfirmed = f->q.unconfirmed;
-	info->hold = f->q.hold;
-	info->lease_ns = f->q.lease_ns;
-	info->lease_left_ns = f->q.lease_ns / 2;
-	info->xstats = f->q.xs;
-	info->xstats.plan_version = f->q.version;
-	info->xstats.hold = f->q.hold;
-	info->packets = f->q.xs.window_packets + f->q.xs.bypass_packets;
-	info->drops = f->q.xs.hold_drops;
-	info->has_slots = f->q.nslots > 0;
-	info->slots_version = f->q.version;
-	info->nslots = f->q.nslots;
-	memcpy(info->slots, f->q.slots, sizeof(f->q.slots));
+	info->present = q->present;
+	info->version = q->version;
+	info->pending = q->pending;
+	info->pending_version = q->pending_version;
+	info->pending_unconfirmed = q->unconfirmed;
+	info->hold = q->hold;
+	info->lease_ns = q->lease_ns;
+	info->lease_left_ns = q->lease_ns / 2;
+	info->xstats = q->xs;
+	info->xstats.plan_version = q->version;
+	info->xstats.hold = q->hold;
+	info->packets = q->xs.window_packets + q->xs.bypass_packets;
+	info->drops = q->xs.hold_drops;
+	info->has_slots = q->nslots > 0;
+	info->slots_version = q->version;
+	info->nslots = q->nslots;
+	memcpy(info->slots, q->slots, sizeof(q->slots));
 	return 0;
 }
 
@@ -158,18 +187,18 @@ static int f_install(void *ctx, const struct tdm_qdisc_target *t,
 		     char *err, size_t errlen)
 {
 	struct fx *f = ctx;
+	struct fqdisc *q = fq(f, t);
 
-	(void)t;
 	(void)name;
-	if (f_fail(&f->q.fail_install, err, errlen, "install"))
+	if (f_fail(&q->fail_install, err, errlen, "install"))
 		return -1;
-	f->q.installs++;
-	f->q.present = true;
-	f->q.version = p->version;
-	f->q.hold = hold;
-	f->q.pending = f->q.unconfirmed = false;
+	q->installs++;
+	q->present = true;
+	q->version = p->version;
+	q->hold = hold;
+	q->pending = q->unconfirmed = false;
 	if (t->lease_ns)
-		f->q.lease_ns = t->lease_ns;
+		q->lease_ns = t->lease_ns;
 	return 0;
 }
 
@@ -178,15 +207,15 @@ static int f_prepare(void *ctx, const struct tdm_qdisc_target *t,
 		     size_t errlen)
 {
 	struct fx *f = ctx;
+	struct fqdisc *q = fq(f, t);
 
-	(void)t;
 	(void)name;
-	if (f_fail(&f->q.fail_prepare, err, errlen, "prepare"))
+	if (f_fail(&q->fail_prepare, err, errlen, "prepare"))
 		return -1;
-	f->q.prepares++;
-	f->q.present = true;
-	f->q.pending = f->q.unconfirmed = true;
-	f->q.pending_version = p->version;
+	q->prepares++;
+	q->present = true;
+	q->pending = q->unconfirmed = true;
+	q->pending_version = p->version;
 	return 0;
 }
 
@@ -194,14 +223,19 @@ static int f_confirm(void *ctx, const struct tdm_qdisc_target *t,
 		     uint32_t version, char *err, size_t errlen)
 {
 	struct fx *f = ctx;
+	struct fqdisc *q = fq(f, t);
 
-	(void)t;
-	if (f_fail(&f->q.fail_confirm, err, errlen, "confirm"))
+	if (f_fail(&q->fail_confirm, err, errlen, "confirm"))
 		return -1;
-	f->q.confirms++;
-	f->q.last_confirm = version;
-	f->q.version = version;
-	f->q.pending = f->q.unconfirmed = false;
+	/* As the kernel: only the unconfirmed plan of that version. */
+	if (!q->unconfirmed || (q->pending ? q->pending_version : q->version) != version) {
+		snprintf(err, errlen, "kernel: No unconfirmed plan of this version");
+		return -1;
+	}
+	q->confirms++;
+	q->last_confirm = version;
+	q->version = version;
+	q->pending = q->unconfirmed = false;
 	return 0;
 }
 
@@ -209,13 +243,13 @@ static int f_abort(void *ctx, const struct tdm_qdisc_target *t,
 		   uint32_t version, char *err, size_t errlen)
 {
 	struct fx *f = ctx;
+	struct fqdisc *q = fq(f, t);
 
-	(void)t;
 	(void)err;
 	(void)errlen;
-	f->q.aborts++;
-	f->q.last_abort = version;
-	f->q.pending = f->q.unconfirmed = false;
+	q->aborts++;
+	q->last_abort = version;
+	q->pending = q->unconfirmed = false;
 	return 0;
 }
 
@@ -223,15 +257,15 @@ static int f_renew(void *ctx, const struct tdm_qdisc_target *t, char *err,
 		   size_t errlen)
 {
 	struct fx *f = ctx;
+	struct fqdisc *q = fq(f, t);
 
-	(void)t;
-	if (!f->q.lease_ns) {
+	if (!q->lease_ns) {
 		snprintf(err, errlen, "kernel: no lease to renew");
 		return -1;
 	}
-	if (f_fail(&f->q.fail_renew, err, errlen, "renew"))
+	if (f_fail(&q->fail_renew, err, errlen, "renew"))
 		return -1;
-	f->q.renews++;
+	q->renews++;
 	return 0;
 }
 
@@ -239,11 +273,12 @@ static int f_set_lease(void *ctx, const struct tdm_qdisc_target *t,
 		       char *err, size_t errlen)
 {
 	struct fx *f = ctx;
+	struct fqdisc *q = fq(f, t);
 
 	(void)err;
 	(void)errlen;
-	f->q.set_leases++;
-	f->q.lease_ns = t->lease_ns;
+	q->set_leases++;
+	q->lease_ns = t->lease_ns;
 	return 0;
 }
 
@@ -251,12 +286,59 @@ static int f_set_hold(void *ctx, const struct tdm_qdisc_target *t, bool hold,
 		      char *err, size_t errlen)
 {
 	struct fx *f = ctx;
+	struct fqdisc *q = fq(f, t);
 
+	(void)err;
+	(void)errlen;
+	q->set_holds++;
+	q->hold = hold;
+	return 0;
+}
+
+static int f_tx_queues(void *ctx, const struct tdm_qdisc_target *t,
+		       unsigned int *n, char *err, size_t errlen)
+{
 	(void)t;
 	(void)err;
 	(void)errlen;
-	f->q.set_holds++;
-	f->q.hold = hold;
+	*n = ((struct fx *)ctx)->ntx;
+	return 0;
+}
+
+static int f_mq(void *ctx, const struct tdm_qdisc_target *t, bool create,
+		uint32_t *handle, char *err, size_t errlen)
+{
+	struct fx *f = ctx;
+
+	(void)err;
+	(void)errlen;
+	assert_true(t->parent == TC_H_ROOT);
+	if (!f->mq_handle && create) {
+		/* It replaces what was at the root. */
+		f->mq_handle = t->handle ? t->handle : MQ_HANDLE;
+		f->mq_creates++;
+		memset(&f->q, 0, sizeof(f->q));
+	}
+	*handle = f->mq_handle;
+	return 0;
+}
+
+static int f_txtime(void *ctx, const struct tdm_qdisc_target *t,
+		    const struct tdm_etf *etf, char *err, size_t errlen)
+{
+	struct fx *f = ctx;
+	struct fqdisc *q = fq(f, t);
+
+	if (!q->present) {
+		snprintf(err, errlen, "no tdmwin qdisc for the etf child");
+		return -1;
+	}
+	if (f_fail(&q->fail_txtime, err, errlen, "txtime"))
+		return -1;
+	q->txtimes++;
+	q->txtime = true;
+	q->etf_delta = etf->delta_ns;
+	q->etf_offload = etf->offload;
 	return 0;
 }
 
@@ -458,6 +540,9 @@ static int fx_setup(void **state)
 	f->conf.ptp_good_checks = 3;
 	f->conf.ptp_bad_checks = 2;
 	f->conf.phc_threshold_ns = 0;
+	f->conf.target.parent = TC_H_ROOT;
+	f->conf.etf.delta_ns = 200000;
+	f->ntx = 1;
 	f->mono = 1 * SEC;
 	f->phc_index = -1;
 	/* ptp4l, when asked: SLAVE, 10 ns off, TAI offset set. */
@@ -473,6 +558,8 @@ static int fx_setup(void **state)
 		.qdisc_confirm = f_confirm, .qdisc_abort = f_abort,
 		.qdisc_renew = f_renew, .qdisc_set_lease = f_set_lease,
 		.qdisc_set_hold = f_set_hold,
+		.tx_queues = f_tx_queues, .qdisc_mq = f_mq,
+		.qdisc_txtime = f_txtime,
 		.ptp_open = f_ptp_open, .ptp_query = f_ptp_query,
 		.phc_index = f_phc_index, .phc_open = f_phc_open,
 		.phc_read = f_phc_read,
