@@ -789,10 +789,21 @@ static void read_inst(struct member *me, unsigned int i,
 	}
 }
 
-/* The first instance: what heartbeats, status and metrics report. */
+/*
+ * The first instance there (else the first): what heartbeats, status
+ * and metrics report.
+ */
 static void read_qdisc(struct member *me, struct tdm_qdisc_info *info)
 {
-	read_inst(me, 0, info);
+	unsigned int i;
+
+	for (i = 0; i < me->ninst; i++) {
+		read_inst(me, i, info);
+		if (info->present)
+			break;
+	}
+	if (i == me->ninst && i > 1)
+		read_inst(me, 0, info);
 	if (!info->present && !info->other && !inst_placed(me))
 		return;
 	if (me->have_plan && !info->present && !me->qdisc_gone_logged) {
@@ -1349,10 +1360,16 @@ static void instances_json(struct tdm_json *j, const struct status *st)
 	tdm_json_arr_open(j, "list");
 	for (i = 0; st->inst && i < me->ninst; i++) {
 		const struct tdm_qdisc_info *q = &st->inst[i];
+		char h[16];
 
 		tdm_json_obj_open(j, NULL);
 		tdm_json_s64(j, "queue", me->inst[i].queue);
-		tdm_json_u64(j, "parent", me->inst[i].t.parent);
+		if (me->inst[i].t.parent == TC_H_ROOT)
+			snprintf(h, sizeof(h), "root");
+		else
+			snprintf(h, sizeof(h), "%x:%x", me->inst[i].t.parent >> 16,
+				 me->inst[i].t.parent & 0xffff);
+		tdm_json_str(j, "parent", h);
 		tdm_json_bool(j, "present", q->present);
 		if (q->present) {
 			tdm_json_u64(j, "handle", q->handle >> 16);

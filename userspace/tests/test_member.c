@@ -259,6 +259,10 @@ static int f_renew(void *ctx, const struct tdm_qdisc_target *t, char *err,
 	struct fx *f = ctx;
 	struct fqdisc *q = fq(f, t);
 
+	if (!q->present) {
+		snprintf(err, errlen, "no tdmwin qdisc on eth0");
+		return -1;
+	}
 	if (!q->lease_ns) {
 		snprintf(err, errlen, "kernel: no lease to renew");
 		return -1;
@@ -275,8 +279,10 @@ static int f_set_lease(void *ctx, const struct tdm_qdisc_target *t,
 	struct fx *f = ctx;
 	struct fqdisc *q = fq(f, t);
 
-	(void)err;
-	(void)errlen;
+	if (!q->present) {
+		snprintf(err, errlen, "no tdmwin qdisc on eth0");
+		return -1;
+	}
 	q->set_leases++;
 	q->lease_ns = t->lease_ns;
 	return 0;
@@ -1587,6 +1593,294 @@ static void test_metrics_promtool(void **state)
 	assert_int_equal(WEXITSTATUS(rc), 0);
 }
 
+/* ---- every TX queue: the instances under mq ---- */
+
+/* A member with tdmwin under each of the NQ queues of the fake device. */
+static void mq_start(struct fx *f)
+{
+	f->ntx = NQ;
+	f->conf.queues.mode = QUEUES_ALL;
+	fx_start(f);
+	session_up(f, 1);
+}
+
+/* Every instance i in [0, NQ): plan version v, unconfirmed or not. */
+static void assert_all(struct fx *f, uint32_t v, bool pending)
+{
+	unsigned int i;
+
+	for (i = 0; i < NQ; i++) {
+		const struct fqdisc *q = &f->qq[i];
+
+		if (!q->present)
+			fail_msg("queue %u: no tdmwin", i);
+		if ((pending ? q->pending_version : q->version) != v ||
+		    q->unconfirmed != pending)
+			fail_msg("queue %u: v%u%s, v%u pending%s; want v%u%s", i,
+				 q->version, "", q->pending_version,
+				 q->unconfirmed ? " unconfirmed" : "", v,
+				 pending ? " unconfirmed" : "");
+	}
+}
+
+/* queues all: mq at the root once, the plan on every queue, read back. */
+static void test_mq_install_all(void **state)
+{
+	struct fx *f = *state;
+
+	mq_start(f);
+	assert_int_equal(f->mq_creates, 0);	/* made with the first plan */
+	assert_int_equal(send_plan(f, plan_ab, 1, 0), 0);
+	assert_ack(f, TDM_PHASE_PREPARE, 1, 0, NULL);
+	assert_int_equal(f->mq_creates, 1);
+	assert_all(f, 1, false);
+	assert_false(f->q.present);
+	assert_int_equal(send_plan(f, plan_ab, 2, 0), 0);
+	assert_int_equal(f->mq_creates, 1);
+	assert_all(f, 2, false);
+	assert_status_has(f, false, "instances: 4 under mq 100:");
+	assert_status_has(f, false, "  queue 3: plan v2, running");
+	assert_status_has(f, true, "\"tree\":\"mq\"");
+}
+
+/* A list of queues: those only; a queue the device lacks is refused. */
+static void test_mq_list(void **state)
+{
+	struct fx *f = *state;
+	char err[256];
+
+	f->ntx = NQ;
+	f->conf.queues.mode = QUEUES_LIST;
+	f->conf.queues.map[0] = 1u << 1 | 1u << 3;
+	fx_start(f);
+	session_up(f, 1);
+	assert_int_equal(send_plan(f, plan_ab, 1, 0), 0);
+	assert_false(f->qq[0].present || f->qq[2].present);
+	assert_true(f->qq[1].present && f->qq[3].present);
+	assert_int_equal(f->qq[3].version, 1);
+	member_free(f->me);
+	f->me = NULL;
+	f->up = false;
+	f->conf.queues.map[0] |= 1u << 5;
+	assert_null(member_new(&f->conf, &f->io, err, sizeof(err)));
+	assert_string_equal(err, "queues: eth0 has no TX queue 5 (it has 4: 0 to 3)");
+}
+
+/*
+ * An install refused on queue 2: queues 0 and 1 run the new plan, 2 and 3
+ * the old: all are held (none may send alone) until a plan goes into
+ * all, which releases them.
+ */
+static void test_mq_install_partial(void **state)
+{
+	struct fx *f = *state;
+	unsigned int i;
+
+	mq_start(f);
+	assert_int_equal(send_plan(f, plan_ab, 1, 0), 0);
+	f->qq[2].fail_install = 1;
+	assert_int_equal(send_plan(f, plan_ab, 2, 0), 0);
+	assert_ack(f, TDM_PHASE_PREPARE, 2, EINVAL, "queue 2: kernel: install refused");
+	assert_int_equal(f->qq[1].version, 2);
+	assert_int_equal(f->qq[3].version, 1);
+	for (i = 0; i < NQ; i++)
+		assert_true(f->qq[i].hold);
+	assert_status_has(f, false, "plan v2 is in force on some instances only: all held");
+	/* the lease is not renewed meanwhile: the node is not healthy */
+	assert_int_equal(send_plan(f, plan_ab, 3, 0), 0);
+	assert_ack(f, TDM_PHASE_PREPARE, 3, 0, NULL);
+	assert_all(f, 3, false);
+	for (i = 0; i < NQ; i++)
+		assert_false(f->qq[i].hold);
+}
+
+/* A prepare refused on queue 2: the two prepared before it are aborted. */
+static void test_mq_prepare_none(void **state)
+{
+	struct fx *f = *state;
+	unsigned int i;
+
+	mq_start(f);
+	assert_int_equal(send_plan(f, plan_ab, 1, 0), 0);
+	f->qq[2].fail_prepare = 1;
+	assert_int_equal(send_plan(f, plan_ab, 2, TAI_NOW + 11 * SEC), 0);
+	assert_ack(f, TDM_PHASE_PREPARE, 2, EINVAL,
+		   "queue 2: kernel: prepare refused; aborted on the 2 prepared");
+	for (i = 0; i < NQ; i++) {
+		assert_int_equal(f->qq[i].aborts, i < 2 ? 1 : 0);
+		assert_false(f->qq[i].unconfirmed);
+	}
+	assert_int_equal(f->qq[3].prepares, 0);
+	assert_all(f, 1, false);
+	/* nothing waits for an outcome */
+	assert_int_equal(outcome(f, TDM_MSG_COMMIT, 2), 0);
+	assert_ack(f, TDM_PHASE_COMMIT, 2, ENOENT, "no prepared plan v2");
+}
+
+/* txtime: the etf child fails on queue 1: queues 0 and 1 are aborted. */
+static void test_mq_prepare_txtime_fails(void **state)
+{
+	struct fx *f = *state;
+
+	f->conf.txtime = true;
+	mq_start(f);
+	assert_int_equal(send_plan(f, plan_ab, 1, 0), 0);
+	f->qq[1].fail_txtime = 1;
+	assert_int_equal(send_plan(f, plan_ab, 2, TAI_NOW + 11 * SEC), 0);
+	assert_ack(f, TDM_PHASE_PREPARE, 2, EINVAL,
+		   "queue 1: kernel: txtime refused; aborted on the 2 prepared");
+	assert_int_equal(f->qq[0].aborts + f->qq[1].aborts, 2);
+	assert_int_equal(f->qq[2].prepares + f->qq[2].aborts, 0);
+}
+
+static void mq_prepared_v2(struct fx *f)
+{
+	mq_start(f);
+	assert_int_equal(send_plan(f, plan_ab, 1, 0), 0);
+	assert_int_equal(send_plan(f, plan_ab, 2, TAI_NOW + 11 * SEC), 0);
+	assert_ack(f, TDM_PHASE_PREPARE, 2, 0, NULL);
+	assert_all(f, 2, true);
+}
+
+/* COMMIT and ABORT reach every instance. */
+static void test_mq_commit_abort(void **state)
+{
+	struct fx *f = *state;
+	unsigned int i;
+
+	mq_prepared_v2(f);
+	assert_int_equal(outcome(f, TDM_MSG_COMMIT, 2), 0);
+	assert_ack(f, TDM_PHASE_COMMIT, 2, 0, NULL);
+	assert_all(f, 2, false);
+	assert_int_equal(send_plan(f, plan_ab, 3, TAI_NOW + 12 * SEC), 0);
+	assert_int_equal(outcome(f, TDM_MSG_ABORT, 3), 0);
+	assert_ack(f, TDM_PHASE_ABORT, 3, 0, NULL);
+	for (i = 0; i < NQ; i++)
+		assert_int_equal(f->qq[i].last_abort, 3);
+	assert_all(f, 2, false);
+}
+
+/*
+ * A commit that the kernel refuses on queue 2 of 4: queues 0 and 1 were
+ * confirmed, and are rolled back (v2 prepared again, unconfirmed): none
+ * is committed, all hold from v2's base until the next word.  The
+ * coordinator's COMMIT again then commits all.
+ */
+static void test_mq_commit_rolled_back(void **state)
+{
+	struct fx *f = *state;
+	unsigned int i;
+
+	mq_prepared_v2(f);
+	f->qq[2].fail_confirm = 1;
+	assert_int_equal(outcome(f, TDM_MSG_COMMIT, 2), 0);
+	assert_ack(f, TDM_PHASE_COMMIT, 2, EIO,
+		   "queue 2: kernel: confirm refused; rolled back on the 2 confirmed before: committed on none");
+	for (i = 0; i < NQ; i++)
+		assert_int_equal(f->qq[i].confirms, i < 2 ? 1 : 0);
+	assert_int_equal(f->qq[0].prepares, 2);
+	assert_int_equal(f->qq[1].prepares, 2);
+	assert_int_equal(f->qq[3].prepares, 1);
+	assert_all(f, 2, true);
+	assert_status_has(f, false, "plan v2 prepared, waiting");
+	assert_int_equal(outcome(f, TDM_MSG_COMMIT, 2), 0);
+	assert_ack(f, TDM_PHASE_COMMIT, 2, 0, NULL);
+	assert_all(f, 2, false);
+}
+
+/* A queue that lost the prepared plan: the read-back fails the commit
+ * before any instance is confirmed.
+ */
+static void test_mq_commit_checked_first(void **state)
+{
+	struct fx *f = *state;
+	unsigned int i;
+
+	mq_prepared_v2(f);
+	f->qq[3].pending = f->qq[3].unconfirmed = false;
+	assert_int_equal(outcome(f, TDM_MSG_COMMIT, 2), 0);
+	assert_ack(f, TDM_PHASE_COMMIT, 2, EIO,
+		   "queue 3: plan v2 is not prepared there (v1 in force): committed on none");
+	for (i = 0; i < NQ; i++)
+		assert_int_equal(f->qq[i].confirms, 0);
+}
+
+/* A hold reaches every instance, and so does its release. */
+static void test_mq_hold_all(void **state)
+{
+	struct fx *f = *state;
+	unsigned int i;
+
+	mq_start(f);
+	assert_int_equal(send_plan(f, plan_ab, 1, 0), 0);
+	assert_int_equal(send_plan(f, plan_b, 2, 0), 0);
+	for (i = 0; i < NQ; i++)
+		assert_true(f->qq[i].hold);
+	assert_int_equal(send_plan(f, plan_ab, 3, 0), 0);
+	for (i = 0; i < NQ; i++)
+		assert_false(f->qq[i].hold);
+}
+
+/* The device's lease: renewed through the first instance that takes it. */
+static void test_mq_lease(void **state)
+{
+	struct fx *f = *state;
+	unsigned int n;
+
+	f->conf.target.lease_ns = 2 * SEC;
+	mq_start(f);
+	assert_int_equal(send_plan(f, plan_ab, 1, 0), 0);
+	n = f->qq[0].renews;
+	run_for(f, 2 * SEC);
+	assert_int_equal(f->qq[0].renews, n + 4);
+	assert_int_equal(f->qq[1].renews + f->qq[1].set_leases, 0);
+	/* queue 0's qdisc deleted by hand: queue 1's renews (sets) it */
+	memset(&f->qq[0], 0, sizeof(f->qq[0]));
+	f->qq[0].fail_renew = 1000;
+	run_for(f, 1 * SEC);
+	assert_true(f->qq[1].set_leases + f->qq[1].renews >= 2);
+	assert_status_has(f, true, "\"renewing\":true");
+}
+
+/* txtime: an etf child of the configured delta under every instance. */
+static void test_mq_txtime(void **state)
+{
+	struct fx *f = *state;
+	unsigned int i;
+
+	f->conf.txtime = true;
+	f->conf.etf.delta_ns = 300000;
+	f->conf.etf.offload = true;
+	mq_start(f);
+	assert_int_equal(send_plan(f, plan_ab, 1, 0), 0);
+	assert_int_equal(send_plan(f, plan_ab, 2, TAI_NOW + 11 * SEC), 0);
+	for (i = 0; i < NQ; i++) {
+		assert_true(f->qq[i].txtime && f->qq[i].etf_offload);
+		assert_int_equal(f->qq[i].etf_delta, 300000);
+		assert_int_equal(f->qq[i].txtimes, 2);
+	}
+	assert_status_has(f, false, "launch times by etf (delta 300000 ns, offload)");
+}
+
+/* txtime at the root of a multi-queue device: refused at start. */
+static void test_txtime_root_multiqueue(void **state)
+{
+	struct fx *f = *state;
+	char err[256];
+
+	f->conf.txtime = true;
+	f->ntx = NQ;
+	assert_null(member_new(&f->conf, &f->io, err, sizeof(err)));
+	assert_non_null(strstr(err, "txtime: eth0 has 4 TX queues"));
+	assert_non_null(strstr(err, "set 'queues all'"));
+	/* one queue: txtime at the root is fine */
+	f->ntx = 1;
+	fx_start(f);
+	session_up(f, 1);
+	assert_int_equal(send_plan(f, plan_ab, 1, 0), 0);
+	assert_true(f->q.txtime);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1619,6 +1913,18 @@ int main(void)
 		T(test_reload_policy_warn),
 		T(test_metrics),
 		T(test_metrics_promtool),
+		T(test_mq_install_all),
+		T(test_mq_list),
+		T(test_mq_install_partial),
+		T(test_mq_prepare_none),
+		T(test_mq_prepare_txtime_fails),
+		T(test_mq_commit_abort),
+		T(test_mq_commit_rolled_back),
+		T(test_mq_commit_checked_first),
+		T(test_mq_hold_all),
+		T(test_mq_lease),
+		T(test_mq_txtime),
+		T(test_txtime_root_multiqueue),
 #undef T
 	};
 
