@@ -1,0 +1,188 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# tdmd on every TX queue: a member on a veth with 4 TX queues and
+# "queues all", "txtime on" in its tdm.conf, a coordinator on the peer.
+# The member puts mq at the root and a tdmwin under each queue, each with
+# an etf child of the configured delta and txtime on; every instance reads
+# back the same plan, and so after a two-phase change pushed by the
+# coordinator.  The device's lease is set and renewed (no expiry over two
+# leases).  A hold (ptp_policy require by reload, ptp4l absent) reaches
+# all four, and the release too.  Queues the device lacks, and txtime at
+# the root of a multi-queue device, are refused at start with their
+# reason.  The kernel side of mq and txtime is tdmwin_mq.sh's and
+# tdmwin_txtime.sh's.
+
+# shellcheck source=tdmd_lib.sh
+. "$(dirname "$0")/tdmd_lib.sh"
+tdmd_require
+
+NQ=4
+MQ=100:
+DELTA=2000000
+
+setup_ns A B || tdm_skip_all "cannot create network namespaces"
+tdm_veth "$A" "$B" $NQ || tdm_skip_all "cannot create a $NQ-queue veth pair"
+tdmd_key "$TDMD_KEY"
+
+# The lease: long against the member's own delays on a slow guest, as in
+# tdmd_lease.sh.
+per_call_ms=$(tdm_tc_call_ms "$A")
+LEASE_MS=$(( per_call_ms * 5 < 1000 ? 1000 : (per_call_ms * 5 + 999) / 1000 * 1000 ))
+tdm_log "one tc call: ${per_call_ms} ms; lease ${LEASE_MS} ms"
+
+plan() { # FILE WINDOW
+	cat >"$1" <<PLAN
+[global]
+lead_time  2s
+base_align 0
+clock      tai
+[auto]
+senders   a
+window    $2
+dead_time 1ms
+PLAN
+}
+plan "$TDM_TMP/plan1.conf" 2ms
+plan "$TDM_TMP/plan2.conf" 3ms
+
+member_conf() { # FILE KEY=VALUE...
+	local f=$1
+	shift
+	tdmd_member_conf "$f" a interface=tdmA "coordinator=$TDM_IP_B:$TDMD_PORT" \
+		queues=all handle=$MQ txtime=on etf_delta=${DELTA}ns \
+		lease=${LEASE_MS}ms ptp_policy=warn "ptp_socket=$TDM_TMP/no-ptp4l" "$@"
+}
+
+# ---- refused at start -------------------------------------------------------------
+refused() { # DESCRIPTION MESSAGE KEY=VALUE...
+	local desc=$1 msg=$2 out rc
+	shift 2
+	member_conf "$TDM_TMP/bad.conf" "$@"
+	out=$(ip netns exec "$A" timeout 20 "$TDMD" -f "$TDM_TMP/bad.conf" 2>&1)
+	rc=$?
+	check_match "$desc: refused (exit $rc)" "$rc" '^[1-9]'
+	check_match "$desc: says why" "$out" "$msg"
+}
+refused "a queue the device lacks" "queues: tdmA has no TX queue 4 \\(it has 4: 0 to 3\\)" \
+	"queues=1 4"
+refused "txtime at the root of the 4-queue device" \
+	"txtime: tdmA has 4 TX queues .*set 'queues all'" queues=root
+check_eq "nothing was installed" "$(tdm_tc -n "$A" -j qdisc show dev tdmA |
+	py flat --kind tdmwin | sed -n 's/^count=//p')" 0
+
+# ---- programmed: mq, a tdmwin and an etf on every queue, one plan -----------------
+tdmd_coord_conf "$TDM_TMP/coord.conf" "$TDM_TMP/plan1.conf"
+tdmd_start coord "$B" "$TDM_TMP/coord.conf" || tdmd_fatal "the coordinator starts"
+member_conf "$TDM_TMP/m.conf"
+tdmd_start m "$A" "$TDM_TMP/m.conf" || tdmd_fatal "the member starts"
+
+# inst I ARRAY: queue I's tdmwin (flat, with its children as child.*).
+inst() {
+	local -n _a=$2
+	local line
+	_a=()
+	while IFS= read -r line; do
+		_a["${line%%=*}"]=${line#*=}
+	done < <(tdm_tc -n "$A" -j -s qdisc show dev tdmA |
+		py flat --kind tdmwin --parent "$MQ$(( $1 + 1 ))")
+}
+# The plan an instance runs, as its dump says (not its state or lease).
+plan_sig() { # ARRAY
+	local -n _s=$1
+	local k
+	for k in "${!_s[@]}"; do
+		case $k in
+		options.hold|options.lease*|options.unconfirmed) ;;
+		options.*) echo "$k=${_s[$k]}" ;;
+		esac
+	done | sort
+}
+# every_queue VERSION: every instance runs plan VERSION.
+every_queue() {
+	local -A I
+	local i
+	for i in $(seq 0 $((NQ - 1))); do
+		inst "$i" I
+		[ "${I[options.plan_version]:-0}" = "$1" ] || return 1
+	done
+}
+check "every queue runs plan v1" tdm_wait_for 30 every_queue 1 || tdmd_show_logs
+
+check_eq "mq at the root, handle $MQ" "$(tdm_tc -n "$A" -j qdisc show dev tdmA |
+	py flat --kind mq --parent root | sed -n 's/^handle=//p')" "$MQ"
+check_eq "four tdmwin instances" "$(tdm_tc -n "$A" -j qdisc show dev tdmA |
+	py flat --kind tdmwin | sed -n 's/^count=//p')" $NQ
+same_plan() { # DESC
+	local -A I
+	local i sig0 sig
+	for i in $(seq 0 $((NQ - 1))); do
+		inst "$i" I
+		sig=$(plan_sig I)
+		[ "$i" = 0 ] && sig0=$sig
+		check_eq "$1: queue $i reads back queue 0's plan" "$sig" "$sig0"
+	done
+	[ -n "$sig0" ] || tdm_fail "$1: no plan read back"
+}
+same_plan "v1"
+declare -A I
+for i in $(seq 0 $((NQ - 1))); do
+	inst "$i" I
+	h=${I[handle]:-none}
+	check_eq "queue $i: txtime on" "${I[options.txtime]:-}" true
+	check_eq "queue $i: an etf child at ${h}1" "${I[child.${h}1.kind]:-none}" etf
+	check_eq "queue $i: etf delta $DELTA" "${I[child.${h}1.options.delta]:-}" $DELTA
+	check_eq "queue $i: etf keeps the stamps (skip_sock_check)" \
+		"${I[child.${h}1.options.skip_sock_check]:-}" on
+	check_eq "queue $i: the device's lease" "${I[options.lease]:-none}" \
+		$((LEASE_MS * 1000000))
+done
+
+declare -A S
+tdmd_jsnap S m status
+check_eq "status: the mq tree" "${S[instances.tree]:-}" mq
+for i in $(seq 0 $((NQ - 1))); do
+	check_eq "status: queue $i present, plan v1" \
+		"${S[instances.list.$i.queue]:-}:${S[instances.list.$i.present]:-}:${S[instances.list.$i.plan_version]:-}" \
+		"$i:true:1"
+done
+check_match "tdmctl status lists the queues" "$(tdmctl_at m status)" \
+	"instances: 4 under mq 100:, launch times by etf \\(delta $DELTA ns\\)"
+
+# ---- renewed: no expiry over two leases -----------------------------------------
+sleep $((LEASE_MS * 2 / 1000 + 1))
+for i in $(seq 0 $((NQ - 1))); do
+	inst "$i" I
+	check_eq "queue $i: not held by the lease, no expiry" \
+		"${I[x.lease_held]:-x}:${I[x.lease_expiries]:-x}" 0:0
+done
+tdmd_jsnap S m status
+check_eq "the member renews" "${S[qdisc.lease.renewing]:-}" true
+check_num "renewals over two leases" "${S[qdisc.lease.renewals]:-0}" -ge 4
+
+# ---- a two-phase change reaches every queue -------------------------------------
+check "plan v2 pushed" tdmctl_at coord -t 60 plan push "$TDM_TMP/plan2.conf"
+check "every queue runs plan v2" tdm_wait_for 30 every_queue 2
+same_plan "v2"
+inst 0 I
+check_match "v2 is the 3 ms window" "$(plan_sig I)" "=3000000"
+
+# ---- a hold reaches every queue -----------------------------------------------
+every_hold() { # true|false
+	local -A I
+	local i
+	for i in $(seq 0 $((NQ - 1))); do
+		inst "$i" I
+		[ "${I[options.hold]:-}" = "$1" ] || return 1
+	done
+}
+check "not held under ptp_policy warn" every_hold false
+sed -i 's/^ptp_policy warn$/ptp_policy require/' "$TDM_TMP/m.conf"
+check "reload to ptp_policy require" tdmctl_at m reload
+check "ptp4l absent: every queue held" tdm_wait_for 10 every_hold true
+sed -i 's/^ptp_policy require$/ptp_policy warn/' "$TDM_TMP/m.conf"
+check "reload to ptp_policy warn" tdmctl_at m reload
+check "every queue released" tdm_wait_for 10 every_hold false
+
+tdmd_finish
+tdm_exit
