@@ -98,16 +98,17 @@ plan_sig() { # ARRAY
 		esac
 	done | sort
 }
-# every_queue VERSION: every instance runs plan VERSION.
+# every_queue KEY VALUE: every instance's dump has KEY=VALUE.
 every_queue() {
 	local -A I
 	local i
 	for i in $(seq 0 $((NQ - 1))); do
 		inst "$i" I
-		[ "${I[options.plan_version]:-0}" = "$1" ] || return 1
+		[ "${I[$1]:-}" = "$2" ] || return 1
 	done
 }
-check "every queue runs plan v1" tdm_wait_for 30 every_queue 1 || tdmd_show_logs
+check "every queue runs plan v1" tdm_wait_for 30 every_queue options.plan_version 1 ||
+	tdmd_show_logs
 
 check_eq "mq at the root, handle $MQ" "$(tdm_tc -n "$A" -j qdisc show dev tdmA |
 	py flat --kind mq --parent root | sed -n 's/^handle=//p')" "$MQ"
@@ -162,27 +163,19 @@ check_num "renewals over two leases" "${S[qdisc.lease.renewals]:-0}" -ge 4
 
 # ---- a two-phase change reaches every queue -------------------------------------
 check "plan v2 pushed" tdmctl_at coord -t 60 plan push "$TDM_TMP/plan2.conf"
-check "every queue runs plan v2" tdm_wait_for 30 every_queue 2
+check "every queue runs plan v2" tdm_wait_for 30 every_queue options.plan_version 2
 same_plan "v2"
 inst 0 I
 check_match "v2 is the 3 ms window" "$(plan_sig I)" "=3000000"
 
 # ---- a hold reaches every queue -----------------------------------------------
-every_hold() { # true|false
-	local -A I
-	local i
-	for i in $(seq 0 $((NQ - 1))); do
-		inst "$i" I
-		[ "${I[options.hold]:-}" = "$1" ] || return 1
-	done
-}
-check "not held under ptp_policy warn" every_hold false
+check "not held under ptp_policy warn" every_queue options.hold false
 sed -i 's/^ptp_policy warn$/ptp_policy require/' "$TDM_TMP/m.conf"
 check "reload to ptp_policy require" tdmctl_at m reload
-check "ptp4l absent: every queue held" tdm_wait_for 10 every_hold true
+check "ptp4l absent: every queue held" tdm_wait_for 10 every_queue options.hold true
 sed -i 's/^ptp_policy require$/ptp_policy warn/' "$TDM_TMP/m.conf"
 check "reload to ptp_policy warn" tdmctl_at m reload
-check "every queue released" tdm_wait_for 10 every_hold false
+check "every queue released" tdm_wait_for 10 every_queue options.hold false
 
 tdmd_finish
 tdm_exit

@@ -478,13 +478,25 @@ static struct nlmsghdr *put_tc_header(char *buf, uint16_t type,
 	return nlh;
 }
 
-int tdm_qdisc_get(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
-		  struct tdm_qdisc_info *info, char *err, size_t errlen)
+/* Every qdisc of the device ifindex, each to cb (which filters: the
+ * kernel may or may not).
+ */
+static int qdisc_dump(struct tdm_rtnl *r, int ifindex, mnl_cb_t cb,
+		      void *data, char *err, size_t errlen)
 {
 	char buf[MNL_ALIGN(sizeof(struct nlmsghdr)) +
 		 MNL_ALIGN(sizeof(struct tcmsg))];
-	struct dump_ctx ctx;
 	struct nlmsghdr *nlh;
+
+	memset(buf, 0, sizeof(buf));
+	nlh = put_tc_header(buf, RTM_GETQDISC, 0, ifindex, 0, 0);
+	return tdm_nl_talk(&r->nl, nlh, true, cb, data, err, errlen);
+}
+
+int tdm_qdisc_get(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
+		  struct tdm_qdisc_info *info, char *err, size_t errlen)
+{
+	struct dump_ctx ctx;
 
 	memset(info, 0, sizeof(*info));
 	ctx.ifindex = target_ifindex(t, err, errlen);
@@ -494,10 +506,7 @@ int tdm_qdisc_get(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
 	ctx.info = info;
 	ctx.malformed = false;
 
-	memset(buf, 0, sizeof(buf));
-	/* The kernel may or may not filter by ifindex; qdisc_cb does. */
-	nlh = put_tc_header(buf, RTM_GETQDISC, 0, ctx.ifindex, 0, 0);
-	if (tdm_nl_talk(&r->nl, nlh, true, qdisc_cb, &ctx, err, errlen) < 0)
+	if (qdisc_dump(r, ctx.ifindex, qdisc_cb, &ctx, err, errlen) < 0)
 		return -1;
 	if (ctx.malformed) {
 		tdm_set_err(err, errlen,
@@ -1110,18 +1119,12 @@ static int etf_read(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
 		    const struct tdm_qdisc_info *in, struct etf_ctx *x,
 		    char *err, size_t errlen)
 {
-	char buf[MNL_ALIGN(sizeof(struct nlmsghdr)) +
-		 MNL_ALIGN(sizeof(struct tcmsg))];
-	struct nlmsghdr *nlh;
-
 	memset(x, 0, sizeof(*x));
 	x->ifindex = target_ifindex(t, err, errlen);
 	if (x->ifindex <= 0)
 		return -1;
 	x->parent = TC_H_MAKE(in->handle, 1);
-	memset(buf, 0, sizeof(buf));
-	nlh = put_tc_header(buf, RTM_GETQDISC, 0, x->ifindex, 0, 0);
-	return tdm_nl_talk(&r->nl, nlh, true, etf_cb, x, err, errlen);
+	return qdisc_dump(r, x->ifindex, etf_cb, x, err, errlen);
 }
 
 /* An etf that keeps the launch times tdmwin sets, as etf asks. */
