@@ -55,87 +55,116 @@ member_conf() { # FILE KEY=VALUE...
 }
 
 # ---- refused at start -------------------------------------------------------------
-refused() { # DESCRIPTION MESSAGE KEY=VALUE...
-	local desc=$1 msg=$2 out rc
-	shift 2
-	member_conf "$TDM_TMP/bad.conf" "$@"
-	out=$(ip netns exec "$A" timeout 20 "$TDMD" -f "$TDM_TMP/bad.conf" 2>&1)
-	rc=$?
-	check_match "$desc: refused (exit $rc)" "$rc" '^[1-9]'
-	check_match "$desc: says why" "$out" "$msg"
+tdm_log "TIMING $SECONDS ${EPOCHREALTIME} refused at start ------"
+# Both tdmd at once (a start takes a second or two here); each writes
+# its output and exit status into $TDM_TMP/NAME.out.
+REFUSING=()
+refuse() { # NAME KEY=VALUE...
+	local name=$1
+	shift
+	member_conf "$TDM_TMP/$name.conf" "control_socket=$TDM_TMP/$name.sock" "$@"
+	(ip netns exec "$A" timeout 20 "$TDMD" -f "$TDM_TMP/$name.conf" \
+		>"$TDM_TMP/$name.out" 2>&1; echo "exit $?" >>"$TDM_TMP/$name.out") &
+	REFUSING+=($!)
 }
-refused "a queue the device lacks" "queues: tdmA has no TX queue 4 \\(it has 4: 0 to 3\\)" \
-	"queues=1 4"
-refused "txtime at the root of the 4-queue device" \
-	"txtime: tdmA has 4 TX queues .*set 'queues all'" queues=root
+refused() { # NAME DESCRIPTION MESSAGE
+	local out
+	out=$(cat "$TDM_TMP/$1.out")
+	check_match "$2: refused" "$out" '^exit [1-9]'
+	check_match "$2: says why" "$out" "$3"
+}
+refuse bad1 "queues=1 4"
+refuse bad2 queues=root
+wait "${REFUSING[@]}"
+refused bad1 "a queue the device lacks" "queues: tdmA has no TX queue 4 \\(it has 4: 0 to 3\\)"
+refused bad2 "txtime at the root of the 4-queue device" \
+	"txtime: tdmA has 4 TX queues .*set 'queues all'"
 check_eq "nothing was installed" "$(tdm_tc -n "$A" -j qdisc show dev tdmA |
 	py flat --kind tdmwin | sed -n 's/^count=//p')" 0
 
 # ---- programmed: mq, a tdmwin and an etf on every queue, one plan -----------------
+tdm_log "TIMING $SECONDS ${EPOCHREALTIME} programmed: mq, a tdmwi"
 tdmd_coord_conf "$TDM_TMP/coord.conf" "$TDM_TMP/plan1.conf"
 tdmd_start coord "$B" "$TDM_TMP/coord.conf" || tdmd_fatal "the coordinator starts"
 member_conf "$TDM_TMP/m.conf"
 tdmd_start m "$A" "$TDM_TMP/m.conf" || tdmd_fatal "the member starts"
+tdm_log "TIMING $SECONDS ${EPOCHREALTIME} started"
 
-# inst I ARRAY: queue I's tdmwin (flat, with its children as child.*).
-inst() {
-	local -n _a=$2
-	local line
-	_a=()
+# snap: the device's qdiscs now, one tc call flattened into T ("3.kind",
+# "3.options.hold", ...), and Q[I]: the index in T of queue I's tdmwin.
+declare -A T Q
+snap() {
+	local line k
+	T=() Q=()
 	while IFS= read -r line; do
-		_a["${line%%=*}"]=${line#*=}
-	done < <(tdm_tc -n "$A" -j -s qdisc show dev tdmA |
-		py flat --kind tdmwin --parent "$MQ$(( $1 + 1 ))")
+		T["${line%%=*}"]=${line#*=}
+	done < <(tdm_tc -n "$A" -j -s qdisc show dev tdmA | py json)
+	for ((k = 0; k < ${T[len]:-0}; k++)); do
+		[ "${T[$k.kind]}" = tdmwin ] || continue
+		Q[$(( ${T[$k.parent]#"$MQ"} - 1 ))]=$k
+	done
 }
-# The plan an instance runs, as its dump says (not its state or lease).
-plan_sig() { # ARRAY
-	local -n _s=$1
+# at PARENT: the index in T of the qdisc at PARENT (root, or MAJ:MIN),
+# "none" if none.
+at() {
 	local k
-	for k in "${!_s[@]}"; do
+	for ((k = 0; k < ${T[len]:-0}; k++)); do
+		if [ "${T[$k.parent]:-}" = "$1" ] ||
+		   [ "$1:${T[$k.root]:-}" = root:true ]; then
+			echo "$k"
+			return
+		fi
+	done
+	echo none
+}
+# The plan queue I runs, as its dump in the last snap says (not its
+# state or lease).
+plan_sig() { # I
+	local k p=${Q[$1]:-none}.options.
+	for k in "${!T[@]}"; do
 		case $k in
-		options.hold|options.lease*|options.unconfirmed) ;;
-		options.*) echo "$k=${_s[$k]}" ;;
+		"$p"hold|"$p"lease*|"$p"unconfirmed) ;;
+		"$p"*) echo "${k#"$p"}=${T[$k]}" ;;
 		esac
 	done | sort
 }
 # every_queue KEY VALUE: every instance's dump has KEY=VALUE.
 every_queue() {
-	local -A I
 	local i
+	snap
 	for i in $(seq 0 $((NQ - 1))); do
-		inst "$i" I
-		[ "${I[$1]:-}" = "$2" ] || return 1
+		[ "${T[${Q[$i]:-none}.$1]:-}" = "$2" ] || return 1
 	done
 }
 check "every queue runs plan v1" tdm_wait_for 30 every_queue options.plan_version 1 ||
 	tdmd_show_logs
+tdm_log "TIMING $SECONDS ${EPOCHREALTIME} v1 everywhere"
 
-check_eq "mq at the root, handle $MQ" "$(tdm_tc -n "$A" -j qdisc show dev tdmA |
-	py flat --kind mq --parent root | sed -n 's/^handle=//p')" "$MQ"
-check_eq "four tdmwin instances" "$(tdm_tc -n "$A" -j qdisc show dev tdmA |
-	py flat --kind tdmwin | sed -n 's/^count=//p')" $NQ
+snap
+check_eq "mq at the root, handle $MQ" "${T[$(at root).kind]:-none}:${T[$(at root).handle]:-}" \
+	"mq:$MQ"
+check_eq "four tdmwin instances" "${#Q[@]}" $NQ
 same_plan() { # DESC
-	local -A I
 	local i sig0 sig
+	snap
 	for i in $(seq 0 $((NQ - 1))); do
-		inst "$i" I
-		sig=$(plan_sig I)
+		sig=$(plan_sig "$i")
 		[ "$i" = 0 ] && sig0=$sig
 		check_eq "$1: queue $i reads back queue 0's plan" "$sig" "$sig0"
 	done
 	[ -n "$sig0" ] || tdm_fail "$1: no plan read back"
 }
 same_plan "v1"
-declare -A I
 for i in $(seq 0 $((NQ - 1))); do
-	inst "$i" I
-	h=${I[handle]:-none}
-	check_eq "queue $i: txtime on" "${I[options.txtime]:-}" true
-	check_eq "queue $i: an etf child at ${h}1" "${I[child.${h}1.kind]:-none}" etf
-	check_eq "queue $i: etf delta $DELTA" "${I[child.${h}1.options.delta]:-}" $DELTA
+	k=${Q[$i]:-none}
+	h=${T[$k.handle]:-none}
+	e=$(at "${h}1")
+	check_eq "queue $i: txtime on" "${T[$k.options.txtime]:-}" true
+	check_eq "queue $i: an etf child at ${h}1" "${T[$e.kind]:-none}" etf
+	check_eq "queue $i: etf delta $DELTA" "${T[$e.options.delta]:-}" $DELTA
 	check_eq "queue $i: etf keeps the stamps (skip_sock_check)" \
-		"${I[child.${h}1.options.skip_sock_check]:-}" on
-	check_eq "queue $i: the device's lease" "${I[options.lease]:-none}" \
+		"${T[$e.options.skip_sock_check]:-}" on
+	check_eq "queue $i: the device's lease" "${T[$k.options.lease]:-none}" \
 		$((LEASE_MS * 1000000))
 done
 
@@ -151,24 +180,28 @@ check_match "tdmctl status lists the queues" "$(tdmctl_at m status)" \
 	"instances: 4 under mq 100:, launch times by etf \\(delta $DELTA ns\\)"
 
 # ---- renewed: no expiry over two leases -----------------------------------------
-sleep $((LEASE_MS * 2 / 1000 + 1))
+tdm_log "TIMING $SECONDS ${EPOCHREALTIME} renewed: no expiry over"
+sleep $((LEASE_MS * 2 / 1000))
+snap
 for i in $(seq 0 $((NQ - 1))); do
-	inst "$i" I
+	k=${Q[$i]:-none}
 	check_eq "queue $i: not held by the lease, no expiry" \
-		"${I[x.lease_held]:-x}:${I[x.lease_expiries]:-x}" 0:0
+		"${T[$k.xstats.lease_held]:-${T[$k.lease_held]:-x}}:${T[$k.xstats.lease_expiries]:-${T[$k.lease_expiries]:-x}}" \
+		0:0
 done
 tdmd_jsnap S m status
 check_eq "the member renews" "${S[qdisc.lease.renewing]:-}" true
 check_num "renewals over two leases" "${S[qdisc.lease.renewals]:-0}" -ge 4
 
 # ---- a two-phase change reaches every queue -------------------------------------
+tdm_log "TIMING $SECONDS ${EPOCHREALTIME} a two-phase change reac"
 check "plan v2 pushed" tdmctl_at coord -t 60 plan push "$TDM_TMP/plan2.conf"
 check "every queue runs plan v2" tdm_wait_for 30 every_queue options.plan_version 2
 same_plan "v2"
-inst 0 I
-check_match "v2 is the 3 ms window" "$(plan_sig I)" "=3000000"
+check_eq "v2 is the 3 ms window" "${T[${Q[0]:-none}.options.windows.0.length]:-}" 3000000
 
 # ---- a hold reaches every queue -----------------------------------------------
+tdm_log "TIMING $SECONDS ${EPOCHREALTIME} a hold reaches every qu"
 check "not held under ptp_policy warn" every_queue options.hold false
 sed -i 's/^ptp_policy warn$/ptp_policy require/' "$TDM_TMP/m.conf"
 check "reload to ptp_policy require" tdmctl_at m reload
@@ -177,5 +210,7 @@ sed -i 's/^ptp_policy require$/ptp_policy warn/' "$TDM_TMP/m.conf"
 check "reload to ptp_policy warn" tdmctl_at m reload
 check "every queue released" tdm_wait_for 10 every_queue options.hold false
 
+tdm_log "TIMING $SECONDS ${EPOCHREALTIME} finish"
 tdmd_finish
+tdm_log "TIMING $SECONDS ${EPOCHREALTIME} end"
 tdm_exit

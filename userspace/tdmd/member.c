@@ -1759,6 +1759,11 @@ static int inst_setup(struct member *me, char *err, size_t errlen)
 	    me->io.tx_queues(me->io.ctx, &me->target, &n, err, errlen))
 		return -1;
 	if (me->cf->queues.mode != QUEUES_ROOT) {
+		if (n < 2) {
+			snprintf(err, errlen, "queues: %s has one TX queue, and mq needs more: set 'queues root'",
+				 me->target.ifname);
+			return -1;
+		}
 		if (inst_queues(me, n, err, errlen) ||
 		    me->io.qdisc_mq(me->io.ctx, &me->target, false, &h, err,
 				    errlen))

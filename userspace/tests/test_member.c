@@ -1664,6 +1664,11 @@ static void test_mq_list(void **state)
 	f->conf.queues.map[0] |= 1u << 5;
 	assert_null(member_new(&f->conf, &f->io, err, sizeof(err)));
 	assert_string_equal(err, "queues: eth0 has no TX queue 5 (it has 4: 0 to 3)");
+	/* mq needs a multi-queue device */
+	f->ntx = 1;
+	f->conf.queues.mode = QUEUES_ALL;
+	assert_null(member_new(&f->conf, &f->io, err, sizeof(err)));
+	assert_string_equal(err, "queues: eth0 has one TX queue, and mq needs more: set 'queues root'");
 }
 
 /*
