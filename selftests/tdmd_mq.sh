@@ -55,7 +55,6 @@ member_conf() { # FILE KEY=VALUE...
 }
 
 # ---- refused at start -------------------------------------------------------------
-tdm_log "TIMING $SECONDS ${EPOCHREALTIME} refused at start ------"
 # Both tdmd at once (a start takes a second or two here); each writes
 # its output and exit status into $TDM_TMP/NAME.out.
 REFUSING=()
@@ -83,12 +82,10 @@ check_eq "nothing was installed" "$(tdm_tc -n "$A" -j qdisc show dev tdmA |
 	py flat --kind tdmwin | sed -n 's/^count=//p')" 0
 
 # ---- programmed: mq, a tdmwin and an etf on every queue, one plan -----------------
-tdm_log "TIMING $SECONDS ${EPOCHREALTIME} programmed: mq, a tdmwi"
 tdmd_coord_conf "$TDM_TMP/coord.conf" "$TDM_TMP/plan1.conf"
 tdmd_start coord "$B" "$TDM_TMP/coord.conf" || tdmd_fatal "the coordinator starts"
 member_conf "$TDM_TMP/m.conf"
 tdmd_start m "$A" "$TDM_TMP/m.conf" || tdmd_fatal "the member starts"
-tdm_log "TIMING $SECONDS ${EPOCHREALTIME} started"
 
 # snap: the device's qdiscs now, one tc call flattened into T ("3.kind",
 # "3.options.hold", ...), and Q[I]: the index in T of queue I's tdmwin.
@@ -138,7 +135,6 @@ every_queue() {
 }
 check "every queue runs plan v1" tdm_wait_for 30 every_queue options.plan_version 1 ||
 	tdmd_show_logs
-tdm_log "TIMING $SECONDS ${EPOCHREALTIME} v1 everywhere"
 
 snap
 check_eq "mq at the root, handle $MQ" "${T[$(at root).kind]:-none}:${T[$(at root).handle]:-}" \
@@ -180,7 +176,6 @@ check_match "tdmctl status lists the queues" "$(tdmctl_at m status)" \
 	"instances: 4 under mq 100:, launch times by etf \\(delta $DELTA ns\\)"
 
 # ---- renewed: no expiry over two leases -----------------------------------------
-tdm_log "TIMING $SECONDS ${EPOCHREALTIME} renewed: no expiry over"
 sleep $((LEASE_MS * 2 / 1000))
 snap
 for i in $(seq 0 $((NQ - 1))); do
@@ -194,14 +189,12 @@ check_eq "the member renews" "${S[qdisc.lease.renewing]:-}" true
 check_num "renewals over two leases" "${S[qdisc.lease.renewals]:-0}" -ge 4
 
 # ---- a two-phase change reaches every queue -------------------------------------
-tdm_log "TIMING $SECONDS ${EPOCHREALTIME} a two-phase change reac"
 check "plan v2 pushed" tdmctl_at coord -t 60 plan push "$TDM_TMP/plan2.conf"
 check "every queue runs plan v2" tdm_wait_for 30 every_queue options.plan_version 2
 same_plan "v2"
 check_eq "v2 is the 3 ms window" "${T[${Q[0]:-none}.options.windows.0.length]:-}" 3000000
 
 # ---- a hold reaches every queue -----------------------------------------------
-tdm_log "TIMING $SECONDS ${EPOCHREALTIME} a hold reaches every qu"
 check "not held under ptp_policy warn" every_queue options.hold false
 sed -i 's/^ptp_policy warn$/ptp_policy require/' "$TDM_TMP/m.conf"
 check "reload to ptp_policy require" tdmctl_at m reload
@@ -210,7 +203,5 @@ sed -i 's/^ptp_policy require$/ptp_policy warn/' "$TDM_TMP/m.conf"
 check "reload to ptp_policy warn" tdmctl_at m reload
 check "every queue released" tdm_wait_for 10 every_queue options.hold false
 
-tdm_log "TIMING $SECONDS ${EPOCHREALTIME} finish"
 tdmd_finish
-tdm_log "TIMING $SECONDS ${EPOCHREALTIME} end"
 tdm_exit
