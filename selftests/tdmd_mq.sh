@@ -203,5 +203,7 @@ sed -i 's/^ptp_policy require$/ptp_policy warn/' "$TDM_TMP/m.conf"
 check "reload to ptp_policy warn" tdmctl_at m reload
 check "every queue released" tdm_wait_for 10 every_queue options.hold false
 
+# On a failure, what the daemons said.
+[ "$TDM_FAILS" = 0 ] || tdmd_show_logs 60
 tdmd_finish
 tdm_exit
