@@ -11,6 +11,7 @@
 
 #include <libmnl/libmnl.h>
 #include <linux/gen_stats.h>
+#include <linux/if_link.h>
 #include <linux/netlink.h>
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
@@ -20,6 +21,8 @@
 #include "tdm_qdisc.h"
 
 #define TDMWIN_KIND	"tdmwin"
+#define MQ_KIND		"mq"
+#define ETF_KIND	"etf"
 /* A request: header, tcmsg, kind and at most 64 windows of 28 bytes. */
 #define RTNL_SEND_SIZE	8192
 
@@ -60,6 +63,7 @@ static const uint8_t tdmwin_attr_len[TCA_TDMWIN_MAX + 1] = {
 	[TCA_TDMWIN_LEASE]		= 8,
 	[TCA_TDMWIN_LEASE_LEFT]		= 8,
 	[TCA_TDMWIN_UNCONFIRMED]	= 1,
+	[TCA_TDMWIN_TXTIME]		= 1,
 };
 
 struct opt_tb {
@@ -295,6 +299,8 @@ static int parse_options(const struct nlattr *opts, struct tdm_qdisc_info *in)
 		in->lease_ns = get_u64(tb[TCA_TDMWIN_LEASE]);
 	if (tb[TCA_TDMWIN_LEASE_LEFT])
 		in->lease_left_ns = (int64_t)get_u64(tb[TCA_TDMWIN_LEASE_LEFT]);
+	if (tb[TCA_TDMWIN_TXTIME])
+		in->txtime = mnl_attr_get_u8(tb[TCA_TDMWIN_TXTIME]);
 	/* At the top level: the plan in force is the unconfirmed one. */
 	if (tb[TCA_TDMWIN_UNCONFIRMED])
 		in->pending_unconfirmed =
@@ -472,13 +478,25 @@ static struct nlmsghdr *put_tc_header(char *buf, uint16_t type,
 	return nlh;
 }
 
-int tdm_qdisc_get(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
-		  struct tdm_qdisc_info *info, char *err, size_t errlen)
+/* Every qdisc of the device ifindex, each to cb (which filters: the
+ * kernel may or may not).
+ */
+static int qdisc_dump(struct tdm_rtnl *r, int ifindex, mnl_cb_t cb,
+		      void *data, char *err, size_t errlen)
 {
 	char buf[MNL_ALIGN(sizeof(struct nlmsghdr)) +
 		 MNL_ALIGN(sizeof(struct tcmsg))];
-	struct dump_ctx ctx;
 	struct nlmsghdr *nlh;
+
+	memset(buf, 0, sizeof(buf));
+	nlh = put_tc_header(buf, RTM_GETQDISC, 0, ifindex, 0, 0);
+	return tdm_nl_talk(&r->nl, nlh, true, cb, data, err, errlen);
+}
+
+int tdm_qdisc_get(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
+		  struct tdm_qdisc_info *info, char *err, size_t errlen)
+{
+	struct dump_ctx ctx;
 
 	memset(info, 0, sizeof(*info));
 	ctx.ifindex = target_ifindex(t, err, errlen);
@@ -488,10 +506,7 @@ int tdm_qdisc_get(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
 	ctx.info = info;
 	ctx.malformed = false;
 
-	memset(buf, 0, sizeof(buf));
-	/* The kernel may or may not filter by ifindex; qdisc_cb does. */
-	nlh = put_tc_header(buf, RTM_GETQDISC, 0, ctx.ifindex, 0, 0);
-	if (tdm_nl_talk(&r->nl, nlh, true, qdisc_cb, &ctx, err, errlen) < 0)
+	if (qdisc_dump(r, ctx.ifindex, qdisc_cb, &ctx, err, errlen) < 0)
 		return -1;
 	if (ctx.malformed) {
 		tdm_set_err(err, errlen,
@@ -939,4 +954,307 @@ int tdm_qdisc_set_hold(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
 		       bool hold, char *err, size_t errlen)
 {
 	return change_checked(r, t, put_hold, hold, held, err, errlen);
+}
+
+/* ---- the tree around tdmwin: mq at the root, etf under tdmwin ---------- */
+
+struct link_ctx {
+	int ifindex;
+	bool found;
+	uint32_t ntx;
+};
+
+static int link_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct link_ctx *l = data;
+	const struct ifinfomsg *ifi;
+	const struct nlattr *a;
+
+	if (nlh->nlmsg_type != RTM_NEWLINK ||
+	    mnl_nlmsg_get_payload_len(nlh) < sizeof(*ifi))
+		return MNL_CB_OK;
+	ifi = mnl_nlmsg_get_payload(nlh);
+	if (ifi->ifi_index != l->ifindex)
+		return MNL_CB_OK;
+	mnl_attr_for_each(a, nlh, sizeof(*ifi)) {
+		if (mnl_attr_get_type(a) == IFLA_NUM_TX_QUEUES &&
+		    mnl_attr_validate(a, MNL_TYPE_U32) == 0) {
+			l->ntx = mnl_attr_get_u32(a);
+			l->found = true;
+		}
+	}
+	return MNL_CB_OK;
+}
+
+int tdm_qdisc_tx_queues(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
+			unsigned int *n, char *err, size_t errlen)
+{
+	char buf[MNL_ALIGN(sizeof(struct nlmsghdr)) +
+		 MNL_ALIGN(sizeof(struct ifinfomsg))];
+	struct link_ctx l = { 0 };
+	struct ifinfomsg *ifi;
+	struct nlmsghdr *nlh;
+
+	l.ifindex = target_ifindex(t, err, errlen);
+	if (l.ifindex <= 0) {
+		errno = ENODEV;
+		return -1;
+	}
+	memset(buf, 0, sizeof(buf));
+	nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = RTM_GETLINK;
+	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+	ifi->ifi_family = AF_UNSPEC;
+	ifi->ifi_index = l.ifindex;
+	if (tdm_nl_talk(&r->nl, nlh, false, link_cb, &l, err, errlen) < 0)
+		return -1;
+	if (!l.found || !l.ntx) {
+		tdm_set_err(err, errlen, "%s: the kernel did not say how many TX queues it has",
+			    t->ifname);
+		errno = EPROTO;
+		return -1;
+	}
+	*n = l.ntx;
+	return 0;
+}
+
+/* What sits at the root of t's device: its kind and handle in *in. */
+static int root_get(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
+		    struct tdm_qdisc_info *in, char *err, size_t errlen)
+{
+	struct tdm_qdisc_target root = *t;
+
+	root.parent = TC_H_ROOT;
+	return tdm_qdisc_get(r, &root, in, err, errlen);
+}
+
+int tdm_qdisc_mq(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
+		 bool create, uint32_t *handle, char *err, size_t errlen)
+{
+	struct tdm_qdisc_info *in;
+	struct nlmsghdr *nlh;
+	char buf[256];
+	int ifindex, ret = -1;
+
+	*handle = 0;
+	in = info_alloc(err, errlen);
+	if (!in)
+		return -1;
+	if (root_get(r, t, in, err, errlen) < 0)
+		goto out;
+	if (in->other && !strcmp(in->kind, MQ_KIND) && in->handle) {
+		*handle = in->handle;
+		ret = 0;
+		goto out;
+	}
+	if (!create) {
+		ret = 0;
+		goto out;
+	}
+	ifindex = target_ifindex(t, err, errlen);
+	if (ifindex <= 0)
+		goto out;
+	memset(buf, 0, sizeof(buf));
+	nlh = put_tc_header(buf, RTM_NEWQDISC, NLM_F_CREATE | NLM_F_REPLACE,
+			    ifindex, TC_H_ROOT, t->handle);
+	mnl_attr_put_strz(nlh, TCA_KIND, MQ_KIND);
+	if (tdm_nl_talk(&r->nl, nlh, false, NULL, NULL, err, errlen) < 0 ||
+	    root_get(r, t, in, err, errlen) < 0)
+		goto out;
+	if (!in->other || strcmp(in->kind, MQ_KIND) || !in->handle) {
+		tdm_set_err(err, errlen, "no mq qdisc at the root of %s after creating it%s%s",
+			    t->ifname, in->other || in->present ? "; there is " : "",
+			    in->other || in->present ? in->kind : "");
+		errno = EPROTO;
+		goto out;
+	}
+	*handle = in->handle;
+	ret = 0;
+out:
+	free(in);
+	return ret;
+}
+
+struct etf_ctx {
+	int ifindex;
+	uint32_t parent;	/* the tdmwin's class 1:1 */
+	bool found, etf;
+	struct tc_etf_qopt q;
+};
+
+static int etf_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct etf_ctx *x = data;
+	const struct nlattr *a, *o, *kind = NULL, *opts = NULL;
+	const struct tcmsg *tcm;
+
+	if (nlh->nlmsg_type != RTM_NEWQDISC ||
+	    mnl_nlmsg_get_payload_len(nlh) < sizeof(*tcm))
+		return MNL_CB_OK;
+	tcm = mnl_nlmsg_get_payload(nlh);
+	if (tcm->tcm_ifindex != x->ifindex || tcm->tcm_parent != x->parent)
+		return MNL_CB_OK;
+	mnl_attr_for_each(a, nlh, sizeof(*tcm)) {
+		if (mnl_attr_get_type(a) == TCA_KIND &&
+		    mnl_attr_validate(a, MNL_TYPE_NUL_STRING) == 0)
+			kind = a;
+		if (mnl_attr_get_type(a) == TCA_OPTIONS)
+			opts = a;
+	}
+	x->found = true;
+	if (!kind || strcmp(mnl_attr_get_str(kind), ETF_KIND) || !opts)
+		return MNL_CB_OK;
+	mnl_attr_for_each_nested(o, opts) {
+		if (mnl_attr_get_type(o) == TCA_ETF_PARMS &&
+		    mnl_attr_get_payload_len(o) >= sizeof(x->q)) {
+			memcpy(&x->q, mnl_attr_get_payload(o), sizeof(x->q));
+			x->etf = true;
+		}
+	}
+	return MNL_CB_OK;
+}
+
+/* The child at class 1:1 of the tdmwin qdisc at t (in: read by the caller). */
+static int etf_read(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
+		    const struct tdm_qdisc_info *in, struct etf_ctx *x,
+		    char *err, size_t errlen)
+{
+	memset(x, 0, sizeof(*x));
+	x->ifindex = target_ifindex(t, err, errlen);
+	if (x->ifindex <= 0)
+		return -1;
+	x->parent = TC_H_MAKE(in->handle, 1);
+	return qdisc_dump(r, x->ifindex, etf_cb, x, err, errlen);
+}
+
+/* An etf that keeps the launch times tdmwin sets, as etf asks. */
+static bool etf_is(const struct etf_ctx *x, const struct tdm_etf *want)
+{
+	uint32_t flags = TC_ETF_SKIP_SOCK_CHECK |
+			 (want->offload ? TC_ETF_OFFLOAD_ON : 0);
+
+	return x->etf && x->q.clockid == CLOCK_TAI &&
+	       (uint32_t)x->q.delta == want->delta_ns &&
+	       (x->q.flags & (TC_ETF_SKIP_SOCK_CHECK | TC_ETF_OFFLOAD_ON |
+			      TC_ETF_DEADLINE_MODE_ON)) == flags;
+}
+
+int tdm_qdisc_etf_get(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
+		      struct tdm_etf *etf, char *err, size_t errlen)
+{
+	struct tdm_qdisc_info *in;
+	struct etf_ctx x;
+	int ret = -1;
+
+	memset(etf, 0, sizeof(*etf));
+	in = info_alloc(err, errlen);
+	if (!in)
+		return -1;
+	if (tdm_qdisc_get(r, t, in, err, errlen) < 0)
+		goto out;
+	ret = 0;
+	if (!in->present)
+		goto out;
+	if (etf_read(r, t, in, &x, err, errlen) < 0) {
+		ret = -1;
+		goto out;
+	}
+	if (x.etf && x.q.clockid == CLOCK_TAI && x.q.delta >= 0 &&
+	    (x.q.flags & TC_ETF_SKIP_SOCK_CHECK) &&
+	    !(x.q.flags & TC_ETF_DEADLINE_MODE_ON)) {
+		etf->delta_ns = (uint32_t)x.q.delta;
+		etf->offload = x.q.flags & TC_ETF_OFFLOAD_ON;
+		ret = 1;
+	}
+out:
+	free(in);
+	return ret;
+}
+
+static void put_txtime(struct nlmsghdr *nlh, uint64_t on)
+{
+	mnl_attr_put_u8(nlh, TCA_TDMWIN_TXTIME, on ? 1 : 0);
+}
+
+/* Replace the child at class 1:1 of the tdmwin qdisc (in) with etf. */
+static int etf_put(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
+		   const struct tdm_qdisc_info *in, const struct tdm_etf *etf,
+		   char *err, size_t errlen)
+{
+	struct tc_etf_qopt q = {
+		.delta = (int32_t)etf->delta_ns,
+		.clockid = CLOCK_TAI,
+		.flags = TC_ETF_SKIP_SOCK_CHECK |
+			 (etf->offload ? TC_ETF_OFFLOAD_ON : 0),
+	};
+	struct nlmsghdr *nlh;
+	struct nlattr *opts;
+	char buf[256];
+
+	memset(buf, 0, sizeof(buf));
+	nlh = put_tc_header(buf, RTM_NEWQDISC, NLM_F_CREATE | NLM_F_REPLACE,
+			    target_ifindex(t, NULL, 0),
+			    TC_H_MAKE(in->handle, 1), 0);
+	mnl_attr_put_strz(nlh, TCA_KIND, ETF_KIND);
+	opts = mnl_attr_nest_start(nlh, TCA_OPTIONS);
+	mnl_attr_put(nlh, TCA_ETF_PARMS, sizeof(q), &q);
+	mnl_attr_nest_end(nlh, opts);
+	return tdm_nl_talk(&r->nl, nlh, false, NULL, NULL, err, errlen);
+}
+
+int tdm_qdisc_txtime(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
+		     const struct tdm_etf *etf, char *err, size_t errlen)
+{
+	struct tdm_qdisc_info *in;
+	struct etf_ctx x;
+	int ret = -1;
+
+	if (etf->delta_ns > INT32_MAX) {
+		tdm_set_err(err, errlen, "etf delta %u ns: at most %d ns",
+			    etf->delta_ns, INT32_MAX);
+		errno = EINVAL;
+		return -1;
+	}
+	in = info_alloc(err, errlen);
+	if (!in)
+		return -1;
+	if (tdm_qdisc_get(r, t, in, err, errlen) < 0)
+		goto out;
+	if (!in->present) {
+		tdm_set_err(err, errlen, "no tdmwin qdisc on %s for the etf child",
+			    t->ifname);
+		errno = ENOENT;
+		goto out;
+	}
+	if (etf_read(r, t, in, &x, err, errlen) < 0)
+		goto out;
+	if (!etf_is(&x, etf)) {
+		/* The kernel keeps txtime's child while txtime is on. */
+		if (in->txtime &&
+		    change_opts(r, t, in, put_txtime, 0, err, errlen) < 0)
+			goto out;
+		if (etf_put(r, t, in, etf, err, errlen) < 0)
+			goto out;
+		in->txtime = false;
+	}
+	if (!in->txtime &&
+	    change_opts(r, t, in, put_txtime, 1, err, errlen) < 0)
+		goto out;
+	/* Read back: txtime on, over the etf child asked for. */
+	if (tdm_qdisc_get(r, t, in, err, errlen) < 0 ||
+	    etf_read(r, t, in, &x, err, errlen) < 0)
+		goto out;
+	if (!in->present || !in->txtime || !etf_is(&x, etf)) {
+		tdm_set_err(err, errlen,
+			    "the qdisc on %s %s after setting launch times",
+			    t->ifname, !in->present ? "is gone" :
+			    !in->txtime ? "has txtime off" :
+			    "has no etf child with the delta and flags asked for");
+		errno = EPROTO;
+		goto out;
+	}
+	ret = 0;
+out:
+	free(in);
+	return ret;
 }

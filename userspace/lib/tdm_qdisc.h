@@ -89,6 +89,7 @@ struct tdm_qdisc_info {
 	uint32_t slots_version;	/* the plan in force they count for */
 	unsigned int nslots;	/* slots[0 .. nslots - 1], by index */
 	struct tdm_qdisc_slot slots[TDMWIN_MAX_WINDOWS];
+	bool txtime;	/* launch times for an etf child (TCA_TDMWIN_TXTIME) */
 };
 
 /*
@@ -179,5 +180,51 @@ int tdm_qdisc_set_lease(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
 /* Change only the hold flag of the tdmwin qdisc at the target. */
 int tdm_qdisc_set_hold(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
 		       bool hold, char *err, size_t errlen);
+
+/* ---- the tree around tdmwin: mq at the root, etf under tdmwin ---- */
+
+/* The number of TX queues of t's device (IFLA_NUM_TX_QUEUES): mq has one
+ * class per queue, MAJ:1 for queue 0 to MAJ:n for queue n - 1.
+ */
+int tdm_qdisc_tx_queues(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
+			unsigned int *n, char *err, size_t errlen);
+
+/*
+ * The mq qdisc at the root of t's device (t->parent is not used): *handle
+ * is its handle (MAJ:0), or 0 when another qdisc or none sits there and
+ * create is false.  With create, an mq (handle t->handle, or the kernel's
+ * choice when 0) replaces what sits there (a replaced qdisc's packets are
+ * lost), and is read back.
+ */
+int tdm_qdisc_mq(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
+		 bool create, uint32_t *handle, char *err, size_t errlen);
+
+/* The etf child that takes launch times from tdmwin (txtime on). */
+struct tdm_etf {
+	uint32_t delta_ns;	/* how long before its launch time etf
+				 * hands a frame to the driver
+				 */
+	bool offload;		/* the NIC launches it (TC_ETF_OFFLOAD_ON) */
+};
+
+/*
+ * The etf child at class 1:1 of the tdmwin qdisc at t: 1 with *etf when
+ * it is an etf on CLOCK_TAI with skip_sock_check and without deadline
+ * mode (what txtime needs), 0 when not (another kind, another etf, or
+ * no tdmwin qdisc), -1 with err.
+ */
+int tdm_qdisc_etf_get(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
+		      struct tdm_etf *etf, char *err, size_t errlen);
+
+/*
+ * Launch times for the tdmwin qdisc at t: an etf child with etf's delta
+ * and offload flag at its class 1:1, and txtime on.  What is already
+ * so is left alone; an etf child that differs is replaced (txtime off
+ * for the time it takes, as the kernel refuses to swap the child of
+ * txtime).  Then read back: txtime on over an etf child as asked, else
+ * an error.
+ */
+int tdm_qdisc_txtime(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
+		     const struct tdm_etf *etf, char *err, size_t errlen);
 
 #endif

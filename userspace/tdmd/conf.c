@@ -34,6 +34,7 @@ enum key_type {
 	K_HOSTPORT,	/* struct tdmd_hostport: HOST[:PORT], [V6][:PORT] */
 	K_HANDLE,	/* uint32_t: MAJ:[MIN] in hex, or word */
 	K_LISTEN,	/* char[TDMD_MAX_LISTEN][64] and the count after it */
+	K_QUEUES,	/* struct tdmd_queues: root, all, or queues N and N-M */
 };
 
 #define K_ZERO_IS_MIN	0x1	/* K_UINT: 0 means min (not an error) */
@@ -167,6 +168,16 @@ static const struct key keys[] = {
 	{ "lease", MEMBER, K_TIME, F(target.lease_ns), .def.u = 0,
 	  .min = TDMWIN_MIN_LEASE_NS, .max = TDMWIN_MAX_LEASE_NS,
 	  .flags = K_OFF_OK | K_LIVE },
+	/* Where the tdmwin instances go: one at parent (root), or mq at the
+	 * root with one under every TX queue (all) or under those listed.
+	 */
+	{ "queues", MEMBER, K_QUEUES, F(queues) },
+	/* Launch times: an etf child under each instance (tdmwin.rst). */
+	{ "txtime", MEMBER, K_BOOL, F(txtime) },
+	/* 200 us: what Intel's TSN guide gives the i210 with offload. */
+	{ "etf_delta", MEMBER, K_TIME, F(etf.delta_ns), .def.u = 200000,
+	  .min = 1000, .max = TDM_NSEC_PER_SEC },
+	{ "etf_offload", MEMBER, K_BOOL, F(etf.offload) },
 };
 
 static bool valid_name(const char *s)
@@ -344,6 +355,54 @@ static int listen_arg(struct tdmd_conf *c, const struct tdm_cfg_line *l,
 	return 0;
 }
 
+/* One word of "queues": N or N-M. */
+static int queue_range(const char *key, const char *s, struct tdmd_queues *q,
+		       char *err, size_t errlen)
+{
+	const char *dash = strchr(s, '-');
+	uint64_t a, b, i;
+	char e[128], first[24];
+
+	if (dash && (size_t)(dash - s) < sizeof(first)) {
+		memcpy(first, s, dash - s);
+		first[dash - s] = '\0';
+	}
+	if ((dash && (size_t)(dash - s) >= sizeof(first)) ||
+	    tdm_parse_u64(dash ? first : s, TDMD_MAX_QUEUES - 1, &a, e, sizeof(e)) ||
+	    tdm_parse_u64(dash ? dash + 1 : s, TDMD_MAX_QUEUES - 1, &b, e, sizeof(e)) ||
+	    b < a) {
+		snprintf(err, errlen, "%s: '%s' is not a TX queue or a range of them (N or N-M, 0 to %d), nor root or all",
+			 key, s, TDMD_MAX_QUEUES - 1);
+		return -1;
+	}
+	for (i = a; i <= b; i++)
+		q->map[i / 64] |= 1ULL << (i % 64);
+	return 0;
+}
+
+/* root, all, or one or more of N and N-M. */
+static int queues_arg(const struct key *k, struct tdmd_queues *q,
+		      const struct tdm_cfg_line *l, char *err, size_t errlen)
+{
+	int i;
+
+	memset(q, 0, sizeof(*q));
+	if (!strcmp(l->argv[0], "root") || !strcmp(l->argv[0], "all")) {
+		if (l->argc > 1) {
+			snprintf(err, errlen, "%s: '%s' stands alone (no queue numbers after it)",
+				 k->name, l->argv[0]);
+			return -1;
+		}
+		q->mode = l->argv[0][0] == 'r' ? QUEUES_ROOT : QUEUES_ALL;
+		return 0;
+	}
+	q->mode = QUEUES_LIST;
+	for (i = 0; i < l->argc; i++)
+		if (queue_range(k->name, l->argv[i], q, err, errlen))
+			return -1;
+	return 0;
+}
+
 /* Set key k of c from the values of line l. */
 static int key_set(const struct key *k, struct tdmd_conf *c,
 		   const struct tdm_cfg_line *l, char *err, size_t errlen)
@@ -426,6 +485,8 @@ static int key_set(const struct key *k, struct tdmd_conf *c,
 		return handle_arg(k, s, dst, err, errlen);
 	case K_LISTEN:
 		return listen_arg(c, l, err, errlen);
+	case K_QUEUES:
+		return queues_arg(k, dst, l, err, errlen);
 	}
 	store_uint(dst, k->size, v);
 	return 0;
@@ -456,6 +517,8 @@ static void key_default(const struct key *k, struct tdmd_conf *c)
 	case K_BOOL:
 		*(bool *)dst = k->def.u;
 		break;
+	case K_QUEUES:
+		break;		/* root: all zero */
 	default:
 		store_uint(dst, k->size, k->def.u);
 		break;
@@ -490,8 +553,11 @@ static int on_line(void *arg, const struct tdm_cfg_line *l, char *err,
 		return -1;
 	}
 	x->seen[i] = l->lineno;
-	/* Only listen takes several values (the reader gives at least one). */
-	if (l->argc > 1 && keys[i].type != K_LISTEN) {
+	/* Only listen and queues take several values (the reader gives at
+	 * least one).
+	 */
+	if (l->argc > 1 && keys[i].type != K_LISTEN &&
+	    keys[i].type != K_QUEUES) {
 		snprintf(err, errlen, "'%s' takes one value, not %d", l->key,
 			 l->argc);
 		return -1;
@@ -519,6 +585,41 @@ static void defaults(struct tdmd_conf *c)
 	memset(c, 0, sizeof(*c));
 	for (i = 0; i < TDM_ARRAY_SIZE(keys); i++)
 		key_default(&keys[i], c);
+}
+
+/* The line key name was given on, 0 if it was not. */
+static int seen_at(const struct ctx *x, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < TDM_ARRAY_SIZE(keys); i++)
+		if (!strcmp(keys[i].name, name))
+			return x->seen[i];
+	return 0;
+}
+
+/* The keys of the qdisc tree: what one needs of another. */
+static int tree_check(const struct ctx *x, const char *path, char *err,
+		      size_t errlen)
+{
+	const struct tdmd_conf *c = x->c;
+	static const char *const etf_keys[] = { "etf_delta", "etf_offload" };
+	size_t i;
+
+	for (i = 0; i < TDM_ARRAY_SIZE(etf_keys); i++) {
+		if (c->txtime || !seen_at(x, etf_keys[i]))
+			continue;
+		snprintf(err, errlen, "%s:%d: '%s' is for the etf child of 'txtime on', but txtime is off%s",
+			 path, seen_at(x, etf_keys[i]), etf_keys[i],
+			 seen_at(x, "txtime") ? "" : " (the default)");
+		return -1;
+	}
+	if (c->queues.mode != QUEUES_ROOT && c->target.parent != TC_H_ROOT) {
+		snprintf(err, errlen, "%s:%d: 'parent' places the one instance of 'queues root'; with 'queues' other than root (line %d) the instances go under an mq qdisc at the root",
+			 path, seen_at(x, "parent"), seen_at(x, "queues"));
+		return -1;
+	}
+	return 0;
 }
 
 int tdmd_conf_load(const char *path, struct tdmd_conf *c, char *err,
@@ -569,6 +670,8 @@ int tdmd_conf_load(const char *path, struct tdmd_conf *c, char *err,
 				 path);
 			return -1;
 		}
+		if (tree_check(&x, path, err, errlen))
+			return -1;
 	}
 	return 0;
 }

@@ -33,12 +33,22 @@
  * tdmd dies or the node goes bad, the kernel holds the gate within one
  * lease, without tdmd.
  *
+ * The qdisc is one tdmwin instance at the configured place (the root),
+ * or one under each chosen TX queue of an mq qdisc at the root (tdm.conf
+ * "queues"), with an etf child under each where launch times are on
+ * ("txtime").  The member treats the instances as one: each plan, hold
+ * and outcome goes to all of them, read back from each, and a plan is
+ * in force on all or on none (see "the instances" below).  The lease is
+ * the device's in the kernel, shared by its instances: one renewal
+ * covers them all.
+ *
  * This file is the logic only, with its state in a struct member: the
  * qdisc, ptp4l, the PHC, the session with the coordinator and the clocks
  * come through a struct member_io (the real ones in member_net.c; fakes
  * in tests/test_member.c).
  */
 #include <errno.h>
+#include <linux/pkt_sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,13 +63,26 @@
 
 enum sync_state { SYNC_UNKNOWN, SYNC_GOOD, SYNC_BAD, SYNC_OFF };
 
+/* One tdmwin instance: the root's (queue -1), or TX queue n's under mq. */
+struct inst {
+	struct tdm_qdisc_target t;
+	int queue;
+};
+
 static const char *const sync_names[] = { "unknown", "synced", "unsynced", "off" };
 
 struct member {
 	const struct tdmd_conf *cf;
 	struct member_io io;
 	uint8_t *frame;			/* TDM_MAX_FRAME bytes */
-	struct tdm_qdisc_target target;
+	struct tdm_qdisc_target target;	/* the device, and the root's place */
+	struct inst *inst;		/* ninst of them */
+	unsigned int ninst;
+	bool mq;			/* the instances sit under mq */
+	uint32_t mq_handle;		/* mq's handle; 0: no mq at the root yet */
+	uint32_t partial;		/* a plan in force on some instances
+					 * only (held): its version
+					 */
 
 	/* connection */
 	bool connecting;		/* io.connect() under way */
@@ -153,10 +176,260 @@ static bool clocks_ok(const struct member *me)
 static bool hold_wanted(const struct member *me)
 {
 	return (me->cf->ptp_policy == PTP_REQUIRE && !clocks_ok(me)) ||
-	       me->no_windows || me->prep_nowin;
+	       me->no_windows || me->prep_nowin || me->partial;
 }
 
 static void apply_hold(struct member *me);
+
+/* ---- the instances ---- */
+
+/* "eth0" or "eth0 queue 3", for messages. */
+static const char *inst_name(const struct member *me, unsigned int i,
+			     char *buf, size_t len)
+{
+	if (me->inst[i].queue < 0)
+		snprintf(buf, len, "%s", me->target.ifname);
+	else
+		snprintf(buf, len, "%s queue %d", me->target.ifname,
+			 me->inst[i].queue);
+	return buf;
+}
+
+/* Under mq: the instances' places, mq's classes handle:queue+1. */
+static void inst_place(struct member *me, uint32_t handle)
+{
+	unsigned int i;
+
+	me->mq_handle = handle;
+	for (i = 0; i < me->ninst; i++)
+		me->inst[i].t.parent = TC_H_MAKE(handle,
+						 (uint32_t)me->inst[i].queue + 1);
+}
+
+/* Can the instances be asked?  Not under mq before there is one. */
+static bool inst_placed(const struct member *me)
+{
+	return !me->mq || me->mq_handle;
+}
+
+/*
+ * Before a plan goes in: under mq, an mq at the root (created, or the one
+ * there; its handle may have changed since the last plan).
+ */
+static int tree_ensure(struct member *me, char *err, size_t errlen)
+{
+	uint32_t h;
+
+	if (!me->mq)
+		return 0;
+	if (me->io.qdisc_mq(me->io.ctx, &me->target, true, &h, err, errlen))
+		return -1;
+	if (h != me->mq_handle)
+		log_info("mq %x: at the root of %s, the parent of %u tdmwin instance%s",
+			 h >> 16, me->target.ifname, me->ninst,
+			 me->ninst == 1 ? "" : "s");
+	inst_place(me, h);
+	return 0;
+}
+
+/* After a plan went into instance i: its etf child, if txtime is on. */
+static int inst_txtime(struct member *me, unsigned int i, char *err,
+		       size_t errlen)
+{
+	if (!me->cf->txtime)
+		return 0;
+	return me->io.qdisc_txtime(me->io.ctx, &me->inst[i].t, &me->cf->etf,
+				   err, errlen);
+}
+
+/* "queue 3: " (or "" for the root's instance) before err. */
+static void inst_err(const struct member *me, unsigned int i, char *msg,
+		     size_t len, const char *err)
+{
+	if (me->inst[i].queue < 0)
+		snprintf(msg, len, "%s", err);
+	else
+		snprintf(msg, len, "queue %d: %s", me->inst[i].queue, err);
+}
+
+/*
+ * Install p (hold as given) on every instance.  One that fails leaves the
+ * instances before it on p and those after on what they ran: none of the
+ * two may send alone, so the member holds them all (partial) until a plan
+ * goes into all.  0, or -1 with msg.
+ */
+static int install_all(struct member *me, const struct tdm_plan *p,
+		       bool hold, char *msg, size_t len)
+{
+	char err[512];
+	unsigned int i;
+
+	if (tree_ensure(me, err, sizeof(err))) {
+		snprintf(msg, len, "%s", err);
+		return -1;
+	}
+	for (i = 0; i < me->ninst; i++) {
+		if (me->io.qdisc_install(me->io.ctx, &me->inst[i].t, p,
+					 me->cf->name, hold, err, sizeof(err)) ||
+		    inst_txtime(me, i, err, sizeof(err))) {
+			inst_err(me, i, msg, len, err);
+			if (i) {
+				me->partial = p->version;
+				apply_hold(me);
+				log_err("plan v%u is in force on %u of %u instances on %s: holding them all",
+					p->version, i, me->ninst,
+					me->target.ifname);
+			}
+			return -1;
+		}
+	}
+	me->partial = 0;
+	me->hold_applied = hold;
+	return 0;
+}
+
+/* Abort plan v on instances [0, n); how many refused (logged). */
+static unsigned int abort_first(struct member *me, unsigned int n, uint32_t v)
+{
+	char err[512], name[48];
+	unsigned int i, bad = 0;
+
+	for (i = 0; i < n; i++) {
+		if (!me->io.qdisc_abort(me->io.ctx, &me->inst[i].t, v, err,
+					sizeof(err)))
+			continue;
+		log_err("plan v%u: abort on %s failed: %s", v,
+			inst_name(me, i, name, sizeof(name)), err);
+		bad++;
+	}
+	return bad;
+}
+
+/*
+ * Prepare p on every instance, or on none: one that fails has the ones
+ * prepared before it aborted.  0, or -1 with msg.
+ */
+static int prepare_all(struct member *me, const struct tdm_plan *p,
+		       char *msg, size_t len)
+{
+	char err[512];
+	unsigned int i, bad;
+
+	if (tree_ensure(me, err, sizeof(err))) {
+		snprintf(msg, len, "%s", err);
+		return -1;
+	}
+	for (i = 0; i < me->ninst; i++) {
+		bool prepared = false;
+
+		if (!me->io.qdisc_prepare(me->io.ctx, &me->inst[i].t, p,
+					  me->cf->name, err, sizeof(err))) {
+			prepared = true;
+			if (!inst_txtime(me, i, err, sizeof(err)))
+				continue;
+		}
+		inst_err(me, i, msg, len, err);
+		bad = abort_first(me, i + prepared, p->version);
+		if (i + prepared)
+			snprintf(msg + strlen(msg), len - strlen(msg),
+				 bad ? "; aborting it on the %u prepared failed on %u" :
+				 "; aborted on the %u prepared%.0u",
+				 i + prepared, bad);
+		return -1;
+	}
+	return 0;
+}
+
+/* Does instance i hold plan v unconfirmed? */
+static bool inst_prepared(struct member *me, unsigned int i, uint32_t v,
+			  char *err, size_t errlen)
+{
+	struct tdm_qdisc_info q;
+
+	if (me->io.qdisc_get(me->io.ctx, &me->inst[i].t, &q, err, errlen))
+		return false;
+	if (q.present && q.pending_unconfirmed &&
+	    (q.pending ? q.pending_version : q.version) == v)
+		return true;
+	if (!q.present)
+		snprintf(err, errlen, "no tdmwin qdisc");
+	else
+		snprintf(err, errlen, "plan v%u is not prepared there (v%u in force%s)",
+			 v, q.version, q.pending ? ", another pending" : "");
+	return false;
+}
+
+/*
+ * Commit plan v on every instance, or on none.  First every instance is
+ * read back: one that does not hold v unconfirmed fails the commit before
+ * any is confirmed.  Then each is confirmed; if one refuses, those
+ * confirmed before it are rolled back by preparing v on them again
+ * (unconfirmed, as before: its base time is still ahead, since the
+ * coordinator decides commit_lead before it).  Either way none is
+ * committed, and from v's base time every instance holds until the
+ * coordinator's next word.  0, or -1 with msg.
+ */
+static int commit_all(struct member *me, uint32_t v, char *msg, size_t len)
+{
+	char err[512], name[48];
+	unsigned int i, j, bad = 0;
+
+	for (i = 0; i < me->ninst; i++) {
+		if (!inst_placed(me) || !inst_prepared(me, i, v, err, sizeof(err))) {
+			inst_err(me, i, msg, len, inst_placed(me) ? err :
+				 "no mq qdisc at the root");
+			snprintf(msg + strlen(msg), len - strlen(msg),
+				 ": committed on none");
+			return -1;
+		}
+	}
+	for (i = 0; i < me->ninst; i++)
+		if (me->io.qdisc_confirm(me->io.ctx, &me->inst[i].t, v, err,
+					 sizeof(err)))
+			break;
+	if (i == me->ninst)
+		return 0;
+	inst_err(me, i, msg, len, err);
+	for (j = 0; j < i; j++) {
+		if (me->have_prep &&
+		    !me->io.qdisc_prepare(me->io.ctx, &me->inst[j].t, &me->prep,
+					  me->cf->name, err, sizeof(err)))
+			continue;
+		log_err("plan v%u: cannot roll the commit back on %s: %s", v,
+			inst_name(me, j, name, sizeof(name)),
+			me->have_prep ? err : "the plan is not known (prepared before a restart)");
+		bad++;
+	}
+	if (bad) {
+		/* Committed on some: they run v, the others hold from its
+		 * base; none sends on the old plan after it.
+		 */
+		snprintf(msg + strlen(msg), len - strlen(msg),
+			 "; committed on %u of %u instances, rolled back on %u",
+			 bad, me->ninst, i - bad);
+	} else if (i) {
+		snprintf(msg + strlen(msg), len - strlen(msg),
+			 "; rolled back on the %u confirmed before: committed on none", i);
+	}
+	return -1;
+}
+
+/* Abort plan v on every instance (each tried); 0, or -1 with msg. */
+static int abort_all(struct member *me, uint32_t v, char *msg, size_t len)
+{
+	unsigned int bad;
+
+	if (!inst_placed(me)) {
+		snprintf(msg, len, "no mq qdisc at the root of %s", me->target.ifname);
+		return -1;
+	}
+	bad = abort_first(me, me->ninst, v);
+	if (!bad)
+		return 0;
+	snprintf(msg, len, "abort failed on %u of %u instances (logged): they hold from the plan's base time",
+		 bad, me->ninst);
+	return -1;
+}
 
 /* ---- connection ---- */
 
@@ -265,8 +538,7 @@ static int on_prepare(struct member *me, struct tdm_plan *p,
 		snprintf(msg, sizeof(msg), "plan v%u has no windows for '%s': the gate is held",
 			 version, me->cf->name);
 		log_warn("%s", msg);
-	} else if (me->io.qdisc_prepare(me->io.ctx, &me->target, p, me->cf->name,
-				     msg, sizeof(msg))) {
+	} else if (prepare_all(me, p, msg, sizeof(msg))) {
 		log_err("plan v%u: cannot prepare it on %s: %s", version,
 			me->target.ifname, msg);
 		tdm_plan_free(p);
@@ -311,9 +583,9 @@ static int on_outcome(struct member *me, bool commit, uint32_t v,
 		if (commit)
 			me->no_windows = v;
 	} else if (commit) {
-		rc = me->io.qdisc_confirm(me->io.ctx, &me->target, v, msg, sizeof(msg));
+		rc = commit_all(me, v, msg, sizeof(msg));
 	} else {
-		rc = me->io.qdisc_abort(me->io.ctx, &me->target, v, msg, sizeof(msg));
+		rc = abort_all(me, v, msg, sizeof(msg));
 	}
 	if (rc) {
 		log_err("plan v%u: %s on %s failed: %s", v, what,
@@ -388,15 +660,13 @@ static int on_plan(struct member *me, const struct tdm_msg *m, char *err, size_t
 	me->no_windows = 0;
 	/* It replaces in the kernel any plan prepared and undecided. */
 	prep_forget(me);
-	if (me->io.qdisc_install(me->io.ctx, &me->target, &p, me->cf->name,
-			      hold_wanted(me), msg, sizeof(msg))) {
+	if (install_all(me, &p, hold_wanted(me), msg, sizeof(msg))) {
 		log_err("plan v%u: cannot install it on %s: %s", p.version,
 			me->target.ifname, msg);
 		send_ack(me, p.version, EINVAL, msg);
 		tdm_plan_free(&p);
 		return 0;
 	}
-	me->hold_applied = hold_wanted(me);
 	me->qdisc_gone_logged = false;
 	log_notice("plan v%u installed on %s: %u window%s, cycle %llu ns, base time %s%s",
 		   p.version, me->target.ifname,
@@ -410,6 +680,7 @@ static int on_plan(struct member *me, const struct tdm_msg *m, char *err, size_t
 	me->plan = p;
 	me->have_plan = true;
 	memcpy(me->digest, digest, 32);
+	apply_hold(me);
 	return send_ack(me, p.version, 0, NULL);
 }
 
@@ -503,15 +774,38 @@ static void try_connect(struct member *me)
 
 /* ---- heartbeats ---- */
 
-static void read_qdisc(struct member *me, struct tdm_qdisc_info *info)
+/* Instance i as the kernel dumps it (zeroed: not there, or unreadable). */
+static void read_inst(struct member *me, unsigned int i,
+		      struct tdm_qdisc_info *info)
 {
-	char err[256];
+	char err[256], name[48];
 
 	memset(info, 0, sizeof(*info));
-	if (me->io.qdisc_get(me->io.ctx, &me->target, info, err, sizeof(err))) {
-		log_debug("reading the qdisc: %s", err);
-		return;
+	if (inst_placed(me) &&
+	    me->io.qdisc_get(me->io.ctx, &me->inst[i].t, info, err, sizeof(err))) {
+		log_debug("reading the qdisc on %s: %s",
+			  inst_name(me, i, name, sizeof(name)), err);
+		memset(info, 0, sizeof(*info));
 	}
+}
+
+/*
+ * The first instance there (else the first): what heartbeats, status
+ * and metrics report.
+ */
+static void read_qdisc(struct member *me, struct tdm_qdisc_info *info)
+{
+	unsigned int i;
+
+	for (i = 0; i < me->ninst; i++) {
+		read_inst(me, i, info);
+		if (info->present)
+			break;
+	}
+	if (i == me->ninst && i > 1)
+		read_inst(me, 0, info);
+	if (!info->present && !info->other && !inst_placed(me))
+		return;
 	if (me->have_plan && !info->present && !me->qdisc_gone_logged) {
 		log_warn("the tdmwin qdisc on %s is gone (deleted by hand?); plan v%u is not in force",
 			 me->target.ifname, me->plan.version);
@@ -558,16 +852,25 @@ static void send_heartbeat(struct member *me)
 static void apply_hold(struct member *me)
 {
 	bool want = hold_wanted(me);
-	char err[256];
+	char err[256], name[48];
+	unsigned int i, bad = 0;
 
-	if ((!me->have_plan && !me->qdisc_seen) || want == me->hold_applied)
+	if ((!me->have_plan && !me->qdisc_seen && !me->partial) ||
+	    want == me->hold_applied || !inst_placed(me))
 		return;
-	if (me->io.qdisc_set_hold(me->io.ctx, &me->target, want, err, sizeof(err))) {
+	/* Every instance; one that fails is tried again with all at the
+	 * next check.
+	 */
+	for (i = 0; i < me->ninst; i++) {
+		if (!me->io.qdisc_set_hold(me->io.ctx, &me->inst[i].t, want,
+					   err, sizeof(err)))
+			continue;
 		log_err("cannot %s the gate on %s: %s", want ? "hold" : "release",
-			me->target.ifname, err);
-		return;
+			inst_name(me, i, name, sizeof(name)), err);
+		bad++;
 	}
-	me->hold_applied = want;
+	if (!bad)
+		me->hold_applied = want;
 }
 
 static const char *fmt_clock_id(const uint8_t id[8], char *buf, size_t len)
@@ -776,6 +1079,8 @@ static const char *unhealthy(const struct member *me)
 {
 	if (!me->have_plan && !me->qdisc_seen)
 		return "no plan in force";
+	if (me->partial)
+		return "a plan in force on some instances only";
 	if (hold_wanted(me))
 		return me->ptp_h.ok && !clocks_ok(me) ?
 		       "the PHC is not in sync with the system clock" :
@@ -784,9 +1089,31 @@ static const char *unhealthy(const struct member *me)
 }
 
 /*
- * Every lease/4: renew while healthy.  A qdisc whose lease differs from
- * ours (none yet, or one set by hand) gets ours, which renews it too.
+ * The lease is the device's, shared by its instances: set (set) or renew
+ * it through the first instance that takes it.  Renewing one that has
+ * none (none yet, or one set by hand) sets ours, which renews it too.
  */
+static int lease_io(struct member *me, bool set, char *err, size_t errlen)
+{
+	unsigned int i;
+
+	if (!inst_placed(me)) {
+		snprintf(err, errlen, "no mq qdisc at the root of %s",
+			 me->target.ifname);
+		return -1;
+	}
+	for (i = 0; i < me->ninst; i++) {
+		const struct tdm_qdisc_target *t = &me->inst[i].t;
+
+		if (!set && !me->io.qdisc_renew(me->io.ctx, t, err, errlen))
+			return 0;
+		if (!me->io.qdisc_set_lease(me->io.ctx, t, err, errlen))
+			return 0;
+	}
+	return -1;
+}
+
+/* Every lease/4: renew while healthy. */
 static void lease_tick(struct member *me)
 {
 	const char *why = unhealthy(me);
@@ -800,8 +1127,7 @@ static void lease_tick(struct member *me)
 		return;
 	}
 	if (me->lease_changed) {
-		if (me->io.qdisc_set_lease(me->io.ctx, &me->target, err,
-					   sizeof(err))) {
+		if (lease_io(me, true, err, sizeof(err))) {
 			if (strcmp(err, me->renew_error))
 				log_err("lease: cannot set it on %s: %s",
 					me->target.ifname, err);
@@ -809,8 +1135,7 @@ static void lease_tick(struct member *me)
 			return;
 		}
 		me->lease_changed = false;
-	} else if (me->io.qdisc_renew(me->io.ctx, &me->target, err, sizeof(err)) &&
-	    me->io.qdisc_set_lease(me->io.ctx, &me->target, err, sizeof(err))) {
+	} else if (lease_io(me, false, err, sizeof(err))) {
 		if (strcmp(err, me->renew_error))
 			log_err("lease: cannot renew on %s: %s", me->target.ifname, err);
 		tdm_strlcpy(me->renew_error, err, sizeof(me->renew_error));
@@ -893,11 +1218,14 @@ void member_reload(struct member *me, const struct tdmd_conf *old)
 	if (me->backoff < cf->reconnect_min_ns)
 		me->backoff = cf->reconnect_min_ns;
 	if (cf->target.lease_ns != old->target.lease_ns) {
+		unsigned int i;
+
 		me->target.lease_ns = cf->target.lease_ns;
+		for (i = 0; i < me->ninst; i++)
+			me->inst[i].t.lease_ns = me->target.lease_ns;
 		if (!me->target.lease_ns) {
 			if ((me->have_plan || me->qdisc_seen) &&
-			    me->io.qdisc_set_lease(me->io.ctx, &me->target, err,
-						   sizeof(err)))
+			    lease_io(me, true, err, sizeof(err)))
 				log_err("lease: cannot remove it on %s: %s",
 					me->target.ifname, err);
 			else
@@ -916,10 +1244,13 @@ void member_reload(struct member *me, const struct tdmd_conf *old)
 
 /* ---- control requests ---- */
 
-/* What a status reply shows. */
+/* What a status reply shows: the first instance in q, all of them in
+ * inst (NULL when out of memory).
+ */
 struct status {
 	const struct member *me;
 	struct tdm_qdisc_info q;
+	struct tdm_qdisc_info *inst;
 };
 
 /*
@@ -1011,6 +1342,92 @@ static void status_worst_text(FILE *f, const struct tdm_qdisc_info *q)
 	fprintf(f, " (tc -s qdisc show: every slot)\n");
 }
 
+/* Every instance, read back: same plan, hold and etf on each? */
+static void instances_json(struct tdm_json *j, const struct status *st)
+{
+	const struct member *me = st->me;
+	unsigned int i;
+
+	tdm_json_obj_open(j, "instances");
+	tdm_json_str(j, "tree", me->mq ? "mq" : "root");
+	tdm_json_u64(j, "mq_handle", me->mq_handle >> 16);
+	tdm_json_bool(j, "txtime", me->cf->txtime);
+	if (me->cf->txtime) {
+		tdm_json_u64(j, "etf_delta_ns", me->cf->etf.delta_ns);
+		tdm_json_bool(j, "etf_offload", me->cf->etf.offload);
+	}
+	tdm_json_u64(j, "partial_version", me->partial);
+	tdm_json_arr_open(j, "list");
+	for (i = 0; st->inst && i < me->ninst; i++) {
+		const struct tdm_qdisc_info *q = &st->inst[i];
+		char h[16];
+
+		tdm_json_obj_open(j, NULL);
+		tdm_json_s64(j, "queue", me->inst[i].queue);
+		if (me->inst[i].t.parent == TC_H_ROOT)
+			snprintf(h, sizeof(h), "root");
+		else
+			snprintf(h, sizeof(h), "%x:%x", me->inst[i].t.parent >> 16,
+				 me->inst[i].t.parent & 0xffff);
+		tdm_json_str(j, "parent", h);
+		tdm_json_bool(j, "present", q->present);
+		if (q->present) {
+			tdm_json_u64(j, "handle", q->handle >> 16);
+			tdm_json_u64(j, "plan_version", q->version);
+			tdm_json_u64(j, "pending_version", q->pending ?
+				     q->pending_version : 0);
+			tdm_json_bool(j, "unconfirmed", q->pending_unconfirmed);
+			tdm_json_bool(j, "hold", q->hold);
+			tdm_json_bool(j, "txtime", q->txtime);
+			tdm_json_u64(j, "window_packets", q->xstats.window_packets);
+		}
+		tdm_json_obj_close(j);
+	}
+	tdm_json_arr_close(j);
+	tdm_json_obj_close(j);
+}
+
+static void instances_text(FILE *f, const struct status *st)
+{
+	const struct member *me = st->me;
+	unsigned int i;
+
+	if (!me->mq && !me->cf->txtime)
+		return;
+	fprintf(f, "instances: %u", me->ninst);
+	if (me->mq && me->mq_handle)
+		fprintf(f, " under mq %x:", me->mq_handle >> 16);
+	else if (me->mq)
+		fprintf(f, " under mq (not there yet)");
+	if (me->cf->txtime)
+		fprintf(f, ", launch times by etf (delta %u ns%s)",
+			me->cf->etf.delta_ns, me->cf->etf.offload ? ", offload" : "");
+	fputc('\n', f);
+	if (me->partial)
+		fprintf(f, "plan v%u is in force on some instances only: all held\n",
+			me->partial);
+	for (i = 0; st->inst && i < me->ninst; i++) {
+		const struct tdm_qdisc_info *q = &st->inst[i];
+
+		if (me->inst[i].queue >= 0)
+			fprintf(f, "  queue %d: ", me->inst[i].queue);
+		else
+			fprintf(f, "  root: ");
+		if (!q->present) {
+			fprintf(f, "no tdmwin qdisc%s%s\n", q->other ? ", found " : "",
+				q->other ? q->kind : "");
+			continue;
+		}
+		fprintf(f, "plan v%u", q->version);
+		if (q->pending)
+			fprintf(f, ", v%u pending%s", q->pending_version,
+				q->pending_unconfirmed ? " unconfirmed" : "");
+		fprintf(f, ", %s%s, %llu packets in windows\n",
+			q->hold ? "held" : "running", q->txtime ? ", txtime" : "",
+			(unsigned long long)q->xstats.window_packets);
+	}
+}
+
 static void status_json(struct tdm_json *j, void *arg)
 {
 	const struct status *st = arg;
@@ -1081,6 +1498,7 @@ static void status_json(struct tdm_json *j, void *arg)
 		report_xstats_json(j, "xstats", &q->xstats);
 		if (q->has_slots)
 			status_worst_json(j, q);
+		tdm_json_bool(j, "txtime", q->txtime);
 		tdm_json_obj_open(j, "lease");
 		tdm_json_u64(j, "lease_ns", q->lease_ns);
 		tdm_json_s64(j, "left_ns", q->lease_left_ns);
@@ -1093,6 +1511,7 @@ static void status_json(struct tdm_json *j, void *arg)
 		tdm_json_str(j, "kind", q->kind);
 	}
 	tdm_json_obj_close(j);
+	instances_json(j, st);
 	tdm_json_obj_close(j);
 }
 
@@ -1140,6 +1559,7 @@ static void status_text(FILE *f, void *arg)
 			me->prep_version, me->prep_nowin ?
 			" (no windows for us in it: the gate is held)" :
 			" (from its base time the gate holds until then)");
+	instances_text(f, st);
 	if (!q->present) {
 		fprintf(f, "qdisc: no tdmwin qdisc on %s%s%s\n", me->target.ifname,
 			q->other ? ", found " : "", q->other ? q->kind : "");
@@ -1261,9 +1681,14 @@ void member_control(struct member *me, struct ctl_req *r)
 {
 	if (!strcmp(r->cmd, "status")) {
 		struct status st = { .me = me };
+		unsigned int i;
 
 		read_qdisc(me, &st.q);
+		st.inst = calloc(me->ninst, sizeof(*st.inst));
+		for (i = 0; st.inst && i < me->ninst; i++)
+			read_inst(me, i, &st.inst[i]);
 		report_reply(r, true, status_json, status_text, &st);
+		free(st.inst);
 	} else if (!strcmp(r->cmd, "metrics")) {
 		struct status st = { .me = me };
 
@@ -1279,6 +1704,129 @@ void member_control(struct member *me, struct ctl_req *r)
 		ctl_reply(r, false, "this tdmd is a member; plans are pushed to and kept by the coordinator\n");
 	} else {
 		ctl_reply(r, false, "unknown command (status, plan show, metrics)\n");
+	}
+}
+
+/* The instances under mq: the chosen queues of the n the device has. */
+static int inst_queues(struct member *me, unsigned int n, char *err,
+		       size_t errlen)
+{
+	const struct tdmd_queues *qs = &me->cf->queues;
+	unsigned int q, k = 0;
+
+	if (n > TDMD_MAX_QUEUES && qs->mode == QUEUES_ALL) {
+		snprintf(err, errlen, "queues all: %s has %u TX queues; tdmd programs at most %d (list them)",
+			 me->target.ifname, n, TDMD_MAX_QUEUES);
+		return -1;
+	}
+	for (q = 0; q < TDMD_MAX_QUEUES; q++) {
+		if (qs->mode == QUEUES_LIST && tdmd_queue_listed(qs, q) && q >= n) {
+			snprintf(err, errlen, "queues: %s has no TX queue %u (it has %u: 0 to %u)",
+				 me->target.ifname, q, n, n - 1);
+			return -1;
+		}
+	}
+	me->inst = calloc(n < TDMD_MAX_QUEUES ? n : TDMD_MAX_QUEUES,
+			  sizeof(*me->inst));
+	if (!me->inst) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (q = 0; q < n && q < TDMD_MAX_QUEUES; q++) {
+		if (qs->mode == QUEUES_LIST && !tdmd_queue_listed(qs, q))
+			continue;
+		me->inst[k].t = me->target;
+		me->inst[k].t.handle = 0;	/* "handle" is mq's */
+		me->inst[k].queue = (int)q;
+		k++;
+	}
+	me->ninst = k;
+	me->mq = true;
+	return 0;
+}
+
+/*
+ * The instances the configuration asks for: the one at the configured
+ * place, or one under each chosen TX queue of an mq at the root (the mq
+ * found there, or made with the first plan).  0, or -1 with err.
+ */
+static int inst_setup(struct member *me, char *err, size_t errlen)
+{
+	unsigned int n = 0;
+	uint32_t h;
+
+	if ((me->cf->queues.mode != QUEUES_ROOT || me->cf->txtime) &&
+	    me->io.tx_queues(me->io.ctx, &me->target, &n, err, errlen))
+		return -1;
+	if (me->cf->queues.mode != QUEUES_ROOT) {
+		if (n < 2) {
+			snprintf(err, errlen, "queues: %s has one TX queue, and mq needs more: set 'queues root'",
+				 me->target.ifname);
+			return -1;
+		}
+		if (inst_queues(me, n, err, errlen) ||
+		    me->io.qdisc_mq(me->io.ctx, &me->target, false, &h, err,
+				    errlen))
+			return -1;
+		inst_place(me, h);
+		return 0;
+	}
+	if (me->cf->txtime && n > 1 && me->target.parent == TC_H_ROOT) {
+		snprintf(err, errlen, "txtime: %s has %u TX queues and an etf child launches the frames of one: set 'queues all' (mq, with a tdmwin and an etf under each queue)",
+			 me->target.ifname, n);
+		return -1;
+	}
+	me->inst = calloc(1, sizeof(*me->inst));
+	if (!me->inst) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	me->inst[0].t = me->target;
+	me->inst[0].queue = -1;
+	me->ninst = 1;
+	return 0;
+}
+
+/*
+ * A qdisc left by an earlier run keeps its plan; under "require" it is
+ * held at the first check until PTP is confirmed again.  The first
+ * instance found tells the plan; the others are expected to agree.
+ */
+static void inst_found(struct member *me)
+{
+	struct tdm_qdisc_info q;
+	char name[48];
+	unsigned int i;
+
+	for (i = 0; i < me->ninst; i++) {
+		read_inst(me, i, &q);
+		if (!q.present)
+			continue;
+		inst_name(me, i, name, sizeof(name));
+		if (me->qdisc_seen) {
+			if ((q.pending && !q.pending_unconfirmed ?
+			     q.pending_version : q.version) != me->kernel_version)
+				log_warn("%s runs plan v%u, not v%u as the first instance: the next plan sets them all",
+					 name, q.version, me->kernel_version);
+			continue;
+		}
+		me->qdisc_seen = true;
+		me->hold_applied = q.hold;
+		/* A plan still unconfirmed: its outcome is asked for at
+		 * REGISTER; until then we run what is in force.
+		 */
+		if (q.pending_unconfirmed) {
+			me->prep_version = q.pending ? q.pending_version :
+					   q.version;
+			log_notice("found plan v%u prepared and undecided on %s",
+				   me->prep_version, name);
+		}
+		me->kernel_version = q.pending && !q.pending_unconfirmed ?
+				     q.pending_version : q.version;
+		me->kernel_base = q.pending && !q.pending_unconfirmed ?
+				  q.pending_base : q.base_time;
+		log_info("found a tdmwin qdisc on %s running plan v%u%s",
+			 name, q.version, q.hold ? " (held)" : "");
 	}
 }
 
@@ -1298,45 +1846,23 @@ struct member *member_new(const struct tdmd_conf *conf,
 	me->target = me->cf->target;
 	if (me->cf->control_priority >= 0)
 		me->target.extra_bypass |= 1u << me->cf->control_priority;
-	if (me->io.qdisc_resolve(me->io.ctx, &me->target, err, errlen)) {
+	if (me->io.qdisc_resolve(me->io.ctx, &me->target, err, errlen) ||
+	    inst_setup(me, err, errlen)) {
 		member_free(me);
 		return NULL;
 	}
-	/* A qdisc left by an earlier run keeps its plan; under "require" it is
-	 * held at the first check until PTP is confirmed again.
-	 */
-	{
-		struct tdm_qdisc_info q;
-
-		read_qdisc(me, &q);
-		if (q.present) {
-			me->qdisc_seen = true;
-			me->hold_applied = q.hold;
-			/* A plan still unconfirmed: its outcome is asked for
-			 * at REGISTER; until then we run what is in force.
-			 */
-			if (q.pending_unconfirmed) {
-				me->prep_version = q.pending ? q.pending_version :
-						   q.version;
-				log_notice("found plan v%u prepared and undecided on %s",
-					   me->prep_version, me->target.ifname);
-			}
-			me->kernel_version = q.pending && !q.pending_unconfirmed ?
-					     q.pending_version : q.version;
-			me->kernel_base = q.pending && !q.pending_unconfirmed ?
-					  q.pending_base : q.base_time;
-			log_info("found a tdmwin qdisc on %s running plan v%u%s",
-				 me->target.ifname, q.version, q.hold ? " (held)" : "");
-		}
-	}
+	inst_found(me);
 	me->backoff = me->cf->reconnect_min_ns;
 	me->next_attempt = now_ns(me);
 	me->next_renew = me->next_attempt;
 	me->sync = me->cf->ptp_policy == PTP_OFF ? SYNC_OFF : SYNC_UNKNOWN;
 	phc_setup(me);
-	log_info("member '%s' on %s; coordinator %s port %s; PTP policy %s",
-		 me->cf->name, me->target.ifname, me->cf->coord.host,
-		 me->cf->coord.port, tdmd_ptp_policy_name(me->cf->ptp_policy));
+	log_info("member '%s' on %s (%u tdmwin instance%s%s%s); coordinator %s port %s; PTP policy %s",
+		 me->cf->name, me->target.ifname, me->ninst,
+		 me->ninst == 1 ? "" : "s", me->mq ? " under mq" : "",
+		 me->cf->txtime ? ", launch times by etf" : "",
+		 me->cf->coord.host, me->cf->coord.port,
+		 tdmd_ptp_policy_name(me->cf->ptp_policy));
 	return me;
 }
 
@@ -1349,6 +1875,7 @@ void member_free(struct member *me)
 	if (me->have_plan)
 		tdm_plan_free(&me->plan);
 	prep_forget(me);
+	free(me->inst);
 	free(me->frame);
 	free(me);
 }

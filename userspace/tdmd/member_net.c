@@ -108,6 +108,29 @@ static int net_qdisc_set_hold(void *ctx, const struct tdm_qdisc_target *t,
 				  err, errlen);
 }
 
+static int net_tx_queues(void *ctx, const struct tdm_qdisc_target *t,
+			 unsigned int *n, char *err, size_t errlen)
+{
+	return tdm_qdisc_tx_queues(&((struct member_net *)ctx)->rtnl, t, n,
+				   err, errlen);
+}
+
+static int net_qdisc_mq(void *ctx, const struct tdm_qdisc_target *t,
+			bool create, uint32_t *handle, char *err,
+			size_t errlen)
+{
+	return tdm_qdisc_mq(&((struct member_net *)ctx)->rtnl, t, create,
+			    handle, err, errlen);
+}
+
+static int net_qdisc_txtime(void *ctx, const struct tdm_qdisc_target *t,
+			    const struct tdm_etf *etf, char *err,
+			    size_t errlen)
+{
+	return tdm_qdisc_txtime(&((struct member_net *)ctx)->rtnl, t, etf,
+				err, errlen);
+}
+
 /* ---- ptp4l and the PHC ---- */
 
 static int net_ptp_open(void *ctx, const char *path, uint8_t domain,
@@ -371,6 +394,9 @@ static struct role *net_start(const struct tdmd *d, char *err, size_t errlen)
 		.qdisc_renew = net_qdisc_renew,
 		.qdisc_set_lease = net_qdisc_set_lease,
 		.qdisc_set_hold = net_qdisc_set_hold,
+		.tx_queues = net_tx_queues,
+		.qdisc_mq = net_qdisc_mq,
+		.qdisc_txtime = net_qdisc_txtime,
 		.ptp_open = net_ptp_open,
 		.ptp_query = net_ptp_query,
 		.phc_index = net_phc_index,

@@ -33,6 +33,26 @@ struct tdmd_hostport {
 };
 
 enum tdmd_role { ROLE_NONE, ROLE_COORDINATOR, ROLE_MEMBER };
+
+/* Where the member's tdmwin instances go (tdm.conf "queues"). */
+#define TDMD_MAX_QUEUES		256
+enum tdmd_queues_mode {
+	QUEUES_ROOT,		/* one instance at parent (the root) */
+	QUEUES_ALL,		/* mq at the root, one under every TX queue */
+	QUEUES_LIST,		/* mq at the root, one under each listed queue */
+};
+
+struct tdmd_queues {
+	uint32_t mode;		/* enum tdmd_queues_mode */
+	uint32_t pad;
+	uint64_t map[TDMD_MAX_QUEUES / 64];	/* QUEUES_LIST: TX queue n */
+};
+
+static inline bool tdmd_queue_listed(const struct tdmd_queues *q,
+				     unsigned int n)
+{
+	return n < TDMD_MAX_QUEUES && (q->map[n / 64] >> (n % 64)) & 1;
+}
 enum tdmd_ptp_policy { PTP_REQUIRE, PTP_WARN, PTP_OFF };
 enum tdmd_takeover { TAKEOVER_REFUSE, TAKEOVER_ALLOW };
 
@@ -75,6 +95,9 @@ struct tdmd_conf {
 	unsigned int ptp_bad_checks;
 	bool ptp_check_tai;
 	uint64_t phc_threshold_ns;	/* 0: the PHC is not checked */
+	struct tdmd_queues queues;	/* root, or mq over these TX queues */
+	bool txtime;			/* launch times: etf under each tdmwin */
+	struct tdm_etf etf;		/* its delta and offload flag */
 };
 
 int tdmd_conf_load(const char *path, struct tdmd_conf *c,
@@ -348,6 +371,17 @@ struct member_io {
 			       char *err, size_t errlen);
 	int (*qdisc_set_hold)(void *ctx, const struct tdm_qdisc_target *t,
 			      bool hold, char *err, size_t errlen);
+	/* The tree around it (tdm_qdisc.h): the device's TX queues, mq at
+	 * its root, an etf child under a tdmwin with txtime on.
+	 */
+	int (*tx_queues)(void *ctx, const struct tdm_qdisc_target *t,
+			 unsigned int *n, char *err, size_t errlen);
+	int (*qdisc_mq)(void *ctx, const struct tdm_qdisc_target *t,
+			bool create, uint32_t *handle, char *err,
+			size_t errlen);
+	int (*qdisc_txtime)(void *ctx, const struct tdm_qdisc_target *t,
+			    const struct tdm_etf *etf, char *err,
+			    size_t errlen);
 	/* ptp4l's management socket (tdm_ptp.h): opened once, then asked. */
 	int (*ptp_open)(void *ctx, const char *path, uint8_t domain, char *err,
 			size_t errlen);

@@ -282,6 +282,28 @@ static const struct {
 	  ":5: coordinator: '70000' is not a port number (1-65535)" },
 	{ "role member\nkey_file /k\ncoordinator c\nname tx1\ninterface eeeeeeeeeeeeeeee\n",
 	  ":5: interface: value too long (at most 15 characters)" },
+	{ "role member\nkey_file /k\ncoordinator 198.18.0.1\ninterface eth0\nqueues 0 4-2\n",
+	  ":5: queues: '4-2' is not a TX queue or a range of them (N or N-M, 0 to 255), nor root or all" },
+	{ "role member\nkey_file /k\ncoordinator 198.18.0.1\ninterface eth0\nqueues 256\n",
+	  ":5: queues: '256' is not a TX queue or a range of them (N or N-M, 0 to 255), nor root or all" },
+	{ "role member\nkey_file /k\ncoordinator 198.18.0.1\ninterface eth0\nqueues 1 x\n",
+	  ":5: queues: 'x' is not a TX queue or a range of them (N or N-M, 0 to 255), nor root or all" },
+	{ "role member\nkey_file /k\ncoordinator 198.18.0.1\ninterface eth0\nqueues -3\n",
+	  ":5: queues: '-3' is not a TX queue or a range of them (N or N-M, 0 to 255), nor root or all" },
+	{ "role member\nkey_file /k\ncoordinator 198.18.0.1\ninterface eth0\nqueues all 3\n",
+	  ":5: queues: 'all' stands alone (no queue numbers after it)" },
+	{ "role member\nkey_file /k\ncoordinator 198.18.0.1\ninterface eth0\nqueues all\nparent 1:1\n",
+	  ":6: 'parent' places the one instance of 'queues root'; with 'queues' other than root (line 5) the instances go under an mq qdisc at the root" },
+	{ "role member\nkey_file /k\ncoordinator 198.18.0.1\ninterface eth0\netf_delta 300us\n",
+	  ":5: 'etf_delta' is for the etf child of 'txtime on', but txtime is off (the default)" },
+	{ "role member\nkey_file /k\ncoordinator 198.18.0.1\ninterface eth0\ntxtime off\netf_offload on\n",
+	  ":6: 'etf_offload' is for the etf child of 'txtime on', but txtime is off" },
+	{ "role member\nkey_file /k\ncoordinator 198.18.0.1\ninterface eth0\ntxtime on\netf_delta 999ns\n",
+	  ":6: etf_delta: must be at least 1us" },
+	{ "role member\nkey_file /k\ncoordinator 198.18.0.1\ninterface eth0\ntxtime on\netf_delta 2s\n",
+	  ":6: etf_delta: must be at most 1s" },
+	{ "role member\nkey_file /k\ncoordinator 198.18.0.1\ninterface eth0\ntxtime maybe\n",
+	  ":5: txtime: 'maybe': not a boolean (use on/off, yes/no, true/false or 1/0)" },
 };
 
 static void test_refused(void **state)
@@ -377,6 +399,12 @@ static void test_reloadable(void **state)
 	refused(MEMBER_BASE, "control_priority 6\n", "'control_priority' changed");
 	refused(MEMBER_BASE, "ptp_socket /run/ptp4l\n", "'ptp_socket' changed");
 	refused(MEMBER_BASE, "control_socket /run/x.sock\n", "'control_socket' changed");
+	refused(MEMBER_BASE, "queues all\n", "'queues' changed: that takes a restart");
+	assert_int_equal(reload_to(MEMBER_BASE "queues 0-1\n", MEMBER_BASE "queues 0-2\n",
+				   changed, err), -1);
+	assert_non_null(strstr(err, "'queues' changed"));
+	refused(MEMBER_BASE, "txtime on\n", "'txtime' changed");
+	refused(MEMBER_BASE "txtime on\n", "etf_delta 1ms\n", "'etf_delta' changed");
 
 	live(COORD_BASE, "ack_timeout 2s\ncommit_lead 1s\nmember_timeout 3s\nname_takeover allow\n",
 	     "ack_timeout, commit_lead, member_timeout, name_takeover");
@@ -437,6 +465,39 @@ static void test_example_member(void **state)
 	assert_int_equal(c.ptp_policy, PTP_REQUIRE);
 }
 
+/* queues: root (the default), all, or queues and ranges of them. */
+static void test_queues(void **state)
+{
+	struct tdmd_conf c;
+	char err[512];
+
+	(void)state;
+	assert_int_equal(load(MEMBER_BASE, &c, err, sizeof(err)), 0);
+	assert_int_equal(c.queues.mode, QUEUES_ROOT);
+	assert_false(c.txtime);
+	assert_int_equal(c.etf.delta_ns, 200000);
+	assert_false(c.etf.offload);
+	assert_int_equal(load(MEMBER_BASE "queues all\nhandle 100:\n", &c, err,
+			      sizeof(err)), 0);
+	assert_int_equal(c.queues.mode, QUEUES_ALL);
+	assert_int_equal(c.target.handle, 0x01000000);
+	assert_int_equal(load(MEMBER_BASE "queues 0 2-3 255\ntxtime on\n"
+			      "etf_delta 2ms\netf_offload on\n", &c, err,
+			      sizeof(err)), 0);
+	assert_int_equal(c.queues.mode, QUEUES_LIST);
+	assert_true(tdmd_queue_listed(&c.queues, 0));
+	assert_false(tdmd_queue_listed(&c.queues, 1));
+	assert_true(tdmd_queue_listed(&c.queues, 2));
+	assert_true(tdmd_queue_listed(&c.queues, 3));
+	assert_false(tdmd_queue_listed(&c.queues, 4));
+	assert_true(tdmd_queue_listed(&c.queues, 255));
+	assert_true(c.txtime);
+	assert_int_equal(c.etf.delta_ns, 2000000);
+	assert_true(c.etf.offload);
+	assert_int_equal(load(MEMBER_BASE "queues root\n", &c, err, sizeof(err)), 0);
+	assert_int_equal(c.queues.mode, QUEUES_ROOT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -445,6 +506,7 @@ int main(void)
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_reloadable),
 		cmocka_unit_test(test_example_member),
+		cmocka_unit_test(test_queues),
 	};
 	int rc;
 

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <linux/pkt_sched.h>
 
 #include "tdm_log.h"
 #include "tdm_phc.h"
@@ -62,11 +63,18 @@ struct fqdisc {
 	unsigned int installs, prepares, confirms, aborts, renews, set_leases,
 		     set_holds;
 	uint32_t last_confirm, last_abort;
-	int fail_install, fail_prepare, fail_confirm, fail_renew;
+	int fail_install, fail_prepare, fail_confirm, fail_renew, fail_txtime;
 	/* the counters per window slot, when nslots > 0 */
 	unsigned int nslots;
 	struct tdm_qdisc_slot slots[2];
+	/* launch times: txtime on over an etf child of this delta */
+	bool txtime, etf_offload;
+	uint32_t etf_delta;
+	unsigned int txtimes;
 };
+
+#define NQ		4		/* TX queues of the fake device */
+#define MQ_HANDLE	0x1000000u	/* 100: */
 
 /* The last frame of each kind the member sent. */
 struct fsent {
@@ -87,7 +95,14 @@ struct fx {
 	struct member_io io;
 	struct member *me;
 	int64_t mono;
-	struct fqdisc q;
+	struct fqdisc q;		/* at the root's place */
+	/* Under mq: the device's TX queues, mq at its root (0: none) and
+	 * a tdmwin under each queue.
+	 */
+	unsigned int ntx;
+	uint32_t mq_handle;
+	unsigned int mq_creates;
+	struct fqdisc qq[NQ];
 	/* ptp4l */
 	struct tdm_ptp_status ptp;
 	bool ptp_down;			/* no answer */
@@ -105,6 +120,20 @@ struct fx {
 
 /* ---- the fake io ---- */
 
+/* The fake qdisc at t: a queue's under mq, else the root's. */
+static struct fqdisc *fq(struct fx *f, const struct tdm_qdisc_target *t)
+{
+	uint32_t minor = TC_H_MIN(t->parent);
+
+	if (f->mq_handle && t->parent && TC_H_MAJ(t->parent) == f->mq_handle) {
+		assert_true(minor >= 1 && minor <= NQ);
+		return &f->qq[minor - 1];
+	}
+	/* Under mq the root's place is not a tdmwin's. */
+	assert_true(t->parent == 0 || t->parent == TC_H_ROOT);
+	return &f->q;
+}
+
 static int f_resolve(void *ctx, struct tdm_qdisc_target *t, char *err,
 		     size_t errlen)
 {
@@ -119,28 +148,28 @@ static int f_get(void *ctx, const struct tdm_qdisc_target *t,
 		 struct tdm_qdisc_info *info, char *err, size_t errlen)
 {
 	struct fx *f = ctx;
+	struct fqdisc *q = fq(f, t);
 
-	(void)t;
 	(void)err;
 	(void)errlen;
 	memset(info, 0, sizeof(*info));
-	info->present = f->q.present;
-	info->version = f->q.version;
-	info->pending = f->q.pending;
-	info->pending_version = f->q.pending_version;
-	info->pending_unconfirmed = f->q.unconfirmed;
-	info->hold = f->q.hold;
-	info->lease_ns = f->q.lease_ns;
-	info->lease_left_ns = f->q.lease_ns / 2;
-	info->xstats = f->q.xs;
-	info->xstats.plan_version = f->q.version;
-	info->xstats.hold = f->q.hold;
-	info->packets = f->q.xs.window_packets + f->q.xs.bypass_packets;
-	info->drops = f->q.xs.hold_drops;
-	info->has_slots = f->q.nslots > 0;
-	info->slots_version = f->q.version;
-	info->nslots = f->q.nslots;
-	memcpy(info->slots, f->q.slots, sizeof(f->q.slots));
+	info->present = q->present;
+	info->version = q->version;
+	info->pending = q->pending;
+	info->pending_version = q->pending_version;
+	info->pending_unconfirmed = q->unconfirmed;
+	info->hold = q->hold;
+	info->lease_ns = q->lease_ns;
+	info->lease_left_ns = q->lease_ns / 2;
+	info->xstats = q->xs;
+	info->xstats.plan_version = q->version;
+	info->xstats.hold = q->hold;
+	info->packets = q->xs.window_packets + q->xs.bypass_packets;
+	info->drops = q->xs.hold_drops;
+	info->has_slots = q->nslots > 0;
+	info->slots_version = q->version;
+	info->nslots = q->nslots;
+	memcpy(info->slots, q->slots, sizeof(q->slots));
 	return 0;
 }
 
@@ -158,18 +187,18 @@ static int f_install(void *ctx, const struct tdm_qdisc_target *t,
 		     char *err, size_t errlen)
 {
 	struct fx *f = ctx;
+	struct fqdisc *q = fq(f, t);
 
-	(void)t;
 	(void)name;
-	if (f_fail(&f->q.fail_install, err, errlen, "install"))
+	if (f_fail(&q->fail_install, err, errlen, "install"))
 		return -1;
-	f->q.installs++;
-	f->q.present = true;
-	f->q.version = p->version;
-	f->q.hold = hold;
-	f->q.pending = f->q.unconfirmed = false;
+	q->installs++;
+	q->present = true;
+	q->version = p->version;
+	q->hold = hold;
+	q->pending = q->unconfirmed = false;
 	if (t->lease_ns)
-		f->q.lease_ns = t->lease_ns;
+		q->lease_ns = t->lease_ns;
 	return 0;
 }
 
@@ -178,15 +207,15 @@ static int f_prepare(void *ctx, const struct tdm_qdisc_target *t,
 		     size_t errlen)
 {
 	struct fx *f = ctx;
+	struct fqdisc *q = fq(f, t);
 
-	(void)t;
 	(void)name;
-	if (f_fail(&f->q.fail_prepare, err, errlen, "prepare"))
+	if (f_fail(&q->fail_prepare, err, errlen, "prepare"))
 		return -1;
-	f->q.prepares++;
-	f->q.present = true;
-	f->q.pending = f->q.unconfirmed = true;
-	f->q.pending_version = p->version;
+	q->prepares++;
+	q->present = true;
+	q->pending = q->unconfirmed = true;
+	q->pending_version = p->version;
 	return 0;
 }
 
@@ -194,14 +223,19 @@ static int f_confirm(void *ctx, const struct tdm_qdisc_target *t,
 		     uint32_t version, char *err, size_t errlen)
 {
 	struct fx *f = ctx;
+	struct fqdisc *q = fq(f, t);
 
-	(void)t;
-	if (f_fail(&f->q.fail_confirm, err, errlen, "confirm"))
+	if (f_fail(&q->fail_confirm, err, errlen, "confirm"))
 		return -1;
-	f->q.confirms++;
-	f->q.last_confirm = version;
-	f->q.version = version;
-	f->q.pending = f->q.unconfirmed = false;
+	/* As the kernel: only the unconfirmed plan of that version. */
+	if (!q->unconfirmed || (q->pending ? q->pending_version : q->version) != version) {
+		snprintf(err, errlen, "kernel: No unconfirmed plan of this version");
+		return -1;
+	}
+	q->confirms++;
+	q->last_confirm = version;
+	q->version = version;
+	q->pending = q->unconfirmed = false;
 	return 0;
 }
 
@@ -209,13 +243,13 @@ static int f_abort(void *ctx, const struct tdm_qdisc_target *t,
 		   uint32_t version, char *err, size_t errlen)
 {
 	struct fx *f = ctx;
+	struct fqdisc *q = fq(f, t);
 
-	(void)t;
 	(void)err;
 	(void)errlen;
-	f->q.aborts++;
-	f->q.last_abort = version;
-	f->q.pending = f->q.unconfirmed = false;
+	q->aborts++;
+	q->last_abort = version;
+	q->pending = q->unconfirmed = false;
 	return 0;
 }
 
@@ -223,15 +257,19 @@ static int f_renew(void *ctx, const struct tdm_qdisc_target *t, char *err,
 		   size_t errlen)
 {
 	struct fx *f = ctx;
+	struct fqdisc *q = fq(f, t);
 
-	(void)t;
-	if (!f->q.lease_ns) {
+	if (!q->present) {
+		snprintf(err, errlen, "no tdmwin qdisc on eth0");
+		return -1;
+	}
+	if (!q->lease_ns) {
 		snprintf(err, errlen, "kernel: no lease to renew");
 		return -1;
 	}
-	if (f_fail(&f->q.fail_renew, err, errlen, "renew"))
+	if (f_fail(&q->fail_renew, err, errlen, "renew"))
 		return -1;
-	f->q.renews++;
+	q->renews++;
 	return 0;
 }
 
@@ -239,11 +277,14 @@ static int f_set_lease(void *ctx, const struct tdm_qdisc_target *t,
 		       char *err, size_t errlen)
 {
 	struct fx *f = ctx;
+	struct fqdisc *q = fq(f, t);
 
-	(void)err;
-	(void)errlen;
-	f->q.set_leases++;
-	f->q.lease_ns = t->lease_ns;
+	if (!q->present) {
+		snprintf(err, errlen, "no tdmwin qdisc on eth0");
+		return -1;
+	}
+	q->set_leases++;
+	q->lease_ns = t->lease_ns;
 	return 0;
 }
 
@@ -251,12 +292,59 @@ static int f_set_hold(void *ctx, const struct tdm_qdisc_target *t, bool hold,
 		      char *err, size_t errlen)
 {
 	struct fx *f = ctx;
+	struct fqdisc *q = fq(f, t);
 
+	(void)err;
+	(void)errlen;
+	q->set_holds++;
+	q->hold = hold;
+	return 0;
+}
+
+static int f_tx_queues(void *ctx, const struct tdm_qdisc_target *t,
+		       unsigned int *n, char *err, size_t errlen)
+{
 	(void)t;
 	(void)err;
 	(void)errlen;
-	f->q.set_holds++;
-	f->q.hold = hold;
+	*n = ((struct fx *)ctx)->ntx;
+	return 0;
+}
+
+static int f_mq(void *ctx, const struct tdm_qdisc_target *t, bool create,
+		uint32_t *handle, char *err, size_t errlen)
+{
+	struct fx *f = ctx;
+
+	(void)err;
+	(void)errlen;
+	assert_true(t->parent == TC_H_ROOT);
+	if (!f->mq_handle && create) {
+		/* It replaces what was at the root. */
+		f->mq_handle = t->handle ? t->handle : MQ_HANDLE;
+		f->mq_creates++;
+		memset(&f->q, 0, sizeof(f->q));
+	}
+	*handle = f->mq_handle;
+	return 0;
+}
+
+static int f_txtime(void *ctx, const struct tdm_qdisc_target *t,
+		    const struct tdm_etf *etf, char *err, size_t errlen)
+{
+	struct fx *f = ctx;
+	struct fqdisc *q = fq(f, t);
+
+	if (!q->present) {
+		snprintf(err, errlen, "no tdmwin qdisc for the etf child");
+		return -1;
+	}
+	if (f_fail(&q->fail_txtime, err, errlen, "txtime"))
+		return -1;
+	q->txtimes++;
+	q->txtime = true;
+	q->etf_delta = etf->delta_ns;
+	q->etf_offload = etf->offload;
 	return 0;
 }
 
@@ -458,6 +546,9 @@ static int fx_setup(void **state)
 	f->conf.ptp_good_checks = 3;
 	f->conf.ptp_bad_checks = 2;
 	f->conf.phc_threshold_ns = 0;
+	f->conf.target.parent = TC_H_ROOT;
+	f->conf.etf.delta_ns = 200000;
+	f->ntx = 1;
 	f->mono = 1 * SEC;
 	f->phc_index = -1;
 	/* ptp4l, when asked: SLAVE, 10 ns off, TAI offset set. */
@@ -473,6 +564,8 @@ static int fx_setup(void **state)
 		.qdisc_confirm = f_confirm, .qdisc_abort = f_abort,
 		.qdisc_renew = f_renew, .qdisc_set_lease = f_set_lease,
 		.qdisc_set_hold = f_set_hold,
+		.tx_queues = f_tx_queues, .qdisc_mq = f_mq,
+		.qdisc_txtime = f_txtime,
 		.ptp_open = f_ptp_open, .ptp_query = f_ptp_query,
 		.phc_index = f_phc_index, .phc_open = f_phc_open,
 		.phc_read = f_phc_read,
@@ -1500,6 +1593,299 @@ static void test_metrics_promtool(void **state)
 	assert_int_equal(WEXITSTATUS(rc), 0);
 }
 
+/* ---- every TX queue: the instances under mq ---- */
+
+/* A member with tdmwin under each of the NQ queues of the fake device. */
+static void mq_start(struct fx *f)
+{
+	f->ntx = NQ;
+	f->conf.queues.mode = QUEUES_ALL;
+	fx_start(f);
+	session_up(f, 1);
+}
+
+/* Every instance i in [0, NQ): plan version v, unconfirmed or not. */
+static void assert_all(struct fx *f, uint32_t v, bool pending)
+{
+	unsigned int i;
+
+	for (i = 0; i < NQ; i++) {
+		const struct fqdisc *q = &f->qq[i];
+
+		if (!q->present)
+			fail_msg("queue %u: no tdmwin", i);
+		if ((pending ? q->pending_version : q->version) != v ||
+		    q->unconfirmed != pending)
+			fail_msg("queue %u: v%u%s, v%u pending%s; want v%u%s", i,
+				 q->version, "", q->pending_version,
+				 q->unconfirmed ? " unconfirmed" : "", v,
+				 pending ? " unconfirmed" : "");
+	}
+}
+
+/* queues all: mq at the root once, the plan on every queue, read back. */
+static void test_mq_install_all(void **state)
+{
+	struct fx *f = *state;
+
+	mq_start(f);
+	assert_int_equal(f->mq_creates, 0);	/* made with the first plan */
+	assert_int_equal(send_plan(f, plan_ab, 1, 0), 0);
+	assert_ack(f, TDM_PHASE_PREPARE, 1, 0, NULL);
+	assert_int_equal(f->mq_creates, 1);
+	assert_all(f, 1, false);
+	assert_false(f->q.present);
+	assert_int_equal(send_plan(f, plan_ab, 2, 0), 0);
+	assert_int_equal(f->mq_creates, 1);
+	assert_all(f, 2, false);
+	assert_status_has(f, false, "instances: 4 under mq 100:");
+	assert_status_has(f, false, "  queue 3: plan v2, running");
+	assert_status_has(f, true, "\"tree\":\"mq\"");
+}
+
+/* A list of queues: those only; a queue the device lacks is refused. */
+static void test_mq_list(void **state)
+{
+	struct fx *f = *state;
+	char err[256];
+
+	f->ntx = NQ;
+	f->conf.queues.mode = QUEUES_LIST;
+	f->conf.queues.map[0] = 1u << 1 | 1u << 3;
+	fx_start(f);
+	session_up(f, 1);
+	assert_int_equal(send_plan(f, plan_ab, 1, 0), 0);
+	assert_false(f->qq[0].present || f->qq[2].present);
+	assert_true(f->qq[1].present && f->qq[3].present);
+	assert_int_equal(f->qq[3].version, 1);
+	member_free(f->me);
+	f->me = NULL;
+	f->up = false;
+	f->conf.queues.map[0] |= 1u << 5;
+	assert_null(member_new(&f->conf, &f->io, err, sizeof(err)));
+	assert_string_equal(err, "queues: eth0 has no TX queue 5 (it has 4: 0 to 3)");
+	/* mq needs a multi-queue device */
+	f->ntx = 1;
+	f->conf.queues.mode = QUEUES_ALL;
+	assert_null(member_new(&f->conf, &f->io, err, sizeof(err)));
+	assert_string_equal(err, "queues: eth0 has one TX queue, and mq needs more: set 'queues root'");
+}
+
+/*
+ * An install refused on queue 2: queues 0 and 1 run the new plan, 2 and 3
+ * the old: all are held (none may send alone) until a plan goes into
+ * all, which releases them.
+ */
+static void test_mq_install_partial(void **state)
+{
+	struct fx *f = *state;
+	unsigned int i;
+
+	mq_start(f);
+	assert_int_equal(send_plan(f, plan_ab, 1, 0), 0);
+	f->qq[2].fail_install = 1;
+	assert_int_equal(send_plan(f, plan_ab, 2, 0), 0);
+	assert_ack(f, TDM_PHASE_PREPARE, 2, EINVAL, "queue 2: kernel: install refused");
+	assert_int_equal(f->qq[1].version, 2);
+	assert_int_equal(f->qq[3].version, 1);
+	for (i = 0; i < NQ; i++)
+		assert_true(f->qq[i].hold);
+	assert_status_has(f, false, "plan v2 is in force on some instances only: all held");
+	/* the lease is not renewed meanwhile: the node is not healthy */
+	assert_int_equal(send_plan(f, plan_ab, 3, 0), 0);
+	assert_ack(f, TDM_PHASE_PREPARE, 3, 0, NULL);
+	assert_all(f, 3, false);
+	for (i = 0; i < NQ; i++)
+		assert_false(f->qq[i].hold);
+}
+
+/* A prepare refused on queue 2: the two prepared before it are aborted. */
+static void test_mq_prepare_none(void **state)
+{
+	struct fx *f = *state;
+	unsigned int i;
+
+	mq_start(f);
+	assert_int_equal(send_plan(f, plan_ab, 1, 0), 0);
+	f->qq[2].fail_prepare = 1;
+	assert_int_equal(send_plan(f, plan_ab, 2, TAI_NOW + 11 * SEC), 0);
+	assert_ack(f, TDM_PHASE_PREPARE, 2, EINVAL,
+		   "queue 2: kernel: prepare refused; aborted on the 2 prepared");
+	for (i = 0; i < NQ; i++) {
+		assert_int_equal(f->qq[i].aborts, i < 2 ? 1 : 0);
+		assert_false(f->qq[i].unconfirmed);
+	}
+	assert_int_equal(f->qq[3].prepares, 0);
+	assert_all(f, 1, false);
+	/* nothing waits for an outcome */
+	assert_int_equal(outcome(f, TDM_MSG_COMMIT, 2), 0);
+	assert_ack(f, TDM_PHASE_COMMIT, 2, ENOENT, "no prepared plan v2");
+}
+
+/* txtime: the etf child fails on queue 1: queues 0 and 1 are aborted. */
+static void test_mq_prepare_txtime_fails(void **state)
+{
+	struct fx *f = *state;
+
+	f->conf.txtime = true;
+	mq_start(f);
+	assert_int_equal(send_plan(f, plan_ab, 1, 0), 0);
+	f->qq[1].fail_txtime = 1;
+	assert_int_equal(send_plan(f, plan_ab, 2, TAI_NOW + 11 * SEC), 0);
+	assert_ack(f, TDM_PHASE_PREPARE, 2, EINVAL,
+		   "queue 1: kernel: txtime refused; aborted on the 2 prepared");
+	assert_int_equal(f->qq[0].aborts + f->qq[1].aborts, 2);
+	assert_int_equal(f->qq[2].prepares + f->qq[2].aborts, 0);
+}
+
+static void mq_prepared_v2(struct fx *f)
+{
+	mq_start(f);
+	assert_int_equal(send_plan(f, plan_ab, 1, 0), 0);
+	assert_int_equal(send_plan(f, plan_ab, 2, TAI_NOW + 11 * SEC), 0);
+	assert_ack(f, TDM_PHASE_PREPARE, 2, 0, NULL);
+	assert_all(f, 2, true);
+}
+
+/* COMMIT and ABORT reach every instance. */
+static void test_mq_commit_abort(void **state)
+{
+	struct fx *f = *state;
+	unsigned int i;
+
+	mq_prepared_v2(f);
+	assert_int_equal(outcome(f, TDM_MSG_COMMIT, 2), 0);
+	assert_ack(f, TDM_PHASE_COMMIT, 2, 0, NULL);
+	assert_all(f, 2, false);
+	assert_int_equal(send_plan(f, plan_ab, 3, TAI_NOW + 12 * SEC), 0);
+	assert_int_equal(outcome(f, TDM_MSG_ABORT, 3), 0);
+	assert_ack(f, TDM_PHASE_ABORT, 3, 0, NULL);
+	for (i = 0; i < NQ; i++)
+		assert_int_equal(f->qq[i].last_abort, 3);
+	assert_all(f, 2, false);
+}
+
+/*
+ * A commit that the kernel refuses on queue 2 of 4: queues 0 and 1 were
+ * confirmed, and are rolled back (v2 prepared again, unconfirmed): none
+ * is committed, all hold from v2's base until the next word.  The
+ * coordinator's COMMIT again then commits all.
+ */
+static void test_mq_commit_rolled_back(void **state)
+{
+	struct fx *f = *state;
+	unsigned int i;
+
+	mq_prepared_v2(f);
+	f->qq[2].fail_confirm = 1;
+	assert_int_equal(outcome(f, TDM_MSG_COMMIT, 2), 0);
+	assert_ack(f, TDM_PHASE_COMMIT, 2, EIO,
+		   "queue 2: kernel: confirm refused; rolled back on the 2 confirmed before: committed on none");
+	for (i = 0; i < NQ; i++)
+		assert_int_equal(f->qq[i].confirms, i < 2 ? 1 : 0);
+	assert_int_equal(f->qq[0].prepares, 2);
+	assert_int_equal(f->qq[1].prepares, 2);
+	assert_int_equal(f->qq[3].prepares, 1);
+	assert_all(f, 2, true);
+	assert_status_has(f, false, "plan v2 prepared, waiting");
+	assert_int_equal(outcome(f, TDM_MSG_COMMIT, 2), 0);
+	assert_ack(f, TDM_PHASE_COMMIT, 2, 0, NULL);
+	assert_all(f, 2, false);
+}
+
+/* A queue that lost the prepared plan: the read-back fails the commit
+ * before any instance is confirmed.
+ */
+static void test_mq_commit_checked_first(void **state)
+{
+	struct fx *f = *state;
+	unsigned int i;
+
+	mq_prepared_v2(f);
+	f->qq[3].pending = f->qq[3].unconfirmed = false;
+	assert_int_equal(outcome(f, TDM_MSG_COMMIT, 2), 0);
+	assert_ack(f, TDM_PHASE_COMMIT, 2, EIO,
+		   "queue 3: plan v2 is not prepared there (v1 in force): committed on none");
+	for (i = 0; i < NQ; i++)
+		assert_int_equal(f->qq[i].confirms, 0);
+}
+
+/* A hold reaches every instance, and so does its release. */
+static void test_mq_hold_all(void **state)
+{
+	struct fx *f = *state;
+	unsigned int i;
+
+	mq_start(f);
+	assert_int_equal(send_plan(f, plan_ab, 1, 0), 0);
+	assert_int_equal(send_plan(f, plan_b, 2, 0), 0);
+	for (i = 0; i < NQ; i++)
+		assert_true(f->qq[i].hold);
+	assert_int_equal(send_plan(f, plan_ab, 3, 0), 0);
+	for (i = 0; i < NQ; i++)
+		assert_false(f->qq[i].hold);
+}
+
+/* The device's lease: renewed through the first instance that takes it. */
+static void test_mq_lease(void **state)
+{
+	struct fx *f = *state;
+	unsigned int n;
+
+	f->conf.target.lease_ns = 2 * SEC;
+	mq_start(f);
+	assert_int_equal(send_plan(f, plan_ab, 1, 0), 0);
+	n = f->qq[0].renews;
+	run_for(f, 2 * SEC);
+	assert_int_equal(f->qq[0].renews, n + 4);
+	assert_int_equal(f->qq[1].renews + f->qq[1].set_leases, 0);
+	/* queue 0's qdisc deleted by hand: queue 1's renews (sets) it */
+	memset(&f->qq[0], 0, sizeof(f->qq[0]));
+	f->qq[0].fail_renew = 1000;
+	run_for(f, 1 * SEC);
+	assert_true(f->qq[1].set_leases + f->qq[1].renews >= 2);
+	assert_status_has(f, true, "\"renewing\":true");
+}
+
+/* txtime: an etf child of the configured delta under every instance. */
+static void test_mq_txtime(void **state)
+{
+	struct fx *f = *state;
+	unsigned int i;
+
+	f->conf.txtime = true;
+	f->conf.etf.delta_ns = 300000;
+	f->conf.etf.offload = true;
+	mq_start(f);
+	assert_int_equal(send_plan(f, plan_ab, 1, 0), 0);
+	assert_int_equal(send_plan(f, plan_ab, 2, TAI_NOW + 11 * SEC), 0);
+	for (i = 0; i < NQ; i++) {
+		assert_true(f->qq[i].txtime && f->qq[i].etf_offload);
+		assert_int_equal(f->qq[i].etf_delta, 300000);
+		assert_int_equal(f->qq[i].txtimes, 2);
+	}
+	assert_status_has(f, false, "launch times by etf (delta 300000 ns, offload)");
+}
+
+/* txtime at the root of a multi-queue device: refused at start. */
+static void test_txtime_root_multiqueue(void **state)
+{
+	struct fx *f = *state;
+	char err[256];
+
+	f->conf.txtime = true;
+	f->ntx = NQ;
+	assert_null(member_new(&f->conf, &f->io, err, sizeof(err)));
+	assert_non_null(strstr(err, "txtime: eth0 has 4 TX queues"));
+	assert_non_null(strstr(err, "set 'queues all'"));
+	/* one queue: txtime at the root is fine */
+	f->ntx = 1;
+	fx_start(f);
+	session_up(f, 1);
+	assert_int_equal(send_plan(f, plan_ab, 1, 0), 0);
+	assert_true(f->q.txtime);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1532,6 +1918,18 @@ int main(void)
 		T(test_reload_policy_warn),
 		T(test_metrics),
 		T(test_metrics_promtool),
+		T(test_mq_install_all),
+		T(test_mq_list),
+		T(test_mq_install_partial),
+		T(test_mq_prepare_none),
+		T(test_mq_prepare_txtime_fails),
+		T(test_mq_commit_abort),
+		T(test_mq_commit_rolled_back),
+		T(test_mq_commit_checked_first),
+		T(test_mq_hold_all),
+		T(test_mq_lease),
+		T(test_mq_txtime),
+		T(test_txtime_root_multiqueue),
 #undef T
 	};
 
