@@ -46,10 +46,13 @@ probe() { nsx "$A" "$PROBE" "$@"; }
 
 now=$(tdm_now CLOCK_TAI)
 base=$(( (now / 1000000000 + 1000) * 1000000000 ))	# in the future: pending
+# The lease is long enough that it cannot run out before the checks
+# below: under TCG on a busy host a tc call alone took 262 ms, and a 2 s
+# lease ran out before "open until the pending base" (state 2, LEASE_OUT).
 check "add tdmwin: two windows, guard, link speed, hold, lease" tc_a qdisc add \
 	dev $D root handle 1: tdmwin cycle-time 10ms base-time 20ms \
 	window 1ms 2ms window 5ms 3ms guard 10us link-speed 1000 \
-	plan-version 7 hold lease 2s
+	plan-version 7 hold lease 30s
 tdm_kv P "$(probe plan $D)"
 check_eq "active version" "${P[active.version]:-}" 7
 check_eq "active cycle" "${P[active.cycle]:-}" 10000000
@@ -62,9 +65,9 @@ check_eq "link speed" "${P[link_speed]:-}" 1000
 check_eq "clock: CLOCK_TAI" "${P[clockid]:-}" 11
 check_eq "hold" "${P[hold]:-}" 1
 check_eq "no pending plan" "${P[has_pending]:-}" 0
-check_eq "lease" "${P[lease_ns]:-}" 2000000000
-check_num "lease left (0, 2 s]" "${P[lease_left_ns]:-0}" -gt 0
-check_num "lease left <= 2 s" "${P[lease_left_ns]:-9999999999}" -le 2000000000
+check_eq "lease" "${P[lease_ns]:-}" 30000000000
+check_num "lease left (0, 30 s]" "${P[lease_left_ns]:-0}" -gt 0
+check_num "lease left <= 30 s" "${P[lease_left_ns]:-99999999999}" -le 30000000000
 check_eq "the library takes the plan" "${P[create]:-}" 0
 check_eq "the gate holds (TDMGATE_HOLD)" "${P[state]:-}" 1
 
@@ -86,8 +89,12 @@ tc_a qdisc del dev $D root
 
 # ---- 2-5. following it: what a sender sees, and when -----------------------
 
+# Timing under TCG is judged only on a quiet host (testbed/quiet.sh): a
+# preempted vCPU delays the library by milliseconds.
+mark=$(tdm_hostload_mark)
 out=$(probe follow $D $ROUNDS 2>&1)
 check_eq "tdmgate_probe follow ran" $? 0
+tdm_quiet_judge "$mark"
 tdm_kv P "$out"
 for k in hold release change gone back; do
 	check_eq "$k: seen in every round" "${P[$k.n]:-0}/${P[$k.lost]:-0}" "$ROUNDS/0"
