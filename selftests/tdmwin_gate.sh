@@ -143,10 +143,16 @@ tdm_judge gatedtx tb pcap "@$TDM_TMP/gatedtx.pcap" --port 5001 --cycle $CYCLE \
 	--base "$BASE" --windows "$WINS"
 tdm_judge_check "sender's tap: every frame the qdisc counted" gatedtx \
 	"judged == ${Q[x.window_packets]:-x}"
-tdm_judge_check "sender's tap: slot 0's frames, after window 0 opened" gatedtx \
-	"window_0 == ${Q[x.slots.0.frames]:-x}"
-tdm_judge_check "sender's tap: slot 1's frames, after window 1 opened" gatedtx \
-	"window_1 == ${Q[x.slots.1.frames]:-x}"
+# The tap gives each frame to the window that opened last before it
+# left: a frame held in flight by a stalled vCPU past the next window's
+# opening (Documentation/testbed.rst, "Clusters at the sender's tap") moves
+# to that window.  So these are timing checks with the departure checks'
+# allowance for host preemption: on the debug kernel, 2 of 2000 frames
+# moved; a slot that counts another's frames is off by hundreds.
+tdm_timing tdm_judge_check "sender's tap: slot 0's frames, after window 0 opened" gatedtx \
+	"window_0 - ${Q[x.slots.0.frames]:-x} <= allowed(judged) and ${Q[x.slots.0.frames]:-x} - window_0 <= allowed(judged)"
+tdm_timing tdm_judge_check "sender's tap: slot 1's frames, after window 1 opened" gatedtx \
+	"window_1 - ${Q[x.slots.1.frames]:-x} <= allowed(judged) and ${Q[x.slots.1.frames]:-x} - window_1 <= allowed(judged)"
 
 # ---- 3. guard: a frame must end guard before the window closes ------------------
 
