@@ -26,20 +26,7 @@ declare -A K B
 
 ts_topology 2 || tdm_skip_all "cannot create the namespaces, bridge and veths"
 PLAN=$TDM_TMP/plan.conf
-cat >"$PLAN" <<'PLANEOF'
-# 14 ms cycle, two 5 ms windows, 2 ms dead time after each
-[global]
-cycle_time 14ms
-
-[sender s1]
-window 0 5ms
-
-[sender s2]
-window 7ms 5ms
-PLANEOF
-for i in 1 2; do
-	check "tdmwin gate on sender $i" ts_gate $i "$PLAN" || tdm_exit
-done
+ts_gate_2x5ms "$PLAN" || tdm_exit
 
 ts_capture_start kmod --recorder kmod -p "$PLAN" -e 2 -d 60s -o "$TDM_TMP/kmod" -P -j ||
 	{ tdm_fail "tdmstat capture --recorder kmod starts"; tdm_exit; }
@@ -51,11 +38,7 @@ case "$(uname -r)" in
 *) want=tcx ;;
 esac
 check_eq "the BPF recorder's attach mode on $(uname -r)" "$mode" "$want"
-for i in 1 2; do
-	ts_send $i -r "$RATE" -d "$DUR" -s 200 -E 3 -w 300ms
-done
-ts_send_wait
-check_eq "both tdmgen senders finished" $? 0
+ts_send_each -r "$RATE" -d "$DUR" -s 200 -E 3 -w 300ms
 ts_capture_wait kmod 60
 check_eq "capture --recorder kmod exit status" $? 0
 ts_capture_wait bpf 60

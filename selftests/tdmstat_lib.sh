@@ -91,23 +91,52 @@ ts_gate() {
 		cycle-time "${spec[0]}" base-time 0 clockid CLOCK_TAI ${spec[@]:1}
 }
 
+# ts_gate_2x5ms PLAN: write to PLAN the two-sender plan (14 ms cycle, a
+# 5 ms window each, 2 ms dead time after each) and gate S1 and S2 by it;
+# false, with a failed check, if a gate cannot be set.
+ts_gate_2x5ms() {
+	local i
+	cat >"$1" <<'PLANEOF'
+# 14 ms cycle, two 5 ms windows, 2 ms dead time after each
+[global]
+cycle_time 14ms
+
+[sender s1]
+window 0 5ms
+
+[sender s2]
+window 7ms 5ms
+PLANEOF
+	for i in 1 2; do
+		check "tdmwin gate on sender $i" ts_gate $i "$1" || return 1
+	done
+}
+
 ts_ungate() {
 	tdm_tc -n "${S[$1]}" qdisc del dev s0 root 2>/dev/null
 	return 0
 }
 
-# ts_capture_start NAME ARGS...: tdmstat capture -i r0 -j ARGS in R in the
+# ts_capture_start [--in NS DEV] NAME ARGS...: tdmstat capture -i r0 -j
+# ARGS in R (--in: -i DEV in NS; DEV "-": no -i, for ring:NAME) in the
 # background (JSON summary in $TDM_TMP/NAME.json, table and messages in
 # $TDM_TMP/NAME.err); returns once it is recording (so not with -q).
 ts_capture_start() {
-	local name=$1
+	local ns=$R dev=(-i r0) name
+	if [ "$1" = --in ]; then
+		ns=$2
+		dev=(-i "$3")
+		[ "$3" = - ] && dev=()
+		shift 3
+	fi
+	name=$1
 	shift
 	rm -f "$TDM_TMP/$name.out" "$TDM_TMP/$name.err"
 	# not through nsx: $! must be tdmstat itself (signals, wait)
-	ip netns exec "$R" "$TDMSTAT" capture -i r0 "$@" >"$TDM_TMP/$name.out" 2>"$TDM_TMP/$name.err" &
+	ip netns exec "$ns" "$TDMSTAT" capture "${dev[@]}" "$@" >"$TDM_TMP/$name.out" 2>"$TDM_TMP/$name.err" &
 	TS_PID[$name]=$!
 	TDM_BG_PIDS+=($!)
-	tdm_wait_for 20 grep -q "recording" "$TDM_TMP/$name.err" && return 0
+	tdm_wait_for 20 grep -qE "recording|reading" "$TDM_TMP/$name.err" && return 0
 	tdm_log "tdmstat $name did not start recording:"
 	sed 's/^/#   /' "$TDM_TMP/$name.err"
 	kill "${TS_PID[$name]}" 2>/dev/null
@@ -149,6 +178,17 @@ ts_send_wait() {
 		TS_PID[send$i]=
 	done
 	return $rc
+}
+
+# ts_send_each ARGS...: ts_send from every sender with ARGS, wait for
+# them all, and check that they finished.
+ts_send_each() {
+	local i
+	for i in $(seq "$TS_N"); do
+		ts_send "$i" "$@"
+	done
+	ts_send_wait
+	check_eq "every tdmgen sender finished" $? 0
 }
 
 # ts_sent I: data packets tdmgen I says it sent.

@@ -25,10 +25,16 @@ tdmt_unload() {
 }
 
 # modprobe finds it where make modules-testbed installs it (extra/ of the
-# guest kernel's module tree); else the build.
+# guest kernel's module tree), shared by every work tree on the host: it
+# is used only if it is this tree's build (as run.sh does for sch_tdmwin),
+# else the build.
 tdmt_load() {
+	local inst
 	tdmt_unload || return 1
-	modprobe -q tdm_testdev "$@" 2>/dev/null && return 0
+	inst=$(modinfo -n tdm_testdev 2>/dev/null)
+	if [ -n "$inst" ] && { [ ! -f "$TDMT_KO" ] || cmp -s "$inst" "$TDMT_KO"; }; then
+		modprobe -q tdm_testdev "$@" 2>/dev/null && return 0
+	fi
 	[ -f "$TDMT_KO" ] && insmod "$TDMT_KO" "$@"
 }
 

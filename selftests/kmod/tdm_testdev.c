@@ -24,14 +24,24 @@
  * forwarded from a local sender with an EDT does, and the stack takes no
  * software receive stamp for it.  No transmit hardware stamps.
  *
+ * XDP: native mode (ndo_bpf), run on each received frame as generic XDP
+ * runs it on an skb, with the start and end the program moved applied;
+ * XDP_PASS and XDP_DROP (XDP_ABORTED), anything else dropped with the
+ * kernel's warning.  On 6.3 and later the XDP RX metadata kfunc
+ * bpf_xdp_metadata_rx_timestamp() answers the frame's hardware stamp (the
+ * PHC's, taken as for the skb: only while the filter is on; -ENODATA
+ * otherwise), as a NIC's driver does through xdp_metadata_ops.
+ *
  * The pair lives as long as the module: rmmod removes both, wherever they
  * are.  A device left in a network namespace that goes away returns to the
  * initial namespace (it has no rtnl_link_ops).
  */
 
+#include <linux/bpf.h>
 #include <linux/errno.h>
 #include <linux/etherdevice.h>
 #include <linux/ethtool.h>
+#include <linux/filter.h>
 #include <linux/if_ether.h>
 #include <linux/kernel.h>
 #include <linux/ktime.h>
@@ -46,6 +56,8 @@
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
+#include <net/xdp.h>
+#include <trace/events/xdp.h>
 
 #define TDMT_DRV	"tdm_testdev"
 #define TDMT_MAX_PPB	500000000
@@ -68,6 +80,16 @@ struct tdmt_priv {
 	s64 base_phc;		/* the PHC then, ns */
 	s32 ppb;		/* its frequency offset */
 	int rx_filter;		/* HWTSTAMP_FILTER_NONE or _ALL */
+	struct bpf_prog __rcu *xdp_prog;	/* native XDP, under RTNL */
+	struct xdp_rxq_info xdp_rxq;
+};
+
+/* A received frame as its XDP program sees it, and what the metadata
+ * kfuncs read: the skb it came in (its hardware stamp).
+ */
+struct tdmt_xdp_buff {
+	struct xdp_buff xdp;	/* first: the kfunc's ctx points here */
+	struct sk_buff *skb;
 };
 
 static struct net_device *tdmt_devs[2];
@@ -199,6 +221,103 @@ static void tdmt_rx_stamp(struct tdmt_priv *rp, struct sk_buff *skb)
 #endif
 }
 
+#ifdef TDMT_HAVE_XDP_METADATA
+static int tdmt_xdp_rx_timestamp(const struct xdp_md *ctx, u64 *timestamp)
+{
+	const struct tdmt_xdp_buff *b = (const struct tdmt_xdp_buff *)ctx;
+	ktime_t t = skb_hwtstamps(b->skb)->hwtstamp;
+
+	if (!t)
+		return -ENODATA;
+	*timestamp = ktime_to_ns(t);
+	return 0;
+}
+
+static const struct xdp_metadata_ops tdmt_xdp_metadata_ops = {
+	.xmo_rx_timestamp	= tdmt_xdp_rx_timestamp,
+};
+#endif
+
+/* Put back into skb what the program moved (bpf_xdp_adjust_head/tail). */
+static void tdmt_xdp_adjust(struct sk_buff *skb, const struct xdp_buff *xdp,
+			    void *orig_data, void *orig_end, __be16 orig_proto)
+{
+	int off = xdp->data - orig_data;
+	struct ethhdr *eth;
+
+	if (off) {
+		if (off > 0)
+			__skb_pull(skb, off);
+		else
+			__skb_push(skb, -off);
+		skb->mac_header += off;
+		skb_reset_network_header(skb);
+	}
+	off = xdp->data_end - orig_end;
+	if (off) {
+		skb_set_tail_pointer(skb, xdp->data_end - xdp->data);
+		skb->len += off;
+	}
+	eth = (struct ethhdr *)xdp->data;
+	if (eth->h_proto != orig_proto) {
+		__skb_push(skb, ETH_HLEN);
+		skb->protocol = eth_type_trans(skb, skb->dev);
+	}
+}
+
+/*
+ * The receiving device's XDP program on skb, as generic XDP runs it (the
+ * frame from its MAC header, linear): true to pass it on, false if it is
+ * to be dropped.  Under rcu_read_lock().
+ */
+static bool tdmt_run_xdp(struct tdmt_priv *rp, struct sk_buff *skb)
+{
+	struct bpf_prog *prog = rcu_dereference(rp->xdp_prog);
+#ifdef TDMT_HAVE_BPF_NET_CTX
+	struct bpf_net_context __bpf_net_ctx, *bpf_net_ctx;
+#endif
+	struct tdmt_xdp_buff b;
+	void *orig_data, *orig_end, *hard_start;
+	u32 act, mac_len, frame_sz;
+	__be16 orig_proto;
+
+	if (!prog)
+		return true;
+	if (skb_linearize(skb))
+		return false;
+	mac_len = skb->data - skb_mac_header(skb);
+	hard_start = skb->data - skb_headroom(skb);
+	frame_sz = (void *)skb_end_pointer(skb) - hard_start +
+		   SKB_DATA_ALIGN(sizeof(struct skb_shared_info));
+	xdp_init_buff(&b.xdp, frame_sz, &rp->xdp_rxq);
+	xdp_prepare_buff(&b.xdp, hard_start, skb_headroom(skb) - mac_len,
+			 skb_headlen(skb) + mac_len, true);
+	b.skb = skb;
+	orig_data = b.xdp.data;
+	orig_end = b.xdp.data_end;
+	orig_proto = ((struct ethhdr *)orig_data)->h_proto;
+#ifdef TDMT_HAVE_BPF_NET_CTX
+	bpf_net_ctx = bpf_net_ctx_set(&__bpf_net_ctx);
+#endif
+	act = bpf_prog_run_xdp(prog, &b.xdp);
+#ifdef TDMT_HAVE_BPF_NET_CTX
+	bpf_net_ctx_clear(bpf_net_ctx);
+#endif
+	switch (act) {
+	case XDP_PASS:
+		tdmt_xdp_adjust(skb, &b.xdp, orig_data, orig_end, orig_proto);
+		return true;
+	default:
+		bpf_warn_invalid_xdp_action(rp->dev, prog, act);
+		fallthrough;
+	case XDP_ABORTED:
+		trace_xdp_exception(rp->dev, prog, act);
+		fallthrough;
+	case XDP_DROP:
+		return false;
+	}
+}
+
 /* Serialised by the queue's lock: our TX and the peer's RX counters. */
 static netdev_tx_t tdmt_xmit(struct sk_buff *skb, struct net_device *dev)
 {
@@ -217,7 +336,10 @@ static netdev_tx_t tdmt_xmit(struct sk_buff *skb, struct net_device *dev)
 	if (__dev_forward_skb(peer, skb))	/* freed it */
 		goto drop;
 	tdmt_rx_stamp(netdev_priv(peer), skb);
-	if (netif_rx(skb) != NET_RX_SUCCESS) {
+	if (!tdmt_run_xdp(netdev_priv(peer), skb)) {
+		kfree_skb(skb);
+		peer->stats.rx_dropped++;
+	} else if (netif_rx(skb) != NET_RX_SUCCESS) {
 		peer->stats.rx_dropped++;
 	} else {
 		peer->stats.rx_packets++;
@@ -274,9 +396,25 @@ static int tdmt_eth_ioctl(struct net_device *dev, struct ifreq *ifr, int cmd)
 	}
 }
 
+/* Native XDP: the core hands us the program's reference (NULL: none). */
+static int tdmt_bpf(struct net_device *dev, struct netdev_bpf *bpf)
+{
+	struct tdmt_priv *p = netdev_priv(dev);
+	struct bpf_prog *old;
+
+	if (bpf->command != XDP_SETUP_PROG)
+		return -EINVAL;
+	old = rtnl_dereference(p->xdp_prog);
+	rcu_assign_pointer(p->xdp_prog, bpf->prog);
+	if (old)
+		bpf_prog_put(old);
+	return 0;
+}
+
 static const struct net_device_ops tdmt_netdev_ops = {
 	.ndo_start_xmit		= tdmt_xmit,
 	.ndo_eth_ioctl		= tdmt_eth_ioctl,
+	.ndo_bpf		= tdmt_bpf,
 	.ndo_set_mac_address	= eth_mac_addr,
 	.ndo_validate_addr	= eth_validate_addr,
 };
@@ -319,6 +457,9 @@ static void tdmt_setup(struct net_device *dev)
 	ether_setup(dev);
 	dev->netdev_ops = &tdmt_netdev_ops;
 	dev->ethtool_ops = &tdmt_ethtool_ops;
+#ifdef TDMT_HAVE_XDP_METADATA
+	dev->xdp_metadata_ops = &tdmt_xdp_metadata_ops;
+#endif
 	dev->max_mtu = 9000;
 	eth_hw_addr_random(dev);
 }
@@ -327,6 +468,7 @@ static struct net_device *tdmt_alloc(const char *name)
 {
 	struct net_device *dev;
 	struct tdmt_priv *p;
+	int err;
 
 	dev = alloc_netdev(sizeof(*p), name, NET_NAME_USER, tdmt_setup);
 	if (!dev)
@@ -345,6 +487,12 @@ static struct net_device *tdmt_alloc(const char *name)
 		free_netdev(dev);
 		return ERR_PTR(err);
 	}
+	err = xdp_rxq_info_reg(&p->xdp_rxq, dev, 0, 0);
+	if (err) {
+		ptp_clock_unregister(p->ptp);
+		free_netdev(dev);
+		return ERR_PTR(err);
+	}
 	return dev;
 }
 
@@ -352,6 +500,7 @@ static void tdmt_free(struct net_device *dev)
 {
 	struct tdmt_priv *p = netdev_priv(dev);
 
+	xdp_rxq_info_unreg(&p->xdp_rxq);
 	ptp_clock_unregister(p->ptp);
 	free_netdev(dev);
 }
@@ -420,5 +569,5 @@ module_init(tdmt_init);
 module_exit(tdmt_exit);
 
 MODULE_AUTHOR("tdmwin authors");
-MODULE_DESCRIPTION("tdmwin selftests: a NIC test double with RX hardware timestamps and a PHC");
+MODULE_DESCRIPTION("tdmwin selftests: a NIC test double with RX hardware timestamps, a PHC and native XDP");
 MODULE_LICENSE("GPL");

@@ -9,7 +9,13 @@
 
 #include <linux/types.h>
 
-#define TDMRX_BPF_PROG_NAME	"tdmrx_bpf"	/* the program, as bpftool shows it */
+#define TDMRX_BPF_PROG_NAME	"tdmrx_bpf"	/* the programs, as bpftool shows them */
+#define TDMRX_XDP_PROG_NAME	"tdmrx_xdp"
+#define TDMRX_XDP_HW_PROG_NAME	"tdmrx_xdp_hw"
+/* Where the dispatcher runs it: before an AF_XDP receiver's program
+ * (libxdp's xsk program runs at 20, a program without a run config at 50).
+ */
+#define TDMRX_XDP_RUN_PRIO	10
 #define TDMRX_BPF_OWNER_MAP	"tdmrx_owner"	/* the owner tag's map */
 #define TDMRX_BPF_PORT_WORDS	1024		/* 65536 ports, a bit each */
 /* A BPF ring buffer is a power of two pages; a record takes its 64 bytes
@@ -35,7 +41,8 @@ struct tdmrx_bpf_mark {
 
 /* The owner: pid and its start time (/proc/PID/stat field 22, clock ticks
  * since boot), so that a pid reused by another process is not taken for
- * the owner; the attach mode (1 tcx link, 2 tc filter).
+ * the owner; the attach mode (1 tcx link, 2 tc filter, 3 XDP through
+ * libxdp, 4 XDP device-bound, alone on the device).
  */
 struct tdmrx_bpf_owner {
 	__u32	pid;
@@ -45,5 +52,7 @@ struct tdmrx_bpf_owner {
 
 #define TDMRX_BPF_MODE_TCX	1
 #define TDMRX_BPF_MODE_TC	2
+#define TDMRX_BPF_MODE_XDP	3
+#define TDMRX_BPF_MODE_XDP_HW	4
 
 #endif

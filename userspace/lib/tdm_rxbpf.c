@@ -2,7 +2,8 @@
 /*
  * The BPF receive recorder's loader and reader (tdm_rxbpf.h): libbpf, the
  * skeleton that `bpftool gen skeleton` made of userspace/bpf/tdmrx.bpf.c,
- * tcx or a tc filter, and the BPF ring buffers into libtdm's merge.
+ * tcx or a tc filter, or the XDP hook (libxdp's dispatcher, or the program
+ * alone, device-bound), and the BPF ring buffers into libtdm's merge.
  *
  * Rings.  One BPF ring buffer per CPU by default, in the program's
  * array-of-maps `rings`: a CPU reserves in its own ring only, so no two
@@ -21,9 +22,10 @@
  * the merge back.
  *
  * Teardown.  tcx: BPF_LINK_DETACH waits for the programs in flight
- * (synchronize_rcu in the kernel).  tc: the filter is deleted and the
- * programs in flight finish on their own; tdm_rxbpf_drain_final() waits
- * until the counters say every matched packet was recorded or dropped.
+ * (synchronize_rcu in the kernel).  tc and XDP: the filter or program is
+ * taken off and the programs in flight finish on their own;
+ * tdm_rxbpf_drain_final() waits until the counters say every matched
+ * packet was recorded or dropped.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -38,11 +40,13 @@
 #include <unistd.h>
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <linux/bpf.h>
 #include <linux/net_tstamp.h>
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
+#include <xdp/libxdp.h>
 
 #include "tdm_nl.h"
 #include "tdm_rxbpf.h"
@@ -53,6 +57,11 @@
  * attach point (6.6), a stable value of enum bpf_attach_type.
  */
 #define RXBPF_TCX_INGRESS	46
+/* Nor the flag that binds an XDP program to a device at load (6.3), which
+ * the XDP RX metadata kfuncs need.
+ */
+#define RXBPF_XDP_DEV_BOUND_ONLY	(1U << 6)
+#define RXBPF_RX_TS_KFUNC	"bpf_xdp_metadata_rx_timestamp"
 
 /*
  * A CPU outside the hook gets T - RXBPF_QUIET_NS as its mark (tdmrx.bpf.c,
@@ -68,10 +77,16 @@
 
 struct tdm_rxbpf {
 	struct tdmrx_bpf *skel;
+	struct bpf_program *prog;	/* the one of the three loaded */
 	char ifname[IF_NAMESIZE];
 	int ifindex;
+	enum tdm_rxbpf_hook hook;
 	int mode;			/* TDMRX_BPF_MODE_* once attached */
 	int link_fd;			/* tcx */
+	struct xdp_program *xp;		/* XDP: libxdp's handle of b->prog */
+	enum xdp_attach_mode xdp_mode;	/* XDP: the mode it runs in */
+	bool xdp_alone;			/* XDP: no dispatcher (libxdp's fallback) */
+	char mode_str[112];
 	bool attached;
 	bool made_clsact;		/* tc: we added the clsact qdisc */
 	int *ring_fd;
@@ -140,11 +155,22 @@ static int no_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 	return 0;
 }
 
-/* libbpf's own messages only with TDM_BPF_DEBUG set. */
+static int no_xdp_print(enum libxdp_print_level level, const char *fmt,
+			va_list ap)
+{
+	(void)level;
+	(void)fmt;
+	(void)ap;
+	return 0;
+}
+
+/* libbpf's and libxdp's own messages only with TDM_BPF_DEBUG set. */
 static void quiet_libbpf(void)
 {
-	if (!getenv("TDM_BPF_DEBUG"))
+	if (!getenv("TDM_BPF_DEBUG")) {
 		libbpf_set_print(no_print);
+		libxdp_set_print(no_xdp_print);
+	}
 }
 
 static int set_priv_err(int e, const char *what, char *err, size_t errlen)
@@ -198,7 +224,9 @@ static int prog_owner(uint32_t id, struct tdmrx_bpf_owner *o)
 		return -1;
 	}
 	close(fd);
-	if (strcmp(info.name, TDMRX_BPF_PROG_NAME))
+	if (strcmp(info.name, TDMRX_BPF_PROG_NAME) &&
+	    strcmp(info.name, TDMRX_XDP_PROG_NAME) &&
+	    strcmp(info.name, TDMRX_XDP_HW_PROG_NAME))
 		return 0;
 	memset(o, 0, sizeof(*o));
 	for (i = 0; i < info.nr_map_ids && i < 16; i++) {
@@ -249,6 +277,218 @@ static void tc_opts_of(struct bpf_tc_opts *o)
 	o->priority = TDMRX_BPF_TC_PRIO;
 }
 
+/* ---- the XDP hook ------------------------------------------------------------ */
+
+/* libxdp's view of ifindex's XDP programs: NULL with *e = 0 if there are
+ * none, NULL with *e = the error if they cannot be listed.
+ */
+static struct xdp_multiprog *xdp_progs_of(int ifindex, int *e)
+{
+	struct xdp_multiprog *mp = xdp_multiprog__get_from_ifindex(ifindex);
+	long ret = libxdp_get_error(mp);
+
+	*e = 0;
+	if (!ret && mp && xdp_multiprog__main_prog(mp))
+		return mp;
+	if (ret && ret != -ENOENT)
+		*e = (int)-ret;
+	if (!ret)
+		xdp_multiprog__close(mp);	/* an offloaded one only */
+	return NULL;
+}
+
+/* The recorder among mp's programs (skip: one of ours to pass over), with
+ * its owner tag; NULL if none.
+ */
+static struct xdp_program *xdp_recorder_in(struct xdp_multiprog *mp,
+					   uint32_t skip,
+					   struct tdmrx_bpf_owner *o)
+{
+	struct xdp_program *p;
+
+	if (xdp_multiprog__is_legacy(mp)) {
+		p = xdp_multiprog__main_prog(mp);
+		return xdp_program__id(p) != skip &&
+		       prog_owner(xdp_program__id(p), o) == 1 ? p : NULL;
+	}
+	for (p = xdp_multiprog__next_prog(NULL, mp); p;
+	     p = xdp_multiprog__next_prog(p, mp))
+		if (xdp_program__id(p) != skip &&
+		    prog_owner(xdp_program__id(p), o) == 1)
+			return p;
+	return NULL;
+}
+
+/* Fill st with the XDP recorder on ifindex, if any (not skip); with
+ * reap_dead, take it off if its owner is gone: 1 then.  0, or -errno.
+ */
+static int xdp_recorder(int ifindex, uint32_t skip, struct tdm_rxbpf_state *st,
+			bool reap_dead)
+{
+	struct tdmrx_bpf_owner o;
+	struct xdp_multiprog *mp;
+	struct xdp_program *p;
+	int e, ret = 0;
+
+	mp = xdp_progs_of(ifindex, &e);
+	if (!mp)
+		return -e;
+	p = xdp_recorder_in(mp, skip, &o);
+	if (p) {
+		fill_state(st, xdp_program__id(p),
+			   o.mode ? (int)o.mode : TDMRX_BPF_MODE_XDP, &o);
+		if (reap_dead && !st->owner_alive) {
+			ret = xdp_program__detach(p, ifindex,
+						  xdp_multiprog__attach_mode(mp), 0);
+			ret = ret ? ret : 1;
+		}
+	}
+	xdp_multiprog__close(mp);
+	return ret;
+}
+
+int tdm_rxbpf_xdp_progs(const char *ifname, int *mode, char *err,
+			size_t errlen)
+{
+	struct xdp_multiprog *mp;
+	int ifindex, e, n;
+
+	quiet_libbpf();
+	*mode = XDP_MODE_UNSPEC;
+	ifindex = (int)if_nametoindex(ifname);
+	if (!ifindex)
+		return tdm_set_err(err, errlen, "no such device: %s", ifname);
+	mp = xdp_progs_of(ifindex, &e);
+	if (!mp)
+		return e ? set_priv_err(e, "cannot list the device's XDP programs",
+					err, errlen) : 0;
+	*mode = xdp_multiprog__attach_mode(mp);
+	n = xdp_multiprog__is_legacy(mp) ? 1 : xdp_multiprog__program_count(mp);
+	xdp_multiprog__close(mp);
+	return n > 0 ? n : 1;
+}
+
+int tdm_rxbpf_xdp_kfunc(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	int id;
+
+	if (libbpf_get_error(btf))
+		return -1;
+	id = btf__find_by_name_kind(btf, RXBPF_RX_TS_KFUNC, BTF_KIND_FUNC);
+	btf__free(btf);
+	return id > 0;
+}
+
+static const char *xdp_mode_name(enum xdp_attach_mode m)
+{
+	return m == XDP_MODE_SKB ? "skb" : m == XDP_MODE_NATIVE ? "native" :
+	       m == XDP_MODE_HW ? "offload" : "?";
+}
+
+/* How it is attached, in words, once attached. */
+static void mode_name(struct tdm_rxbpf *b)
+{
+	const char *how = b->mode == TDMRX_BPF_MODE_XDP_HW ?
+			  "device-bound, alone" :
+			  b->xdp_alone ? "alone: libxdp loaded no dispatcher (bpffs at /sys/fs/bpf?)" :
+			  "libxdp dispatcher";
+
+	if (b->mode == TDMRX_BPF_MODE_TCX || b->mode == TDMRX_BPF_MODE_TC)
+		snprintf(b->mode_str, sizeof(b->mode_str), "%s",
+			 b->mode == TDMRX_BPF_MODE_TCX ? "tcx" : "tc");
+	else
+		snprintf(b->mode_str, sizeof(b->mode_str), "xdp %s, %s",
+			 xdp_mode_name(b->xdp_mode), how);
+}
+
+/* Through libxdp, in the mode of the programs already there (a dispatcher
+ * holds one mode), else as the kernel chooses (native where the driver
+ * has XDP).  This loads the object: as an extension of the dispatcher, or
+ * alone as XDP where libxdp has no dispatcher (no bpffs).
+ */
+static int attach_xdp(struct tdm_rxbpf *b, char *err, size_t errlen)
+{
+	DECLARE_LIBXDP_OPTS(xdp_program_opts, xo, .obj = b->skel->obj,
+			    .prog_name = TDMRX_XDP_PROG_NAME);
+	struct xdp_multiprog *mp;
+	int mode, ret, e;
+
+	if (tdm_rxbpf_xdp_progs(b->ifname, &mode, err, errlen) < 0)
+		return -1;
+	b->xp = xdp_program__create(&xo);
+	if (libxdp_get_error(b->xp)) {
+		ret = (int)-libxdp_get_error(b->xp);
+		b->xp = NULL;
+		return set_priv_err(ret, "cannot open the XDP recorder", err, errlen);
+	}
+	if (xdp_program__set_run_prio(b->xp, TDMRX_XDP_RUN_PRIO) ||
+	    xdp_program__set_chain_call_enabled(b->xp, XDP_PASS, true))
+		return tdm_set_err(err, errlen, "cannot set the XDP recorder's run order");
+	ret = xdp_program__attach(b->xp, b->ifindex, (enum xdp_attach_mode)mode, 0);
+	if (ret == -EBUSY || ret == -EEXIST) {
+		errno = EBUSY;
+		return tdm_set_err(err, errlen,
+			"%s has an XDP program that is not libxdp's dispatcher (libxdp loads none without bpffs at /sys/fs/bpf, or where the kernel refuses its extensions: TDM_BPF_DEBUG=1 shows why), and a device holds one XDP program only",
+			b->ifname);
+	}
+	if (ret)
+		return set_priv_err(-ret, "cannot attach the XDP recorder (libxdp)",
+				    err, errlen);
+	b->attached = true;
+	b->mode = TDMRX_BPF_MODE_XDP;
+	mp = xdp_progs_of(b->ifindex, &e);
+	b->xdp_mode = mp ? xdp_multiprog__attach_mode(mp) : XDP_MODE_UNSPEC;
+	b->xdp_alone = !mp || xdp_multiprog__is_legacy(mp);
+	xdp_multiprog__close(mp);
+	return 0;
+}
+
+/* The device-bound program, alone in native mode: no dispatcher can hold
+ * it, and a device that has an XDP program already is refused (EBUSY).
+ */
+static int attach_xdp_hw(struct tdm_rxbpf *b, char *err, size_t errlen)
+{
+	int ret = bpf_xdp_attach(b->ifindex, bpf_program__fd(b->prog),
+				 XDP_FLAGS_DRV_MODE | XDP_FLAGS_UPDATE_IF_NOEXIST,
+				 NULL);
+
+	if (ret == -EBUSY || ret == -EEXIST) {
+		errno = EBUSY;
+		return tdm_set_err(err, errlen,
+			"%s has an XDP program already: --recorder xdp-hw must be alone on the device (its program is device-bound, which libxdp's dispatcher cannot hold); --recorder xdp records beside it",
+			b->ifname);
+	}
+	if (ret)
+		return set_priv_err(-ret, "cannot attach the device-bound XDP recorder in native mode",
+				    err, errlen);
+	b->attached = true;
+	b->mode = TDMRX_BPF_MODE_XDP_HW;
+	b->xdp_mode = XDP_MODE_NATIVE;
+	b->xdp_alone = true;
+	return 0;
+}
+
+/* Another XDP recorder beside ours (two captures that attached at once):
+ * as tcx_rival().
+ */
+static int xdp_rival(struct tdm_rxbpf *b, char *err, size_t errlen)
+{
+	struct tdm_rxbpf_state st = { 0 };
+	int ret = xdp_recorder(b->ifindex, tdm_rxbpf_prog_id(b), &st, false);
+
+	if (ret < 0)
+		return set_priv_err(-ret, "cannot list the device's XDP programs",
+				    err, errlen);
+	if (!st.attached)
+		return 0;
+	errno = EBUSY;
+	return tdm_set_err(err, errlen,
+		"the XDP recorder is attached to %s by pid %d (%s), prog id %u (it attached at the same time as this one)",
+		b->ifname, (int)st.owner, st.owner_comm[0] ? st.owner_comm : "?",
+		st.prog_id);
+}
+
 int tdm_rxbpf_query(const char *ifname, struct tdm_rxbpf_state *st,
 		    char *err, size_t errlen)
 {
@@ -284,8 +524,15 @@ int tdm_rxbpf_query(const char *ifname, struct tdm_rxbpf_state *st,
 	if (ret == -EPERM || ret == -EACCES)
 		return set_priv_err(-ret, "cannot list the device's tc filters",
 				    err, errlen);
-	if (!ret && t.prog_id && prog_owner(t.prog_id, &o) == 1)
+	if (!ret && t.prog_id && prog_owner(t.prog_id, &o) == 1) {
 		fill_state(st, t.prog_id, TDMRX_BPF_MODE_TC, &o);
+		return 0;
+	}
+	/* the XDP hook */
+	ret = xdp_recorder(ifindex, 0, st, false);
+	if (ret < 0)
+		return set_priv_err(-ret, "cannot list the device's XDP programs",
+				    err, errlen);
 	return 0;
 }
 
@@ -298,8 +545,16 @@ int tdm_rxbpf_reap(const char *ifname, char *err, size_t errlen)
 
 	if (tdm_rxbpf_query(ifname, &st, err, errlen))
 		return -1;
-	if (!st.attached || st.mode != TDMRX_BPF_MODE_TC || st.owner_alive)
+	if (!st.attached || st.mode == TDMRX_BPF_MODE_TCX || st.owner_alive)
 		return 0;
+	if (st.mode != TDMRX_BPF_MODE_TC) {
+		memset(&st, 0, sizeof(st));
+		ret = xdp_recorder((int)if_nametoindex(ifname), 0, &st, true);
+		if (ret < 0)
+			return set_priv_err(-ret, "cannot remove the stale XDP recorder",
+					    err, errlen);
+		return ret;
+	}
 	tc_hook_of(&h, (int)if_nametoindex(ifname));
 	tc_opts_of(&t);
 	ret = bpf_tc_detach(&h, &t);
@@ -314,7 +569,7 @@ int tdm_rxbpf_reap(const char *ifname, char *err, size_t errlen)
 
 static int attach_tcx(struct tdm_rxbpf *b)
 {
-	int fd = bpf_link_create(bpf_program__fd(b->skel->progs.tdmrx_bpf),
+	int fd = bpf_link_create(bpf_program__fd(b->prog),
 				 b->ifindex, RXBPF_TCX_INGRESS, NULL);
 
 	if (fd < 0)
@@ -374,7 +629,7 @@ static int attach_tc(struct tdm_rxbpf *b, char *err, size_t errlen)
 		return set_priv_err(-ret, "cannot add the clsact qdisc", err, errlen);
 	b->made_clsact = !ret;	/* then removed when we go, if left empty */
 	tc_opts_of(&t);
-	t.prog_fd = bpf_program__fd(b->skel->progs.tdmrx_bpf);
+	t.prog_fd = bpf_program__fd(b->prog);
 	ret = bpf_tc_attach(&h, &t);	/* no REPLACE: EEXIST if taken */
 	if (ret == -EEXIST) {
 		errno = EBUSY;
@@ -437,14 +692,16 @@ static int check_owner(struct tdm_rxbpf *b, bool quiet, char *err, size_t errlen
 			"the BPF recorder is attached to %s by pid %d (%s), %s prog id %u",
 			b->ifname, (int)st.owner,
 			st.owner_comm[0] ? st.owner_comm : "?",
-			st.mode == TDMRX_BPF_MODE_TCX ? "tcx link," : "tc filter,",
+			st.mode == TDMRX_BPF_MODE_TCX ? "tcx link," :
+			st.mode == TDMRX_BPF_MODE_TC ? "tc filter," : "XDP,",
 			st.prog_id);
 	}
 	ret = tdm_rxbpf_reap(b->ifname, err, errlen);
 	if (ret < 0)
 		return -1;
 	if (ret && !quiet)
-		fprintf(stderr, "tdmstat: removed the BPF recorder's tc filter on %s: its owner, pid %d, is gone\n",
+		fprintf(stderr, "tdmstat: removed the BPF recorder's %s on %s: its owner, pid %d, is gone\n",
+			st.mode == TDMRX_BPF_MODE_TC ? "tc filter" : "XDP program",
 			b->ifname, (int)st.owner);
 	return 0;
 }
@@ -547,6 +804,45 @@ static int rx_stamps_on(struct tdm_rxbpf *b, char *err, size_t errlen)
 	return 0;
 }
 
+/* TAI - REALTIME into the program's .bss (its only variable), through
+ * the map: libxdp loads the object in the XDP case, so the skeleton's
+ * mapping of .bss is not the map's there.
+ */
+static void put_tai_offset(struct tdm_rxbpf *b)
+{
+	__typeof__(*b->skel->bss) v;
+	uint32_t key = 0;
+
+	memset(&v, 0, sizeof(v));
+	v.tai_offset_ns = tai_offset();
+	bpf_map_update_elem(bpf_map__fd(b->skel->maps.bss), &key, &v, BPF_ANY);
+}
+
+/* Which program, and for the device-bound one whether the kernel can. */
+static int pick_prog(struct tdm_rxbpf *b, char *err, size_t errlen)
+{
+	struct bpf_program *p;
+
+	b->prog = b->hook == TDM_RXBPF_TC ? b->skel->progs.tdmrx_bpf :
+		  b->hook == TDM_RXBPF_XDP ? b->skel->progs.tdmrx_xdp :
+		  b->skel->progs.tdmrx_xdp_hw;
+	bpf_object__for_each_program(p, b->skel->obj)
+		bpf_program__set_autoload(p, p == b->prog);
+	if (b->hook != TDM_RXBPF_XDP_HW)
+		return 0;
+	if (tdm_rxbpf_xdp_kfunc() != 1) {
+		errno = EOPNOTSUPP;
+		return tdm_set_err(err, errlen,
+			"the kernel has no XDP RX timestamp kfunc (%s, 6.3 on): --recorder xdp records at the XDP hook with software stamps",
+			RXBPF_RX_TS_KFUNC);
+	}
+	bpf_program__set_ifindex(b->prog, (__u32)b->ifindex);
+	return bpf_program__set_flags(b->prog, bpf_program__flags(b->prog) |
+					       RXBPF_XDP_DEV_BOUND_ONLY) ?
+	       tdm_set_err(err, errlen, "cannot bind the XDP recorder to %s",
+			   b->ifname) : 0;
+}
+
 static int load(struct tdm_rxbpf *b, const struct tdm_rxbpf_cfg *cfg,
 		char *err, size_t errlen)
 {
@@ -579,12 +875,24 @@ static int load(struct tdm_rxbpf *b, const struct tdm_rxbpf_cfg *cfg,
 	if (bpf_map__set_max_entries(b->skel->maps.rings, b->nrings) ||
 	    bpf_map__set_max_entries(b->skel->maps.marks, b->ncpus))
 		return tdm_set_err(err, errlen, "cannot size the BPF maps");
-	if (create_rings(b, err, errlen))
+	if (create_rings(b, err, errlen) || pick_prog(b, err, errlen))
 		return -1;
-	ret = tdmrx_bpf__load(b->skel);
-	if (ret)
-		return set_priv_err(-ret, "cannot load the BPF recorder", err, errlen);
-	b->skel->bss->tai_offset_ns = tai_offset();
+	if (b->hook == TDM_RXBPF_XDP) {
+		if (attach_xdp(b, err, errlen))	/* libxdp loads it */
+			return -1;
+	} else {
+		ret = tdmrx_bpf__load(b->skel);
+		if (ret == -EOPNOTSUPP && b->hook == TDM_RXBPF_XDP_HW) {
+			errno = EOPNOTSUPP;
+			return tdm_set_err(err, errlen,
+				"cannot bind the XDP recorder to %s: its driver has no native XDP (ndo_bpf)",
+				b->ifname);
+		}
+		if (ret)
+			return set_priv_err(-ret, "cannot load the BPF recorder",
+					    err, errlen);
+	}
+	put_tai_offset(b);
 	own.pid = (uint32_t)getpid();
 	own.start_ticks = tdm_proc_start_ticks(getpid());
 	if (install_rings(b, err, errlen) || map_marks(b, err, errlen))
@@ -618,6 +926,7 @@ int tdm_rxbpf_open(struct tdm_rxbpf **out, const struct tdm_rxbpf_cfg *cfg,
 	}
 	b->link_fd = -1;
 	b->ts_fd = -1;
+	b->hook = cfg->hook;
 	tdm_strlcpy(b->ifname, cfg->ifname, sizeof(b->ifname));
 	b->ifindex = (int)if_nametoindex(cfg->ifname);
 	if (!b->ifindex) {
@@ -625,19 +934,28 @@ int tdm_rxbpf_open(struct tdm_rxbpf **out, const struct tdm_rxbpf_cfg *cfg,
 		errno = ENODEV;
 		goto fail;
 	}
-	if (load(b, cfg, err, errlen) || check_owner(b, quiet, err, errlen) ||
-	    rx_stamps_on(b, err, errlen))
+	/* an owner first: the XDP hook attaches as it loads */
+	if (check_owner(b, quiet, err, errlen) || load(b, cfg, err, errlen))
 		goto fail;
-	ret = attach_tcx(b);
-	if (ret == -EPERM || ret == -EACCES) {
-		set_priv_err(-ret, "cannot attach to tcx", err, errlen);
+	if (b->hook == TDM_RXBPF_TC) {
+		if (rx_stamps_on(b, err, errlen))
+			goto fail;
+		ret = attach_tcx(b);
+		if (ret == -EPERM || ret == -EACCES) {
+			set_priv_err(-ret, "cannot attach to tcx", err, errlen);
+			goto fail;
+		}
+		if (ret && attach_tc(b, err, errlen))	/* no tcx: 6.1 */
+			goto fail;
+	} else if (b->hook == TDM_RXBPF_XDP_HW && attach_xdp_hw(b, err, errlen)) {
 		goto fail;
 	}
-	if (ret && attach_tc(b, err, errlen))	/* no tcx: 6.1 */
-		goto fail;
 	b->attached = true;
 	if (b->mode == TDMRX_BPF_MODE_TCX && tcx_rival(b, err, errlen))
 		goto fail;	/* tdm_rxbpf_close() detaches */
+	if (b->hook != TDM_RXBPF_TC && xdp_rival(b, err, errlen))
+		goto fail;
+	mode_name(b);
 	own.pid = (uint32_t)getpid();
 	own.mode = (uint32_t)b->mode;
 	own.start_ticks = tdm_proc_start_ticks(getpid());
@@ -687,6 +1005,21 @@ int tdm_rxbpf_detach(struct tdm_rxbpf *b, char *err, size_t errlen)
 			bpf_tc_hook_destroy(&h);
 		}
 		b->made_clsact = false;
+	} else if (b->mode == TDMRX_BPF_MODE_XDP) {
+		ret = xdp_program__detach(b->xp, b->ifindex, b->xdp_mode, 0);
+		if (ret)
+			ret = tdm_set_err(err, errlen,
+					  "cannot take the XDP recorder off %s: %s",
+					  b->ifname, strerror(-ret));
+	} else if (b->mode == TDMRX_BPF_MODE_XDP_HW) {
+		LIBBPF_OPTS(bpf_xdp_attach_opts, o,
+			    .old_prog_fd = bpf_program__fd(b->prog));
+
+		ret = bpf_xdp_detach(b->ifindex, XDP_FLAGS_DRV_MODE, &o);
+		if (ret)
+			ret = tdm_set_err(err, errlen,
+					  "cannot take the XDP recorder off %s: %s",
+					  b->ifname, strerror(-ret));
 	}
 	return ret;
 }
@@ -709,6 +1042,7 @@ void tdm_rxbpf_close(struct tdm_rxbpf *b)
 	}
 	if (b->ts_fd >= 0)
 		close(b->ts_fd);
+	xdp_program__close(b->xp);	/* not the object: the skeleton's */
 	tdmrx_bpf__destroy(b->skel);
 	free(b);
 }
@@ -759,7 +1093,7 @@ size_t tdm_rxbpf_feed(struct tdm_rxbpf *b, struct tdm_merge *m, tdm_rx_cb tap,
 		for (i = 0; i < n; i++)
 			if (mark[i] > 0)
 				tdm_merge_mark(m, i, mark[i]);
-	b->skel->bss->tai_offset_ns = tai_offset();
+	put_tai_offset(b);
 	return (size_t)(b->read - before);
 }
 
@@ -853,7 +1187,7 @@ uint32_t tdm_rxbpf_ring_records(const struct tdm_rxbpf *b)
 
 const char *tdm_rxbpf_mode(const struct tdm_rxbpf *b)
 {
-	return b->mode == TDMRX_BPF_MODE_TCX ? "tcx" : "tc";
+	return b->mode_str;
 }
 
 uint32_t tdm_rxbpf_prog_id(const struct tdm_rxbpf *b)
@@ -862,8 +1196,7 @@ uint32_t tdm_rxbpf_prog_id(const struct tdm_rxbpf *b)
 	uint32_t len = sizeof(info);
 
 	memset(&info, 0, sizeof(info));
-	if (bpf_obj_get_info_by_fd(bpf_program__fd(b->skel->progs.tdmrx_bpf),
-				   &info, &len))
+	if (bpf_obj_get_info_by_fd(bpf_program__fd(b->prog), &info, &len))
 		return 0;
 	return info.id;
 }

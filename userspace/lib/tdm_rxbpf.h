@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The BPF receive recorder (userspace/bpf/tdmrx.bpf.c): load it with
- * libbpf from the skeleton built in, attach it to a device's tc ingress,
- * read its BPF ring buffers and hand the records, with the per-CPU
- * watermarks, to libtdm's merge (tdm_merge.h), as tdm_rx.c does for
- * tdmrx.ko.  The record and the counters are tdmrx's (tdmrx.h).
+ * libbpf from the skeleton built in, attach it to a device's tc ingress or
+ * XDP hook (cfg.hook), read its BPF ring buffers and hand the records,
+ * with the per-CPU watermarks, to libtdm's merge (tdm_merge.h), as tdm_rx.c
+ * does for tdmrx.ko.  The record and the counters are tdmrx's (tdmrx.h).
  *
  * Ownership: one owner per device.  On kernels with tcx (6.6 on) the
  * program hangs on a BPF link that only the owner's file descriptor holds,
@@ -12,7 +12,18 @@
  * clsact ingress with a fixed handle and priority (tdmrx_bpf.h), which
  * outlives its process: the owner tag (pid and start time, in the
  * program's tdmrx_owner map) tells the next owner, or tdmctl doctor,
- * whether its owner is gone, and then the filter is removed.
+ * whether its owner is gone, and then the filter is removed.  An XDP
+ * program outlives its process too (a libxdp dispatcher is pinned in
+ * bpffs): the same tag, the same removal.
+ *
+ * The XDP hooks: TDM_RXBPF_XDP goes through libxdp's multi-program
+ * dispatcher, before other programs on the device (an AF_XDP receiver's),
+ * in the mode the device's dispatcher already runs in (else native, or
+ * skb where the driver has no XDP), stamping at the hook.  TDM_RXBPF_XDP_HW
+ * loads the program device-bound, which the XDP RX metadata kfunc needs
+ * (6.3 on) and libxdp's dispatcher cannot hold (1.3 to 1.5), so it is
+ * alone on the device in native mode, with the NIC's stamps where the
+ * driver gives them.
  *
  *   struct tdm_rxbpf *b;
  *   tdm_rxbpf_open(&b, &cfg, err, len);          // load, attach: we own it
@@ -35,8 +46,15 @@
 #include "tdm_merge.h"
 #include "tdm_rx.h"
 
+enum tdm_rxbpf_hook {
+	TDM_RXBPF_TC,		/* tc ingress: tcx, or a tc filter */
+	TDM_RXBPF_XDP,		/* XDP through libxdp */
+	TDM_RXBPF_XDP_HW,	/* XDP device-bound, NIC stamps, alone */
+};
+
 struct tdm_rxbpf_cfg {
 	char ifname[16];
+	enum tdm_rxbpf_hook hook;
 	uint16_t ports[TDMRX_MAX_PORTS];
 	unsigned int nports;
 	uint32_t ring_records;	/* per ring, at least; 0 = TDMRX_DEFAULT_RING */
@@ -47,8 +65,8 @@ struct tdm_rxbpf_cfg {
 
 /* What is attached to a device (tdm_rxbpf_query). */
 struct tdm_rxbpf_state {
-	bool attached;		/* a tdmrx_bpf program is on its ingress */
-	int mode;		/* TDMRX_BPF_MODE_TCX or _TC */
+	bool attached;		/* a recorder program is on its ingress or XDP */
+	int mode;		/* TDMRX_BPF_MODE_* */
 	uint32_t prog_id;
 	pid_t owner;		/* 0: unknown */
 	bool owner_alive;
@@ -93,7 +111,8 @@ int tdm_rxbpf_drain_final(struct tdm_rxbpf *b, struct tdm_merge *m,
 unsigned int tdm_rxbpf_nsrc(const struct tdm_rxbpf *b);
 unsigned int tdm_rxbpf_nrings(const struct tdm_rxbpf *b);
 uint32_t tdm_rxbpf_ring_records(const struct tdm_rxbpf *b);
-const char *tdm_rxbpf_mode(const struct tdm_rxbpf *b);	/* "tcx", "tc" */
+/* "tcx", "tc", "xdp skb, libxdp dispatcher", "xdp native, device-bound"... */
+const char *tdm_rxbpf_mode(const struct tdm_rxbpf *b);
 uint32_t tdm_rxbpf_prog_id(const struct tdm_rxbpf *b);
 /* The counters summed over the CPUs (the per-CPU stats map). */
 int tdm_rxbpf_stats(const struct tdm_rxbpf *b, struct tdmrx_stats *sum);
@@ -106,8 +125,20 @@ uint64_t tdm_rxbpf_read(const struct tdm_rxbpf *b);	/* records fed */
  */
 int tdm_rxbpf_query(const char *ifname, struct tdm_rxbpf_state *st,
 		    char *err, size_t errlen);
-/* Remove the tc filter of an owner that is gone.  1 removed, 0 nothing to
- * remove (none, a tcx link, or a live owner), -1 with err.
+/* The XDP programs on ifname (any, ours or not): how many (0: none; a
+ * dispatcher's count as theirs), the mode they run in (XDP_MODE_* of
+ * libxdp) in *mode, -1 with err.
+ */
+int tdm_rxbpf_xdp_progs(const char *ifname, int *mode, char *err,
+			size_t errlen);
+/* Whether the running kernel has the XDP RX timestamp kfunc (6.3 on):
+ * 1, 0, or -1 if its BTF cannot be read.
+ */
+int tdm_rxbpf_xdp_kfunc(void);
+
+/* Remove the tc filter or XDP program of an owner that is gone.  1
+ * removed, 0 nothing to remove (none, a tcx link, or a live owner), -1
+ * with err.
  */
 int tdm_rxbpf_reap(const char *ifname, char *err, size_t errlen);
 

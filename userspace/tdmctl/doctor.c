@@ -974,7 +974,10 @@ static void check_tdmrx(const struct doctor_facts *f, struct doc_finding *o)
 /* Which recorders can work here: tdmrx.ko (loaded, or loadable: in the
  * module tree, CAP_SYS_MODULE, and no lockdown, which refuses an unsigned
  * module), the BPF recorder (CAP_BPF and CAP_NET_ADMIN, or CAP_SYS_ADMIN;
- * lockdown does not stop a tc program).
+ * lockdown does not stop a tc program), and of the XDP recorder what the
+ * node offers: libxdp's dispatcher (bpffs), the kernel's RX timestamp
+ * kfunc (xdp-hw), and whether the interface has XDP programs already,
+ * whose redirected packets only the XDP recorder sees.
  */
 static void check_recorders(const struct doctor_facts *f, struct doc_finding *o)
 {
@@ -1004,16 +1007,40 @@ static void check_recorders(const struct doctor_facts *f, struct doc_finding *o)
 		kwhy = "loadable unless lockdown refuses it (state unknown: no /sys/kernel/security/lockdown, securityfs not mounted here)";
 	else
 		kwhy = "loadable";
-	SEEN("tdmrx.ko: %s; BPF recorder: %s; lockdown %s; BTF %s",
+	SEEN("tdmrx.ko: %s; BPF recorder: %s; lockdown %s; BTF %s; XDP recorder: %s; xdp-hw: %s%s",
 	     kwhy, bpf ? "can load (CAP_BPF, CAP_NET_ADMIN)" :
 	     "no CAP_BPF and CAP_NET_ADMIN (run as root)", ld,
-	     f->node.btf ? "present" : "absent (not needed)");
+	     f->node.btf ? "present" : "absent (not needed)",
+	     f->node.bpffs ? "beside other XDP programs (libxdp's dispatcher, bpffs at /sys/fs/bpf)" :
+	     "alone only (no bpffs at /sys/fs/bpf for libxdp's dispatcher)",
+	     f->node.xdp_kfunc > 0 ? "the kernel has the XDP RX timestamp kfunc (the NIC's stamps where the driver gives them)" :
+	     f->node.xdp_kfunc == 0 ? "no XDP RX timestamp kfunc in this kernel (6.3 on)" :
+	     "unknown (no kernel BTF)",
+	     f->bpf.have && f->bpf.xdp_progs > 0 ?
+	     "; the interface has XDP programs: what they redirect (AF_XDP) never reaches tdmrx.ko or tc, record it with --recorder xdp (auto does)" : "");
 	if (kmod || bpf) {
 		o->sev = DOC_OK;
 		return;
 	}
 	o->sev = DOC_FAIL;
 	FIX("run tdmstat capture as root (the BPF recorder needs CAP_BPF and CAP_NET_ADMIN)");
+}
+
+/* How a recorder program hangs on the device (tdmrx_bpf.h's modes). */
+static const char *recorder_how(int mode)
+{
+	switch (mode) {
+	case TDMRX_BPF_MODE_TCX:
+		return "tdmrx_bpf, tcx link";
+	case TDMRX_BPF_MODE_TC:
+		return "tdmrx_bpf, tc filter";
+	case TDMRX_BPF_MODE_XDP:
+		return "tdmrx_xdp, XDP through libxdp";
+	case TDMRX_BPF_MODE_XDP_HW:
+		return "tdmrx_xdp_hw, XDP device-bound";
+	default:
+		return "?";
+	}
 }
 
 /* What of the BPF recorder is on the interface. */
@@ -1035,8 +1062,8 @@ static void check_bpf_recorder(const struct doctor_facts *f,
 	}
 	if (f->bpf.reaped) {
 		o->sev = DOC_WARN;
-		SEEN("removed the BPF recorder's tc filter (tdmrx_bpf, prog id %u) on %s: its owner, pid %d, is gone",
-		     st->prog_id, f->ifname, (int)st->owner);
+		SEEN("removed the BPF recorder's %s (prog id %u) on %s: its owner, pid %d, is gone",
+		     recorder_how(st->mode), st->prog_id, f->ifname, (int)st->owner);
 		return;
 	}
 	if (!st->attached) {
@@ -1046,16 +1073,21 @@ static void check_bpf_recorder(const struct doctor_facts *f,
 	}
 	if (st->owner_alive) {
 		o->sev = DOC_OK;
-		SEEN("the BPF recorder (tdmrx_bpf, prog id %u, %s) is attached to %s by pid %d (%s)",
-		     st->prog_id, st->mode == TDMRX_BPF_MODE_TCX ? "tcx link" :
-		     "tc filter", f->ifname, (int)st->owner, st->owner_comm);
+		SEEN("the BPF recorder (prog id %u, %s) is attached to %s by pid %d (%s)",
+		     st->prog_id, recorder_how(st->mode), f->ifname,
+		     (int)st->owner, st->owner_comm);
 		return;
 	}
 	o->sev = DOC_WARN;
-	SEEN("the BPF recorder (tdmrx_bpf, prog id %u) is attached to %s, its owner, pid %d, is gone",
-	     st->prog_id, f->ifname, (int)st->owner);
-	FIX("tc filter del dev %s ingress pref %u handle 0x%x bpf", f->ifname,
-	    TDMRX_BPF_TC_PRIO, TDMRX_BPF_TC_HANDLE);
+	SEEN("the BPF recorder (prog id %u, %s) is attached to %s, its owner, pid %d, is gone",
+	     st->prog_id, recorder_how(st->mode), f->ifname, (int)st->owner);
+	if (st->mode == TDMRX_BPF_MODE_XDP)
+		FIX("xdp-loader unload %s --id %u", f->ifname, st->prog_id);
+	else if (st->mode == TDMRX_BPF_MODE_XDP_HW)
+		FIX("ip link set dev %s xdpdrv off", f->ifname);
+	else
+		FIX("tc filter del dev %s ingress pref %u handle 0x%x bpf",
+		    f->ifname, TDMRX_BPF_TC_PRIO, TDMRX_BPF_TC_HANDLE);
 }
 
 const struct doc_check doc_checks[] = {

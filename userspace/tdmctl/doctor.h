@@ -156,14 +156,18 @@ struct doctor_facts {
 		bool btf;		/* /sys/kernel/btf/vmlinux */
 		bool kmod_found;	/* tdmrx.ko in the module tree */
 		bool cap_sys_module, cap_bpf, cap_net_admin, cap_sys_admin;
+		bool bpffs;		/* a bpffs at /sys/fs/bpf (libxdp) */
+		int xdp_kfunc;		/* XDP RX timestamp kfunc: 1, 0, -1 unknown */
 	} node;
 	/* The BPF recorder on the interface (tdm.bpf_recorder); a tc filter
-	 * whose owner is gone is removed (reaped), as capture would.
+	 * or XDP program whose owner is gone is removed (reaped), as capture
+	 * would.
 	 */
 	struct {
 		DOC_FACT_HDR;
 		struct tdm_rxbpf_state st;
 		bool reaped;
+		int xdp_progs;		/* XDP programs on it (any); -1 unknown */
 	} bpf;
 };
 

@@ -17,12 +17,14 @@
 #include <sys/socket.h>
 #include <sys/capability.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include <libmnl/libmnl.h>
 #include <linux/dcbnl.h>
 #include <linux/ethtool.h>
+#include <linux/magic.h>
 #include <linux/net_tstamp.h>
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
@@ -699,6 +701,7 @@ static bool kmod_in_tree(void)
 static void gather_node(struct doctor_facts *f)
 {
 	cap_t c = cap_get_proc();
+	struct statfs sfs;
 
 	read_lockdown(f->node.lockdown, sizeof(f->node.lockdown));
 	f->node.btf = !access("/sys/kernel/btf/vmlinux", R_OK);
@@ -709,20 +712,24 @@ static void gather_node(struct doctor_facts *f)
 	f->node.cap_sys_admin = cap_on(c, CAP_SYS_ADMIN);
 	if (c)
 		cap_free(c);
+	f->node.bpffs = !statfs("/sys/fs/bpf", &sfs) &&
+			(unsigned long)sfs.f_type == BPF_FS_MAGIC;
+	f->node.xdp_kfunc = tdm_rxbpf_xdp_kfunc();
 	f->node.have = true;
 }
 
 static void gather_bpf(struct doctor_facts *f)
 {
 	char err[DOC_TEXT];
-	int r;
+	int r, mode;
 
 	if (tdm_rxbpf_query(f->ifname, &f->bpf.st, err, sizeof(err))) {
 		FACT_ERR(f->bpf, errno, "%s", err);
 		return;
 	}
 	f->bpf.have = true;
-	if (f->bpf.st.attached && f->bpf.st.mode == TDMRX_BPF_MODE_TC &&
+	f->bpf.xdp_progs = tdm_rxbpf_xdp_progs(f->ifname, &mode, err, sizeof(err));
+	if (f->bpf.st.attached && f->bpf.st.mode != TDMRX_BPF_MODE_TCX &&
 	    !f->bpf.st.owner_alive) {
 		r = tdm_rxbpf_reap(f->ifname, err, sizeof(err));
 		if (r > 0)

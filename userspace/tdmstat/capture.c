@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * tdmstat capture: attach a recorder to a device, tdmrx.ko through
- * libtdm's tdm_rx or the BPF recorder through tdm_rxbpf (--recorder), or
+ * libtdm's tdm_rx or the BPF recorder (tc ingress or XDP) through
+ * tdm_rxbpf (--recorder), or
  * read the rings a kernel-bypass receiver fills itself (tdm_uring.h),
  * drain every per-CPU ring and put the records back into receive order
  * with libtdm's merge (tdm_merge.h) before the engine sees them.  Each
@@ -64,7 +65,8 @@ static void to_engine(void *ctx, const struct tdmrx_record *r)
 /* ---- the recorder: tdmrx.ko, BPF, or a producer's rings --------------------- */
 
 struct rec {
-	bool bpf;
+	bool bpf;			/* bpf, xdp, xdp-hw */
+	enum tdm_rxbpf_hook hook;
 	bool uring;			/* ring:NAME,... */
 	struct tdm_urings ur;
 	struct tdm_rx rx;		/* kmod */
@@ -133,21 +135,39 @@ static int modprobe_tdmrx(char *why, size_t len)
 	return -1;
 }
 
-/* Open the recorder --recorder names; auto: tdmrx.ko if it is loaded or
- * modprobe loads it, else BPF.
+/* Open the recorder --recorder names; auto: the XDP recorder if the
+ * device has an XDP program (an AF_XDP receiver's takes the packets before
+ * tdmrx's hook and tc ingress), else tdmrx.ko if it is loaded or modprobe
+ * loads it, else BPF at tc ingress.
  */
 static int rec_open(struct tdmstat *t, struct rec *r, char *err, size_t errlen)
 {
 	char kerr[256], why[256], mp[300];
+	int n, mode;
 
 	memset(r, 0, sizeof(*r));
 	if (!strncmp(t->recorder, "ring:", 5)) {
 		r->uring = true;
 		return 0;
 	}
-	if (!strcmp(t->recorder, "bpf")) {
+	r->hook = !strcmp(t->recorder, "xdp") ? TDM_RXBPF_XDP :
+		  !strcmp(t->recorder, "xdp-hw") ? TDM_RXBPF_XDP_HW : TDM_RXBPF_TC;
+	if (!strcmp(t->recorder, "bpf") || r->hook != TDM_RXBPF_TC) {
 		r->bpf = true;
 		return 0;
+	}
+	if (!strcmp(t->recorder, "auto")) {
+		n = tdm_rxbpf_xdp_progs(t->ifname, &mode, err, errlen);
+		if (n < 0)
+			return -1;
+		if (n > 0) {
+			if (!t->quiet)
+				fprintf(stderr, "tdmstat: %s has %d XDP program%s, which may take packets before tdmrx.ko or tc would see them: the XDP recorder\n",
+					t->ifname, n, n == 1 ? "" : "s");
+			r->bpf = true;
+			r->hook = TDM_RXBPF_XDP;
+			return 0;
+		}
 	}
 	if (!tdm_rx_open(&r->rx, kerr, sizeof(kerr))) {
 		r->rx_open = true;
@@ -179,6 +199,7 @@ static int rec_attach(struct tdmstat *t, struct rec *r,
 			return -1;
 	} else if (r->bpf) {
 		struct tdm_rxbpf_cfg bc = { .nports = cfg->nports,
+					    .hook = r->hook,
 					    .ring_records = cfg->ring_records,
 					    .shared = t->shared_ring };
 
@@ -423,6 +444,7 @@ int tdmstat_capture(struct tdmstat *t)
 			fprintf(stderr, "tdmstat: %s\n", err);
 		else
 			fprintf(stderr, "tdmstat: attach %s to %s: %s\n",
+				rx.hook != TDM_RXBPF_TC ? "the XDP recorder" :
 				rx.bpf ? "the BPF recorder" : "tdmrx",
 				t->ifname, err);
 		goto out_close;
@@ -452,8 +474,9 @@ int tdmstat_capture(struct tdmstat *t)
 			t->expect_senders ? "" :
 			" (stops when the producers close them, or ^C, -d, -e)");
 	else if (!t->quiet && rx.bpf)
-		fprintf(stderr, "tdmstat: recording %s with the BPF recorder (%s, prog id %u), %u rings of %u records%s\n",
-			t->ifname, tdm_rxbpf_mode(rx.b), tdm_rxbpf_prog_id(rx.b),
+		fprintf(stderr, "tdmstat: recording %s with the %s recorder (%s, prog id %u), %u rings of %u records%s\n",
+			t->ifname, rx.hook == TDM_RXBPF_TC ? "BPF" : "XDP",
+			tdm_rxbpf_mode(rx.b), tdm_rxbpf_prog_id(rx.b),
 			tdm_rxbpf_nrings(rx.b), tdm_rxbpf_ring_records(rx.b),
 			t->expect_senders ? "" : " (stop with ^C, -d or -e)");
 	else if (!t->quiet)

@@ -75,10 +75,15 @@ static void usage(FILE *f)
 		"  -d, --duration TIME    capture: stop after TIME\n"
 		"  -e, --senders N        capture: stop once N senders sent their end markers\n"
 		"  -r, --ring RECORDS     capture: records per CPU ring\n"
-		"      --recorder kmod|bpf|auto|ring:NAME[,NAME...]  capture: tdmrx.ko,\n"
-		"                         the BPF recorder, tdmrx.ko if it is loaded or\n"
-		"                         loadable else BPF (default auto), or the\n"
-		"                         user-space producer rings NAME (no -i)\n"
+		"      --recorder kmod|bpf|xdp|xdp-hw|auto|ring:NAME[,NAME...]  capture:\n"
+		"                         tdmrx.ko, the BPF recorder at tc ingress, at\n"
+		"                         the XDP hook through libxdp (beside an AF_XDP\n"
+		"                         receiver), at the XDP hook device-bound with\n"
+		"                         the NIC's stamps (6.3+, alone on the device);\n"
+		"                         auto (default): xdp if the device has an XDP\n"
+		"                         program, else tdmrx.ko if it is loaded or\n"
+		"                         loadable, else bpf; or the user-space\n"
+		"                         producer rings NAME (no -i)\n"
 		"      --shared-ring      capture, BPF: one ring for every CPU\n"
 		"      --reorder-bound TIME  longest delay from a packet's receive\n"
 		"                         stamp to the recorder (default 10ms): capture's\n"
@@ -279,10 +284,11 @@ int main(int argc, char **argv)
 			break;
 		case 7:
 			if (strcmp(optarg, "kmod") && strcmp(optarg, "bpf") &&
+			    strcmp(optarg, "xdp") && strcmp(optarg, "xdp-hw") &&
 			    strcmp(optarg, "auto") &&
 			    (strncmp(optarg, "ring:", 5) || !optarg[5])) {
 				snprintf(err, sizeof(err),
-					 "use kmod, bpf, auto or ring:NAME[,NAME...]");
+					 "use kmod, bpf, xdp, xdp-hw, auto or ring:NAME[,NAME...]");
 				goto bad;
 			}
 			t.recorder = optarg;

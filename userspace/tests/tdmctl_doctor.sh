@@ -103,6 +103,16 @@ fi
 check "tdm.recorders ok as root" test "$(f "$tmp/b.json" tdm.recorders severity)" = ok
 check "tdm.recorders: the BPF recorder can load" \
 	grep -q "BPF recorder: can load (CAP_BPF, CAP_NET_ADMIN); lockdown " <<<"$(f "$tmp/b.json" tdm.recorders seen)"
+# What the node offers the XDP recorder: the kfunc as the kernel has it.
+if grep -qw bpf_xdp_metadata_rx_timestamp /proc/kallsyms; then
+	kf="the kernel has the XDP RX timestamp kfunc"
+else
+	kf="no XDP RX timestamp kfunc in this kernel (6.3 on)"
+fi
+check "tdm.recorders: the XDP recorder, xdp-hw as the kernel is" \
+	grep -qF "; XDP recorder: " <<<"$(f "$tmp/b.json" tdm.recorders seen | grep -F "; xdp-hw: $kf")"
+check "tdm.recorders: no XDP program on dvb, nothing said of one" \
+	test -z "$(f "$tmp/b.json" tdm.recorders seen | grep -F "the interface has XDP programs")"
 check "tdm.bpf_recorder: nothing attached to dvb" \
 	test "$(f "$tmp/b.json" tdm.bpf_recorder seen)" = "the BPF recorder is not attached to dvb"
 check "tdm.recorders skipped for a sender" test "$(f "$tmp/a.json" tdm.recorders severity)" = skip
