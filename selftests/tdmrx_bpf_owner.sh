@@ -62,7 +62,7 @@ case "$(uname -r)" in
 	check_eq "6.1: the tc filter outlives its killed owner" "$(filters)" 1
 	out=$(nsx "$B" "$TDMCTL" doctor -i tdmB --role receiver 2>&1)
 	check_match "doctor: removed the stale filter, names its dead owner" "$out" \
-		"removed the BPF recorder's tc filter \\(tdmrx_bpf, prog id [0-9]+\\) on tdmB: its owner, pid $pid1, is gone"
+		"removed the BPF recorder's tdmrx_bpf, tc filter \\(prog id [0-9]+\\) on tdmB: its owner, pid $pid1, is gone"
 	check_eq "doctor: the stale filter is gone" "$(filters)" 0
 	cap two -d 60s
 	check_eq "a second owner records" $? 0
