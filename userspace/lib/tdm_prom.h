@@ -88,17 +88,27 @@ void tdm_prom_one_ns(struct tdm_prom *p, const char *name, const char *type,
 	X(guard_deferrals, "tdmwin_slot_guard_deferrals_total", "counter", false, "head frames that did not fit before the window slot closed") \
 	X(latency_max, "tdmwin_slot_open_latency_max_seconds", "gauge", true, "longest time from the window slot's start to its first frame on the wire")
 
+/* One tdmwin instance of a device, for tdm_prom_qdisc(). */
+struct tdm_prom_inst {
+	const char *queue;	/* its TX queue under mq (label queue), or NULL */
+	const struct tdm_qdisc_info *q;	/* as read by tdm_qdisc_get() */
+};
+
 /*
- * The qdisc of interface ifname as read by tdm_qdisc_get(): every metric
- * above (per slot: the slot metrics, the open latency as the summary
+ * The n tdmwin instances of interface ifname (one at the root, or one per
+ * TX queue under mq): every metric above, each family once with a sample
+ * per instance (labels interface, and queue under mq), the counters per
+ * slot (the slot metrics, the open latency as the summary
  * tdmwin_slot_open_latency_seconds, the least margin
  * tdmwin_slot_margin_min_seconds of slots a frame left in, and
- * tdmwin_slot_plan_version), the open latency as a summary (_sum, _count), the qdisc's drops,
- * backlog and queue length, its lease and what is left of it, all with
- * the label interface.  A qdisc that is not there: tdmwin_qdisc_present 0
- * only.
+ * tdmwin_slot_plan_version), the open latency as a summary (_sum, _count),
+ * the qdisc's drops, backlog and queue length, its lease and what is left
+ * of it.  An instance that is not there: tdmwin_qdisc_present 0 only.
+ * Counters are per instance, never summed: the instances of one device
+ * open the same windows, so a sum of windows opened would count one
+ * window once per queue.
  */
 void tdm_prom_qdisc(struct tdm_prom *p, const char *ifname,
-		    const struct tdm_qdisc_info *q);
+		    const struct tdm_prom_inst *inst, unsigned int n);
 
 #endif

@@ -1597,6 +1597,39 @@ static void status_text(FILE *f, void *arg)
 }
 
 /* tdmctl metrics: the Prometheus text format (tdm_prom.h). */
+/*
+ * The qdisc's metrics: every instance's (label queue under mq), read in
+ * st->inst; the first one there (st->q) when that could not be allocated.
+ */
+static void metrics_qdisc(struct tdm_prom *p, const struct status *st)
+{
+	const struct member *me = st->me;
+	struct tdm_prom_inst *in = NULL;
+	char (*qn)[12] = NULL;
+	unsigned int i;
+
+	if (st->inst && me->mq) {
+		in = calloc(me->ninst, sizeof(*in));
+		qn = calloc(me->ninst, sizeof(*qn));
+	}
+	if (!in || !qn) {
+		struct tdm_prom_inst one = { .q = &st->q };
+
+		free(in);
+		free(qn);
+		tdm_prom_qdisc(p, me->target.ifname, &one, 1);
+		return;
+	}
+	for (i = 0; i < me->ninst; i++) {
+		snprintf(qn[i], sizeof(qn[i]), "%d", me->inst[i].queue);
+		in[i].queue = qn[i];
+		in[i].q = &st->inst[i];
+	}
+	tdm_prom_qdisc(p, me->target.ifname, in, me->ninst);
+	free(in);
+	free(qn);
+}
+
 static void metrics_text(FILE *f, void *arg)
 {
 	const struct status *st = arg;
@@ -1656,7 +1689,7 @@ static void metrics_text(FILE *f, void *arg)
 		     "1 while tdmd renews the qdisc's lease", NULL, me->renewing);
 	tdm_prom_one(&p, "tdmd_lease_renewals_total", "counter",
 		     "lease renewals since tdmd started", NULL, me->renewals);
-	tdm_prom_qdisc(&p, me->target.ifname, &st->q);
+	metrics_qdisc(&p, st);
 }
 
 static void plan_json(struct tdm_json *j, void *arg)
@@ -1691,9 +1724,15 @@ void member_control(struct member *me, struct ctl_req *r)
 		free(st.inst);
 	} else if (!strcmp(r->cmd, "metrics")) {
 		struct status st = { .me = me };
+		unsigned int i;
 
 		read_qdisc(me, &st.q);
+		if (me->mq)
+			st.inst = calloc(me->ninst, sizeof(*st.inst));
+		for (i = 0; st.inst && i < me->ninst; i++)
+			read_inst(me, i, &st.inst[i]);
 		report_reply_text(r, metrics_text, &st);
+		free(st.inst);
 	} else if (!strcmp(r->cmd, "plan show")) {
 		if (!me->have_plan)
 			ctl_reply(r, !r->json, r->json ? "no plan installed yet\n" :

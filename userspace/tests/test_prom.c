@@ -71,7 +71,9 @@ static void test_escapes(void **state)
 
 static void qdisc(struct tdm_prom *p, void *arg)
 {
-	tdm_prom_qdisc(p, "eth0", arg);
+	struct tdm_prom_inst one = { .q = arg };
+
+	tdm_prom_qdisc(p, "eth0", &one, 1);
 }
 
 static void test_qdisc(void **state)
@@ -169,7 +171,9 @@ static struct nlmsghdr *slot_dump(char *buf, bool bad)
 
 static void slot_metrics(struct tdm_prom *p, void *arg)
 {
-	tdm_prom_qdisc(p, "eth0", arg);
+	struct tdm_prom_inst one = { .q = arg };
+
+	tdm_prom_qdisc(p, "eth0", &one, 1);
 }
 
 static void assert_line(const char *text, const char *line)
