@@ -202,22 +202,12 @@ int main(int argc, char **argv)
 			name = optarg;
 			break;
 		case 'r':
-			if (tdm_parse_u64(optarg, UINT32_MAX, &v, err, sizeof(err)))
+			if (tdm_uring_opt_records(&cfg, optarg, err, sizeof(err)))
 				goto bad;
-			cfg.records = (uint32_t)v;
 			break;
 		case 'u':
-			if (tdm_parse_u64(optarg, UINT16_MAX, &v, err, sizeof(err)) ||
-			    !v) {
-				snprintf(err, sizeof(err), "a port from 1 to 65535");
+			if (tdm_uring_opt_port(&cfg, optarg, err, sizeof(err)))
 				goto bad;
-			}
-			if (cfg.nports == TDMRX_MAX_PORTS) {
-				snprintf(err, sizeof(err), "at most %d ports",
-					 TDMRX_MAX_PORTS);
-				goto bad;
-			}
-			cfg.ports[cfg.nports++] = (uint16_t)v;
 			break;
 		case 'm':
 			if (!strcmp(optarg, "skb")) {

@@ -201,6 +201,31 @@ void tdm_uring_close(struct tdm_uring *u)
 	free(u);
 }
 
+int tdm_uring_opt_records(struct tdm_uring_cfg *cfg, const char *arg,
+			  char *err, size_t errlen)
+{
+	uint64_t v;
+
+	if (tdm_parse_u64(arg, UINT32_MAX, &v, err, errlen))
+		return -1;
+	cfg->records = (uint32_t)v;
+	return 0;
+}
+
+int tdm_uring_opt_port(struct tdm_uring_cfg *cfg, const char *arg,
+		       char *err, size_t errlen)
+{
+	uint64_t v;
+
+	if (tdm_parse_u64(arg, UINT16_MAX, &v, err, errlen) || !v)
+		return tdm_set_err(err, errlen, "a port from 1 to 65535");
+	if (cfg->nports == TDMRX_MAX_PORTS)
+		return tdm_set_err(err, errlen, "at most %d ports",
+				   TDMRX_MAX_PORTS);
+	cfg->ports[cfg->nports++] = (uint16_t)v;
+	return 0;
+}
+
 int tdm_uring_unlink(const char *name, char *err, size_t errlen)
 {
 	char path[TDM_URING_NAME_MAX + 32];

@@ -61,6 +61,16 @@ struct tdm_uring_cfg {
 struct tdm_uring;
 
 /*
+ * A producer's options into cfg: --records N (parsed, checked by
+ * tdm_uring_create()) and --port PORT (1 to 65535, appended, at most
+ * TDMRX_MAX_PORTS).  0, or -1 with err.
+ */
+int tdm_uring_opt_records(struct tdm_uring_cfg *cfg, const char *arg,
+			  char *err, size_t errlen);
+int tdm_uring_opt_port(struct tdm_uring_cfg *cfg, const char *arg,
+		       char *err, size_t errlen);
+
+/*
  * Create the ring NAME (letters, digits, '_', '-', '.'; not starting with
  * '.'), mode 0600, replacing one left by a producer before (a reader of
  * that one sees it end).  NULL with err.
