@@ -409,6 +409,14 @@ static bool tdmwin_lease_out_mono(struct tdmwin_wire *w, s64 mono)
 	return tdmwin_lease_out(w, ktime_mono_to_any(mono, TK_OFFS_BOOT));
 }
 
+/* The same now, read as CLOCK_BOOTTIME only if there is a lease. */
+static bool tdmwin_lease_out_now(struct tdmwin_wire *w)
+{
+	if (!READ_ONCE(w->lease_ns))
+		return false;
+	return tdmwin_lease_out(w, ktime_get_boottime_ns());
+}
+
 /* Nanoseconds left on the lease at @boot; <= 0: ran out that long ago. */
 static s64 tdmwin_lease_left(struct tdmwin_wire *w, s64 boot)
 {
@@ -504,7 +512,7 @@ static int tdmwin_stamp(struct Qdisc *sch, struct sk_buff *skb,
 	s64 launch;
 	int err;
 
-	if (q->hold || tdmwin_lease_out(q->wire, ktime_get_boottime_ns())) {
+	if (q->hold || tdmwin_lease_out_now(q->wire)) {
 		q->st.hold_drops++;
 		return qdisc_drop(skb, sch, to_free);
 	}
@@ -533,6 +541,11 @@ static bool tdmwin_unconfirmed_holds(const struct tdmwin_sched_data *q,
 	return q->unconfirmed && (!next || now >= next->s.base);
 }
 
+/*
+ * Count a drop at enqueue, as a hold drop if the gated class holds.  The
+ * clocks are read only where a hold can apply (an unconfirmed plan, a
+ * lease): a full queue before a closed gate drops on every enqueue.
+ */
 static void tdmwin_count_drop(struct Qdisc *sch, struct Qdisc *child, int ret)
 {
 	struct tdmwin_sched_data *q = qdisc_priv(sch);
@@ -541,8 +554,9 @@ static void tdmwin_count_drop(struct Qdisc *sch, struct Qdisc *child, int ret)
 		return;
 	qdisc_qstats_drop(sch);
 	if (child == q->gated &&
-	    (q->hold || tdmwin_unconfirmed_holds(q, tdmwin_now(q)) ||
-	     tdmwin_lease_out(q->wire, ktime_get_boottime_ns())))
+	    (q->hold ||
+	     (q->unconfirmed && tdmwin_unconfirmed_holds(q, tdmwin_now(q))) ||
+	     tdmwin_lease_out_now(q->wire)))
 		q->st.hold_drops++;
 }
 
@@ -919,7 +933,7 @@ static struct sk_buff *tdmwin_dequeue(struct Qdisc *sch)
 		 * dropped by etf once released.
 		 */
 		if (q->hold ||
-		    tdmwin_lease_out(q->wire, ktime_get_boottime_ns()))
+		    tdmwin_lease_out_now(q->wire))
 			return NULL;
 		skb = qdisc_dequeue_peeked(q->gated);
 		if (!skb)
@@ -954,7 +968,7 @@ static struct sk_buff *tdmwin_peek(struct Qdisc *sch)
 	if (q->txtime) {
 		/* etf's head, due or not: dequeue may return NULL */
 		if (q->hold ||
-		    tdmwin_lease_out(q->wire, ktime_get_boottime_ns()))
+		    tdmwin_lease_out_now(q->wire))
 			return NULL;
 		return q->gated->ops->peek(q->gated);
 	}
