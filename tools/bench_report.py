@@ -7,7 +7,8 @@ Inputs (whichever exist; each benchmark measured its own baseline in the
 same run, so only the ratios carry meaning under QEMU TCG):
   qdisc-<kernel>.json    tools/bench-guest: tdmwin vs pfifo and taprio
   tdmd-<kernel>.json     tools/bench-tdmd-guest: plan push for N members
-  rx-<kernel>.json       tools/bench-rx-guest: tdmrx vs tcpdump, hook cost
+  rx-<kernel>.json       tools/bench-rx-guest: the recorders (tdmrx, BPF,
+                         XDP, producer ring, tcpdump), hook cost
   tdmstat-host.json      tools/bench: tdmstat records/s against senders
   wire-<kernel>.json     tools/bench-wire-guest: the dead-time sweep on the
                          switch testbed, per method (tools/wire_sweep.py)
@@ -144,9 +145,12 @@ def rx_ladder_rows(run):
         row = [rate]
         for rec in run:
             x = by_rate[rate].get(rec)
-            row += (["%s/%s%s" % (x["recorded"], x["received"],
-                                  ", %d dropped" % x["dropped"]
-                                  if x["dropped"] else ""),
+            row += (["%s/%s%s%s" % (x["recorded"], x["received"],
+                                    ", %d dropped" % x["dropped"]
+                                    if x["dropped"] else "",
+                                    ", %d missed by the receiver"
+                                    % x["receiver_missed"]
+                                    if x.get("receiver_missed") else ""),
                      x.get("cpu_ns_per_record")] if x else [None, None])
         rows.append(row)
     return rows
@@ -158,9 +162,12 @@ def rx_ladder(out, title, run):
         head += ["%s recorded/received" % rec, "%s CPU ns/record" % rec]
     out.append(title + "\n")
     out.append(table(["recorder", "loss-free records/s", "CPU ns/record",
+                      "of it the receiver's", "BPF program ns/packet",
                       "lost at some rate"],
                      [(rec, v.get("loss_free_records_per_s"),
                        v.get("cpu_ns_per_record"),
+                       v.get("receiver_cpu_ns_per_record"),
+                       v.get("bpf_ns_per_packet"),
                        "yes" if v.get("loss_seen")
                        else "no (a lower bound: the traffic was the limit)")
                       for rec, v in run.items()]))
@@ -172,10 +179,12 @@ def rx_ladder(out, title, run):
 def rx_section(runs):
     out = []
     for name, r in runs.items():
-        out.append("### Receiver: tdmrx against tcpdump, kernel %s (%s)\n"
+        out.append("### Receiver: the recorders, kernel %s (%s)\n"
                    % (r.get("kernel"), name))
         out.append("%s; recorders on CPU %s.\n"
                    % (r.get("generator"), r.get("recorders_pinned_to_cpu") or "any"))
+        if r.get("ring_receiver"):
+            out.append("Producer ring: %s.\n" % r["ring_receiver"])
         if isinstance(r.get("loss_free"), dict):
             rx_ladder(out, "Loss-free rate, rate doubling per step:",
                       r["loss_free"])
@@ -194,9 +203,19 @@ def rx_section(runs):
                                   "loss_free at equal CPU tdmrx/tcpdump": ">= 2"}
                            .get(k)) for k, v in r.get("ratios", {}).items()]))
         hook = r.get("hook_overhead_percent", {})
-        out.append("\nHook overhead (target <= 5 %%): %s %% while recording, "
+        out.append("\ntdmrx hook overhead (target <= 5 %%): %s %% while recording, "
                    "%s %% for packets it does not record.\n"
                    % (hook.get("recording"), hook.get("not_matching")))
+        rows = [(what, hook.get(k + "_recording"), hook.get(k + "_not_matching"))
+                for what, k in (("BPF recorder", "bpf"), ("XDP recorder", "xdp"),
+                                ("producer ring (pushing; the receiver alone)",
+                                 "ring"))
+                if hook.get(k + "_recording") is not None
+                or hook.get(k + "_not_matching") is not None]
+        if rows:
+            out.append(table(["recorder", "receive rate lost recording (%)",
+                              "for packets it does not record (%)"], rows))
+            out.append("")
     return out
 
 
