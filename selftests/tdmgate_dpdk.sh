@@ -30,7 +30,7 @@ tdm_require tcpdump chrt ldd
 
 tdm_use_build "$TDM_ROOT/build/us" "" TDMGEN=tdmgen
 [ -x "$TDMGEN" ] || tdm_skip_all "tdmgen not built (make tools)"
-ldd "$TDM_ROOT/build/us/tdmgen" | grep -q librte_eal ||
+[[ $(ldd "$TDM_ROOT/build/us/tdmgen") == *librte_eal* ]] ||
 	tdm_skip_all "tdmgen built without DPDK (libdpdk-dev)"
 setup_ns A B || tdm_skip_all "cannot create network namespaces"
 tdm_veth "$A" "$B" || tdm_skip_all "cannot create a veth pair"
