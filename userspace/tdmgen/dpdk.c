@@ -78,22 +78,25 @@ struct dtx {
 /* ---- the EAL and the port --------------------------------------------------- */
 
 /*
- * The EAL's arguments: --eal's, split at blanks, or ours.  @buf holds
- * the strings; the count, or -1 (said).
+ * The EAL's arguments: --eal's, split at blanks, or ours, whose main
+ * lcore is the first CPU tdmgen may run on (@cpus; 0 if unknown).  @buf
+ * holds the strings; the count, or -1 (said).
  */
-static int eal_args(const struct opts *o, char *buf, size_t buflen,
-		    char **argv)
+static int eal_args(const struct opts *o, const cpu_set_t *cpus, char *buf,
+		    size_t buflen, char **argv)
 {
-	int argc = 0;
+	int argc = 0, cpu = 0;
 	char *p;
 
+	while (cpus && cpu < CPU_SETSIZE - 1 && !CPU_ISSET(cpu, cpus))
+		cpu++;
 	if (o->eal) {
 		snprintf(buf, buflen, "%s", o->eal);
 	} else {
 		snprintf(buf, buflen,
-			 "-l 0 --no-huge --no-shconf -m 64 --no-pci --no-telemetry "
+			 "-l %d --no-huge --no-shconf -m 64 --no-pci --no-telemetry "
 			 "--log-level=*:warning --vdev net_af_packet0,iface=%s",
-			 o->ifname);
+			 cpu, o->ifname);
 	}
 	argv[argc++] = "tdmgen";
 	for (p = strtok(buf, " \t"); p; p = strtok(NULL, " \t")) {
@@ -117,8 +120,8 @@ static int eal_init(const struct opts *o, struct dtx *x)
 	static char buf[4096];
 	char *argv[MAX_EAL_ARGS + 1] = { NULL };
 	cpu_set_t cpus;
-	int argc = eal_args(o, buf, sizeof(buf), argv);
 	bool keep = !sched_getaffinity(0, sizeof(cpus), &cpus);
+	int argc = eal_args(o, keep ? &cpus : NULL, buf, sizeof(buf), argv);
 
 	if (argc < 0)
 		return -1;

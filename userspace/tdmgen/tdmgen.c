@@ -101,7 +101,7 @@ static void usage(FILE *f)
 		"      --dst-mac MAC        afxdp, dpdk: the next hop (default: its ARP entry)\n"
 		"      --queue N            afxdp: the device queue to bind (default 0)\n"
 		"      --eal 'ARGS'         dpdk: the EAL's arguments, split at spaces\n"
-		"                           (default: -l 0 --no-huge --no-shconf -m 64\n"
+		"                           (default: -l CPU --no-huge --no-shconf -m 64\n"
 		"                           --no-pci --no-telemetry --log-level=*:warning\n"
 		"                           --vdev net_af_packet0,iface=IFACE)\n"
 		"      --corner             the corner turn: to every receiver of --plan (no\n"
