@@ -32,7 +32,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <rte_eal.h>
@@ -48,20 +47,13 @@
 #include "tdmgate.h"
 #include "tdmgen.h"
 
-#define MAX_KICK	32		/* mbufs a TX call, at most */
+#define MAX_KICK	BYPASS_MAX_KICK	/* mbufs a TX call, at most */
 #define NUM_MBUFS	4095
 #define RING_SIZE	1024
 #define MAX_EAL_ARGS	64
-/*
- * Launch time: a frame's instant is at least LAUNCH_LEAD_NS after the
- * query (the way to the NIC: never a time in the past), and a burst is
- * handed over at most LAUNCH_AHEAD_NS before its first instant, so that a
- * plan change, hold or lease's end reaches the frames not handed over yet.
- */
-#define LAUNCH_LEAD_NS	50000
-#define LAUNCH_AHEAD_NS	1000000
 
 struct dtx {
+	struct bypass_tx bt;		/* first: the loop's view */
 	uint16_t port;
 	struct rte_mempool *pool;
 	struct rte_mbuf *m[MAX_KICK];	/* the next kick's frames, built */
@@ -251,14 +243,11 @@ static void dtx_close(struct dtx *x)
 
 /* ---- frames ---------------------------------------------------------------- */
 
-/*
- * Build @n (<= MAX_KICK) frames of @pkt, sequence numbers from pkt->seq
- * on, in x->m[], before the gate is asked: between its answer and the TX
- * call only the stamps are written.  0, or -1 (the pool is empty: said).
- */
-static int dtx_prepare(struct dtx *x, struct tdm_pkt *pkt, unsigned int n,
-		       size_t payload)
+/* The loop's two steps (struct bypass_tx): the frames in x->m[]. */
+static int dtx_prepare(struct bypass_tx *t, struct tdm_pkt *pkt,
+		       unsigned int n, size_t payload)
 {
+	struct dtx *x = (struct dtx *)t;
 	unsigned int i;
 
 	if (rte_pktmbuf_alloc_bulk(x->pool, x->m, n)) {
@@ -276,15 +265,15 @@ static int dtx_prepare(struct dtx *x, struct tdm_pkt *pkt, unsigned int n,
 }
 
 /*
- * Send the first @n built frames, stamped with the time just before the
- * TX call (*now), each @launch[i] (on the gate's clock, @gnow there when
- * *now was read) when launching.  Frames the PMD leaves are handed over
- * again; the rest of x->m[] (not sent) is freed.
+ * Frames the PMD leaves are handed over again (it sends in the call:
+ * af_packet's ring waits for the kernel); those built but not sent are
+ * freed.
  */
-static void dtx_kick(struct dtx *x, unsigned int n, unsigned int built,
-		     const int64_t *launch, int64_t gnow, int64_t *now,
-		     uint64_t *retries)
+static int dtx_kick(struct bypass_tx *t, unsigned int n, unsigned int built,
+		    const int64_t *launch, int64_t gnow, int64_t *now,
+		    uint64_t *retries)
 {
+	struct dtx *x = (struct dtx *)t;
 	unsigned int i, done = 0;
 
 	*now = tdm_clock_ns(CLOCK_TAI);
@@ -310,173 +299,6 @@ static void dtx_kick(struct dtx *x, unsigned int n, unsigned int built,
 	if (built > n)
 		rte_pktmbuf_free_bulk(x->m + n, built - n);
 	memset(x->m, 0, sizeof(x->m));
-}
-
-/* ---- the gate ------------------------------------------------------------------ */
-
-/* Sleep until @t on the gate's clock (a PHC: the distance, on MONOTONIC). */
-static void gate_sleep(struct tdmgate *g, int64_t t)
-{
-	int64_t d = t - tdmgate_now(g);
-	struct timespec ts;
-
-	if (d <= 0)
-		return;
-	ts.tv_sec = d / (int64_t)TDM_NSEC_PER_SEC;
-	ts.tv_nsec = d % (int64_t)TDM_NSEC_PER_SEC;
-	nanosleep(&ts, NULL);
-}
-
-/*
- * Launch time: book @n frames of @len from LAUNCH_LEAD_NS on, and return
- * when the first is at most LAUNCH_AHEAD_NS ahead, its instant still in
- * the future: the number booked (launch[], *gnow the gate's time then),
- * 0 when @deadline passed or a signal came, or -1 (no window takes the
- * frame: said).  A booking the plan's news or a late wake-up made stale
- * is given up (its wire time stays booked: the wire idles) and the
- * frames are booked again.
- */
-static int launch_book(struct tdmgate *g, uint32_t len, unsigned int n,
-		       int64_t deadline, int64_t *launch, int64_t *gnow,
-		       const char *where)
-{
-	uint32_t lens[MAX_KICK];
-	unsigned int i;
-	int k;
-
-	for (i = 0; i < n; i++)
-		lens[i] = len;
-	while (!tdm_stop) {
-		tdmgate_follow_read(g);
-		*gnow = tdmgate_now(g);
-		if (*gnow >= deadline)
-			return 0;
-		k = tdmgate_burst_at(g, *gnow + LAUNCH_LEAD_NS, lens, launch, n);
-		if (k == -EAGAIN) {
-			/* Closed (hold, a lease out): wait for news. */
-			gate_sleep(g, *gnow + 1000000);
-			continue;
-		}
-		if (k < 0) {
-			fprintf(stderr, "tdmgen: %s: a frame of %u bytes: %s\n",
-				where, len, strerror(-k));
-			return -1;
-		}
-		if (launch[0] - *gnow > LAUNCH_AHEAD_NS) {
-			gate_sleep(g, launch[0] - LAUNCH_AHEAD_NS);
-			if (tdmgate_follow_read(g) ||
-			    tdmgate_state(g, tdmgate_now(g)) != TDMGATE_OPEN)
-				continue;	/* news: book again */
-		}
-		*gnow = tdmgate_now(g);
-		if (launch[0] - *gnow >= LAUNCH_LEAD_NS / 2)
-			return k;
-	}
-	return 0;
-}
-
-/* ---- sending ---------------------------------------------------------------------- */
-
-/*
- * Hand the @n built frames over when the gate says (the first waits for
- * it, the rest join while they fit at once; or all with launch times):
- * the number sent (the rest freed, built again next time), 0 (the
- * deadline passed), or -1 (no window takes the frame: said).
- */
-static int gate_kick(struct dtx *x, struct tdmgate *g, unsigned int n,
-		     int64_t deadline, bool launching, int64_t *now,
-		     uint64_t *retries, const char *where)
-{
-	int64_t launch[MAX_KICK], t, gnow = 0;
-	uint32_t len = (uint32_t)x->len;
-	unsigned int k = n;
-	int err;
-
-	if (g && launching) {
-		err = launch_book(g, len, n, deadline, launch, &gnow, where);
-		if (err <= 0)
-			goto unsent;
-		k = (unsigned int)err;
-	} else if (g) {
-		err = gate_frame(g, len, deadline, &t, where);
-		if (err)
-			goto unsent;
-		for (k = 1; k < n && !tdmgate_try(g, len, &t); k++)
-			;
-	}
-	dtx_kick(x, k, n, g && launching ? launch : NULL, gnow, now, retries);
-	return (int)k;
-unsent:
-	rte_pktmbuf_free_bulk(x->m, n);
-	memset(x->m, 0, sizeof(x->m));
-	return err < 0 ? -1 : 0;
-}
-
-/* Data: packets due at --rate (all at once without one), gated. */
-static int send_data(const struct opts *o, struct sender *s, struct dtx *x,
-		     struct tdmgate *g)
-{
-	struct tdm_pkt pkt = { .sender = o->sender,
-			       .plan_version = o->plan_version };
-	unsigned int max = o->batch < MAX_KICK ? o->batch : MAX_KICK;
-	int64_t start, end = INT64_MAX, now, due, t = TDMGATE_NEVER;
-	unsigned int n;
-	int k;
-
-	start = begin(o);
-	if (o->duration_ns)
-		end = start + (int64_t)o->duration_ns;
-	while (!tdm_stop && (!o->count || s->sent < o->count)) {
-		now = tdm_clock_ns(CLOCK_TAI);
-		if (now >= end)
-			break;
-		n = pace_due(o, s, start, now, max, &due);
-		if (!n) {
-			sleep_until(CLOCK_TAI, due < end ? due : end, SPIN_NS);
-			continue;
-		}
-		pkt.seq = s->sent;
-		if (dtx_prepare(x, &pkt, n, o->size))
-			return -1;
-		/* The deadline on the gate's clock. */
-		if (g && end != INT64_MAX)
-			t = tdmgate_now(g) + (end - now);
-		k = gate_kick(x, g, n, t, s->launching, &now, &s->retries,
-			      o->ifname);
-		if (k < 0)
-			return 1;
-		if (k)
-			sender_sent(o, s, (unsigned int)k, now);
-	}
-	return 0;
-}
-
-/* The end markers, through the gate as well. */
-static int send_markers(const struct opts *o, struct sender *s, struct dtx *x,
-			struct tdmgate *g)
-{
-	struct tdm_pkt pkt = { .flags = TDM_PKT_F_END, .sender = o->sender,
-			       .plan_version = o->plan_version, .sent = s->sent };
-	unsigned int i;
-	int64_t now;
-
-	if (o->markers && o->end_wait_ns)
-		sleep_until(CLOCK_TAI, tdm_clock_ns(CLOCK_TAI) +
-				    (int64_t)o->end_wait_ns, SPIN_NS);
-	for (i = 0; i < o->markers; i++) {
-		pkt.seq = s->sent;
-		if (dtx_prepare(x, &pkt, 1, o->size))
-			return -1;
-		/* A marker the gate holds for 10 s is given up. */
-		if (gate_kick(x, g, 1, g ? tdmgate_now(g) + 10000000000LL : 0,
-			      s->launching, &now, &s->retries, o->ifname) != 1) {
-			fprintf(stderr, "tdmgen: %s: end marker %u not sent\n",
-				o->ifname, i);
-			return -1;
-		}
-		if (i + 1 < o->markers)
-			usleep(1000);
-	}
 	return 0;
 }
 
@@ -484,31 +306,18 @@ int dpdk_run(const struct opts *o, struct sender *s)
 {
 	struct dtx *x = calloc(1, sizeof(*x));
 	struct tdmgate *g = NULL;
-	int ifindex, rc = 1;
+	int rc = 1;
 
 	if (!x) {
 		fprintf(stderr, "tdmgen: out of memory\n");
 		return 1;
 	}
 	x->phc_fd = -1;
-	ifindex = (int)if_nametoindex(o->ifname);
-	if (!ifindex) {
-		fprintf(stderr, "tdmgen: %s: %s\n", o->ifname, strerror(errno));
-		goto out;
-	}
-	if (bypass_frame_addr(o, s->fd, &x->addr))
+	if (bypass_setup(o, s, RTE_MBUF_DEFAULT_DATAROOM, "mbuf", &x->addr, &g) < 0)
 		goto out;
 	x->len = TDM_FRAME_HDR_LEN + o->size;
-	if (x->len > RTE_MBUF_DEFAULT_DATAROOM) {
-		fprintf(stderr, "tdmgen: --stack dpdk sends one mbuf a datagram: --size at most %d\n",
-			RTE_MBUF_DEFAULT_DATAROOM - TDM_FRAME_HDR_LEN);
-		goto out;
-	}
-	if (!o->ungated) {
-		g = bypass_gate(o, ifindex);
-		if (!g)
-			goto out;
-	}
+	x->bt = (struct bypass_tx){ .len = (uint32_t)x->len, .max = MAX_KICK,
+				    .prepare = dtx_prepare, .kick = dtx_kick };
 	if (eal_init(o, x) || port_open(o, x, s))
 		goto out;
 	if (s->launching && tdmgate_set_clock(g, tdmgate_phc_clock(x->phc_fd))) {
@@ -516,12 +325,7 @@ int dpdk_run(const struct opts *o, struct sender *s)
 			o->ifname);
 		goto out;
 	}
-	rc = send_data(o, s, x, g);
-	if (rc <= 0) {
-		tdm_stop = 0;	/* a ^C ends the data, the markers still go out */
-		if (send_markers(o, s, x, g))
-			rc = -1;
-	}
+	rc = bypass_send(o, s, &x->bt, g);
 out:
 	dtx_close(x);
 	tdmgate_destroy(g);

@@ -103,18 +103,52 @@ int gate_frame(struct tdmgate *g, uint32_t len, int64_t deadline,
 const char *stack_name(enum tdmgen_stack stack);
 
 struct tdm_frame_addr;
+struct tdm_pkt;
 /*
- * Past the qdisc: a frame's addresses from the connected UDP socket @fd
- * (IPv4), the MAC of o->ifname and the next hop's (--dst-mac, else the
- * neighbour table).  0, or -1 (said on stderr).
+ * Past the qdisc, the set-up common to the stacks: a frame's addresses in
+ * *a, from the connected UDP socket s->fd (IPv4), o->ifname's MAC and the
+ * next hop's (--dst-mac, else the neighbour table); its length (at most
+ * @max bytes: one @unit a datagram); and libtdmgate following the tdmwin
+ * qdisc on o->ifname, with --spin, in *g (NULL with --ungated).  The
+ * device's ifindex, or -1 (said on stderr; *g NULL).
  */
-int bypass_frame_addr(const struct opts *o, int fd, struct tdm_frame_addr *a);
+int bypass_setup(const struct opts *o, const struct sender *s, size_t max,
+		 const char *unit, struct tdm_frame_addr *a, struct tdmgate **g);
+
+/* Frames a kick past the qdisc, at most (AF_XDP copy mode's batch). */
+#define BYPASS_MAX_KICK	32
+
+/* A stack past the qdisc, as the sending loop (bypass_send()) drives it. */
+struct bypass_tx {
+	uint32_t len;		/* a frame, without FCS */
+	unsigned int max;	/* frames a kick, at most BYPASS_MAX_KICK */
+	/*
+	 * Build @n frames of @pkt, sequence numbers from pkt->seq on, for
+	 * the next kick (before the gate is asked: after its answer only the
+	 * stamps are written).  0, or -1 (said).
+	 */
+	int (*prepare)(struct bypass_tx *t, struct tdm_pkt *pkt,
+		       unsigned int n, size_t payload);
+	/*
+	 * Send the first @k of the @n frames built and give up the rest,
+	 * stamped with the TAI time just before (*now), each to be launched
+	 * at @launch[i] on the gate's clock (@gnow there at *now) unless
+	 * @launch is NULL.  0, or -1 (said).
+	 */
+	int (*kick)(struct bypass_tx *t, unsigned int k, unsigned int n,
+		    const int64_t *launch, int64_t gnow, int64_t *now,
+		    uint64_t *retries);
+};
 
 /*
- * libtdmgate following the tdmwin qdisc at the root of @ifindex
- * (o->ifname), with --spin: a gate, or NULL (said on stderr).
+ * The data (packets due at --rate, all at once without one) and the end
+ * markers through @t, each kick when @g lets it go (NULL: ungated): with
+ * s->launching the NIC launches the frames at the gate's instants, else
+ * tdmgen waits for them.  0, -1 (a send failed) or 1 (no window takes
+ * the frame); said on stderr.
  */
-struct tdmgate *bypass_gate(const struct opts *o, int ifindex);
+int bypass_send(const struct opts *o, struct sender *s, struct bypass_tx *t,
+		struct tdmgate *g);
 
 /*
  * --stack afxdp: the data and the end markers as AF_XDP frames on
