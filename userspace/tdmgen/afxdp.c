@@ -38,9 +38,10 @@
 #define FRAME_SIZE	XSK_UMEM__DEFAULT_FRAME_SIZE
 #define RING_SIZE	2048
 /* Copy mode sends at most 32 frames a kick (the kernel's TX_BATCH_SIZE). */
-#define MAX_KICK	32
+#define MAX_KICK	BYPASS_MAX_KICK
 
 struct xtx {
+	struct bypass_tx bt;		/* first: the loop's view */
 	struct xsk_umem *umem;
 	struct xsk_socket *xsk;
 	struct xsk_ring_prod tx, fill;
@@ -50,74 +51,8 @@ struct xtx {
 	unsigned int nfree;
 	struct tdm_frame_addr addr;
 	size_t len;			/* a frame, without FCS */
+	const char *ifname;
 };
-
-/* ---- addresses ------------------------------------------------------------ */
-
-/* The neighbour entry of @ip (host order) on @ifname, from /proc/net/arp. */
-static int arp_lookup(const char *ifname, uint32_t ip, uint8_t mac[6])
-{
-	char line[256], ipbuf[32], hw[32], dev[IFNAMSIZ + 1];
-	unsigned int flags, m[6];
-	FILE *f = fopen("/proc/net/arp", "r");
-	int found = -1, i;
-
-	if (!f)
-		return -1;
-	snprintf(ipbuf, sizeof(ipbuf), "%u.%u.%u.%u", ip >> 24, (ip >> 16) & 255,
-		 (ip >> 8) & 255, ip & 255);
-	while (found && fgets(line, sizeof(line), f)) {
-		char a[32];
-
-		if (sscanf(line, "%31s %*s %x %31s %*s %16s", a, &flags, hw,
-			   dev) != 4 || strcmp(a, ipbuf) || strcmp(dev, ifname) ||
-		    !(flags & 2) ||	/* ATF_COM: complete */
-		    sscanf(hw, "%x:%x:%x:%x:%x:%x", &m[0], &m[1], &m[2], &m[3],
-			   &m[4], &m[5]) != 6)
-			continue;
-		for (i = 0; i < 6; i++)
-			mac[i] = (uint8_t)m[i];
-		found = 0;
-	}
-	fclose(f);
-	return found;
-}
-
-/* Source and destination from the connected kernel socket, MACs. */
-static int frame_addr(const struct opts *o, int fd, struct tdm_frame_addr *a)
-{
-	struct sockaddr_in src, dst;
-	socklen_t len = sizeof(src);
-	struct ifreq ifr;
-
-	memset(a, 0, sizeof(*a));
-	if (getsockname(fd, (struct sockaddr *)&src, &len) ||
-	    src.sin_family != AF_INET || (len = sizeof(dst),
-	    getpeername(fd, (struct sockaddr *)&dst, &len))) {
-		fprintf(stderr, "tdmgen: --stack afxdp sends IPv4 only\n");
-		return -1;
-	}
-	a->saddr = ntohl(src.sin_addr.s_addr);
-	a->sport = ntohs(src.sin_port);
-	a->daddr = ntohl(dst.sin_addr.s_addr);
-	a->dport = ntohs(dst.sin_port);
-	memset(&ifr, 0, sizeof(ifr));
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", o->ifname);
-	if (ioctl(fd, SIOCGIFHWADDR, &ifr)) {
-		fprintf(stderr, "tdmgen: %s: no MAC address: %s\n", o->ifname,
-			strerror(errno));
-		return -1;
-	}
-	memcpy(a->src_mac, ifr.ifr_hwaddr.sa_data, 6);
-	if (o->has_dst_mac) {
-		memcpy(a->dst_mac, o->dst_mac, 6);
-	} else if (arp_lookup(o->ifname, a->daddr, a->dst_mac)) {
-		fprintf(stderr, "tdmgen: %s: no neighbour entry for %s on %s (give --dst-mac)\n",
-			o->host, o->host, o->ifname);
-		return -1;
-	}
-	return 0;
-}
 
 /* ---- the AF_XDP socket ---------------------------------------------------- */
 
@@ -244,30 +179,37 @@ static int xtx_kick(struct xtx *x, unsigned int n, int64_t *now,
 	return 0;
 }
 
-/* ---- the gate --------------------------------------------------------------- */
-
-/* libtdmgate following the device's tdmwin qdisc, or NULL (said). */
-static struct tdmgate *afxdp_gate(const struct opts *o, int ifindex)
+/* The loop's two steps (struct bypass_tx): errors said. */
+static int xtx_tx_prepare(struct bypass_tx *t, struct tdm_pkt *pkt,
+			  unsigned int n, size_t payload)
 {
-	struct tdmgate_plan p;
-	struct tdmgate *g = NULL;
-	int err = tdmgate_plan_from_qdisc(ifindex, &p);
+	struct xtx *x = (struct xtx *)t;
 
-	if (!err)
-		err = tdmgate_create(&p, &g);
-	if (!err)
-		err = tdmgate_follow(g, ifindex);
-	if (err) {
-		fprintf(stderr, "tdmgen: %s: %s%s\n", o->ifname,
-			err == -ENOENT ? "no tdmwin qdisc to follow (the plan's home; "
-					 "or --ungated)" : "libtdmgate: ",
-			err == -ENOENT ? "" : strerror(-err));
-		tdmgate_destroy(g);
-		return NULL;
-	}
-	tdmgate_set_spin(g, o->spin_ns);
-	return g;
+	if (!xtx_prepare(x, pkt, n, payload))
+		return 0;
+	fprintf(stderr, "tdmgen: AF_XDP send on %s: %s\n", x->ifname,
+		strerror(errno));
+	return -1;
 }
+
+/* Frames built but not sent stay free: the next kick builds them again. */
+static int xtx_tx_kick(struct bypass_tx *t, unsigned int k, unsigned int n,
+		       const int64_t *launch, int64_t gnow, int64_t *now,
+		       uint64_t *retries)
+{
+	struct xtx *x = (struct xtx *)t;
+
+	(void)n;
+	(void)launch;	/* never set: no launch time here */
+	(void)gnow;
+	if (!k || !xtx_kick(x, k, now, retries))
+		return 0;
+	fprintf(stderr, "tdmgen: AF_XDP send on %s: %s\n", x->ifname,
+		strerror(errno));
+	return -1;
+}
+
+/* ---- the gate --------------------------------------------------------------- */
 
 /* What the device offers for launch time, as said in the summary. */
 static const char *launch_time(int ifindex)
@@ -281,101 +223,6 @@ static const char *launch_time(int ifindex)
 	       "not offered by the driver";
 }
 
-/* ---- sending ----------------------------------------------------------------- */
-
-/*
- * Data: packets due at --rate (all at once without one), each when the
- * gate lets its frame start (the first of a kick waits for it, the rest
- * join while tdmgate_try() books them at once).
- */
-static int send_data(const struct opts *o, struct sender *s, struct xtx *x,
-		     struct tdmgate *g)
-{
-	struct tdm_pkt pkt = { .sender = o->sender,
-			       .plan_version = o->plan_version };
-	unsigned int max = o->batch < MAX_KICK ? o->batch : MAX_KICK;
-	int64_t start, end = INT64_MAX, now, due, t;
-	uint32_t len = (uint32_t)x->len;
-	unsigned int n;
-	int err;
-
-	start = begin(o);
-	if (o->duration_ns)
-		end = start + (int64_t)o->duration_ns;
-	while (!tdm_stop && (!o->count || s->sent < o->count)) {
-		now = tdm_clock_ns(CLOCK_TAI);
-		if (now >= end)
-			break;
-		/* Packets whose time has come, up to a kick. */
-		n = pace_due(o, s, start, now, max, &due);
-		if (!n) {
-			sleep_until(CLOCK_TAI, due < end ? due : end, SPIN_NS);
-			continue;
-		}
-		pkt.seq = s->sent;
-		if (xtx_prepare(x, &pkt, n, o->size))
-			goto fail;
-		if (g) {
-			unsigned int k;
-
-			/* The deadline on the gate's clock. */
-			t = end == INT64_MAX ? TDMGATE_NEVER :
-			    tdmgate_now(g) + (end - now);
-			err = gate_frame(g, len, t, &t, o->ifname);
-			if (err > 0)
-				continue;
-			if (err)
-				return 1;
-			for (k = 1; k < n && !tdmgate_try(g, len, &t); k++)
-				;
-			n = k;
-		}
-		if (xtx_kick(x, n, &now, &s->retries))
-			goto fail;
-		sender_sent(o, s, n, now);
-	}
-	return 0;
-fail:
-	fprintf(stderr, "tdmgen: AF_XDP send on %s: %s\n", o->ifname,
-		strerror(errno));
-	return -1;
-}
-
-/* The end markers, through the gate as well. */
-static int send_markers(const struct opts *o, struct sender *s, struct xtx *x,
-			struct tdmgate *g)
-{
-	struct tdm_pkt pkt = { .flags = TDM_PKT_F_END, .sender = o->sender,
-			       .plan_version = o->plan_version, .sent = s->sent };
-	unsigned int i;
-	int64_t t, now;
-
-	if (o->markers && o->end_wait_ns)
-		sleep_until(CLOCK_TAI, tdm_clock_ns(CLOCK_TAI) +
-				    (int64_t)o->end_wait_ns, SPIN_NS);
-	for (i = 0; i < o->markers; i++) {
-		pkt.seq = s->sent;
-		if (xtx_prepare(x, &pkt, 1, o->size))
-			goto fail;
-		/* A marker the gate holds for 10 s is given up. */
-		if (g && gate_frame(g, (uint32_t)x->len,
-				    tdmgate_now(g) + 10000000000LL, &t, o->ifname)) {
-			fprintf(stderr, "tdmgen: %s: end marker %u not sent\n",
-				o->ifname, i);
-			return -1;
-		}
-		if (xtx_kick(x, 1, &now, &s->retries))
-			goto fail;
-		if (i + 1 < o->markers)
-			usleep(1000);
-	}
-	return 0;
-fail:
-	fprintf(stderr, "tdmgen: AF_XDP send on %s: %s\n", o->ifname,
-		strerror(errno));
-	return -1;
-}
-
 int afxdp_run(const struct opts *o, struct sender *s)
 {
 	struct xtx *x = calloc(1, sizeof(*x));
@@ -386,33 +233,19 @@ int afxdp_run(const struct opts *o, struct sender *s)
 		fprintf(stderr, "tdmgen: out of memory\n");
 		return 1;
 	}
-	ifindex = (int)if_nametoindex(o->ifname);
-	if (!ifindex) {
-		fprintf(stderr, "tdmgen: %s: %s\n", o->ifname, strerror(errno));
-		goto out;
-	}
-	if (frame_addr(o, s->fd, &x->addr))
+	ifindex = bypass_setup(o, s, FRAME_SIZE - XSK_UMEM__DEFAULT_FRAME_HEADROOM,
+			       "frame", &x->addr, &g);
+	if (ifindex < 0)
 		goto out;
 	x->len = TDM_FRAME_HDR_LEN + o->size;
-	if (x->len > FRAME_SIZE - XSK_UMEM__DEFAULT_FRAME_HEADROOM) {
-		fprintf(stderr, "tdmgen: --stack afxdp sends one frame a datagram: --size at most %d\n",
-			FRAME_SIZE - XSK_UMEM__DEFAULT_FRAME_HEADROOM - TDM_FRAME_HDR_LEN);
-		goto out;
-	}
+	x->ifname = o->ifname;
+	x->bt = (struct bypass_tx){ .len = (uint32_t)x->len, .max = MAX_KICK,
+				    .prepare = xtx_tx_prepare,
+				    .kick = xtx_tx_kick };
 	s->launch_time = launch_time(ifindex);
-	if (!o->ungated) {
-		g = afxdp_gate(o, ifindex);
-		if (!g)
-			goto out;
-	}
 	if (xtx_open(o, x))
 		goto out;
-	rc = send_data(o, s, x, g);
-	if (rc <= 0) {
-		tdm_stop = 0;	/* a ^C ends the data, the markers still go out */
-		if (send_markers(o, s, x, g))
-			rc = -1;
-	}
+	rc = bypass_send(o, s, &x->bt, g);
 out:
 	xtx_close(x);
 	tdmgate_destroy(g);

@@ -91,12 +91,19 @@ static void usage(FILE *f)
 		"                           lib: when libtdmgate says the frame fits, with\n"
 		"                           the guard, behind the ones before it at the\n"
 		"                           plan's link_speed (the qdisc's rule)\n"
-		"      --stack kernel|afxdp kernel (default): UDP sockets; afxdp: AF_XDP frames\n"
-		"                           on -I IFACE (IPv4), past its qdisc, gated by\n"
-		"                           libtdmgate following the tdmwin qdisc there\n"
-		"      --ungated            afxdp: no gate (shows what the qdisc misses)\n"
-		"      --dst-mac MAC        afxdp: the next hop (default: its ARP entry)\n"
+		"      --stack kernel|afxdp|dpdk\n"
+		"                           kernel (default): UDP sockets; afxdp: AF_XDP\n"
+		"                           frames on -I IFACE (IPv4), past its qdisc; dpdk:\n"
+		"                           DPDK frames (the EAL's first port), past it\n"
+		"                           too; both gated by libtdmgate following the\n"
+		"                           tdmwin qdisc on IFACE\n"
+		"      --ungated            afxdp, dpdk: no gate (shows what the qdisc misses)\n"
+		"      --dst-mac MAC        afxdp, dpdk: the next hop (default: its ARP entry)\n"
 		"      --queue N            afxdp: the device queue to bind (default 0)\n"
+		"      --eal 'ARGS'         dpdk: the EAL's arguments, split at spaces\n"
+		"                           (default: -l CPU --no-huge --no-shconf -m 64\n"
+		"                           --no-pci --no-telemetry --log-level=*:warning\n"
+		"                           --vdev net_af_packet0,iface=IFACE)\n"
 		"      --corner             the corner turn: to every receiver of --plan (no\n"
 		"                           HOST), each its own sequence and end markers;\n"
 		"                           with --pace windows to the receiver of the open\n"
@@ -697,6 +704,12 @@ static int send_markers(const struct opts *o, struct sender *s)
 	return 0;
 }
 
+/* Past the qdisc: who keeps the frames to their instants. */
+static const char *gating(const struct opts *o, const struct sender *s)
+{
+	return o->ungated ? "none" : s->launching ? "launch time" : "software";
+}
+
 static void summary(const struct opts *o, const struct sender *s,
 		    const struct tdm_plan *p)
 {
@@ -726,10 +739,10 @@ static void summary(const struct opts *o, const struct sender *s,
 		tdm_json_u64(&j, "retries", s->retries);
 		tdm_json_u64(&j, "end_markers", o->markers);
 		tdm_json_str(&j, "pace", o->pace_windows ? "windows" : "rate");
-		tdm_json_str(&j, "stack", o->afxdp ? "afxdp" : "kernel");
-		if (o->afxdp) {
+		tdm_json_str(&j, "stack", stack_name(o->stack));
+		if (o->stack != STACK_KERNEL) {
 			tdm_json_str(&j, "gate", o->ungated ? "none" : "lib");
-			tdm_json_str(&j, "gating", o->ungated ? "none" : "software");
+			tdm_json_str(&j, "gating", gating(o, s));
 			tdm_json_str(&j, "launch_time", s->launch_time);
 		}
 		if (o->pace_windows) {
@@ -764,9 +777,11 @@ static void summary(const struct opts *o, const struct sender *s,
 		       (unsigned long long)s->dsent[d]);
 	if (s->retries)
 		printf(", %llu retries", (unsigned long long)s->retries);
-	if (o->afxdp)
-		printf(", AF_XDP on %s, %s (launch time: %s)", o->ifname,
-		       o->ungated ? "ungated" : "software gating by libtdmgate",
+	if (o->stack != STACK_KERNEL)
+		printf(", %s on %s, %s (launch time: %s)",
+		       o->stack == STACK_AFXDP ? "AF_XDP" : "DPDK", o->ifname,
+		       o->ungated ? "ungated" : s->launching ?
+		       "launch times from libtdmgate" : "software gating by libtdmgate",
 		       s->launch_time);
 	printf("\n");
 }
@@ -830,6 +845,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "dst-mac", required_argument, NULL, 11 },
 		{ "queue", required_argument, NULL, 12 },
 		{ "corner", no_argument, NULL, 13 },
+		{ "eal", required_argument, NULL, 14 },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *rate = "max";
@@ -949,9 +965,17 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 				goto bad;
 			break;
 		case 9:
-			if (parse_either(optarg, "kernel", "afxdp", &o->afxdp,
-					 err, sizeof(err)))
+			if (!strcmp(optarg, "kernel")) {
+				o->stack = STACK_KERNEL;
+			} else if (!strcmp(optarg, "afxdp")) {
+				o->stack = STACK_AFXDP;
+			} else if (!strcmp(optarg, "dpdk")) {
+				o->stack = STACK_DPDK;
+			} else {
+				snprintf(err, sizeof(err), "'%s': use kernel, afxdp or dpdk",
+					 optarg);
 				goto bad;
+			}
 			break;
 		case 10:
 			o->ungated = true;
@@ -971,6 +995,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case 13:
 			o->corner = true;
+			break;
+		case 14:
+			o->eal = optarg;
 			break;
 		default:
 			usage(stderr);
@@ -1005,16 +1032,26 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		fprintf(stderr, "tdmgen: --gate lib goes with --pace windows\n");
 		return -1;
 	}
-	if (o->afxdp && (!o->ifname || o->pace_windows)) {
-		fprintf(stderr, "tdmgen: --stack afxdp needs -I IFACE and takes its plan from the tdmwin qdisc there (no --pace windows)\n");
+	if (o->stack != STACK_KERNEL && (!o->ifname || o->pace_windows)) {
+		fprintf(stderr, "tdmgen: --stack %s needs -I IFACE and takes its plan from the tdmwin qdisc there (no --pace windows)\n",
+			stack_name(o->stack));
 		return -1;
 	}
-	if (o->afxdp && o->corner) {
-		fprintf(stderr, "tdmgen: --corner sends from a UDP socket, not with --stack afxdp\n");
+	if (o->stack != STACK_KERNEL && o->corner) {
+		fprintf(stderr, "tdmgen: --corner sends from a UDP socket, not with --stack %s\n",
+			stack_name(o->stack));
 		return -1;
 	}
-	if (!o->afxdp && (o->ungated || o->has_dst_mac || o->queue)) {
-		fprintf(stderr, "tdmgen: --ungated, --dst-mac and --queue go with --stack afxdp\n");
+	if (o->stack == STACK_KERNEL && (o->ungated || o->has_dst_mac)) {
+		fprintf(stderr, "tdmgen: --ungated and --dst-mac go with --stack afxdp or dpdk\n");
+		return -1;
+	}
+	if (o->stack != STACK_AFXDP && o->queue) {
+		fprintf(stderr, "tdmgen: --queue goes with --stack afxdp\n");
+		return -1;
+	}
+	if (o->stack != STACK_DPDK && o->eal) {
+		fprintf(stderr, "tdmgen: --eal goes with --stack dpdk\n");
 		return -1;
 	}
 	if (o->name && !o->plan_file) {
@@ -1075,8 +1112,8 @@ int main(int argc, char **argv)
 	}
 	tdm_stop_on_signals();
 
-	if (o.afxdp) {
-		rc = afxdp_run(&o, &s);
+	if (o.stack != STACK_KERNEL) {
+		rc = o.stack == STACK_AFXDP ? afxdp_run(&o, &s) : dpdk_run(&o, &s);
 		if (rc > 0) {
 			rc = 2;
 			goto out;
