@@ -175,6 +175,9 @@ struct tc_tdmwin_xstats {
 	__u64	pending_aborts;		/* pending plans removed by TCA_TDMWIN_ABORT */
 	__u32	lease_held;		/* 1 if the gate holds: lease ran out */
 	__u32	pending_unconfirmed;	/* 1 if the pending plan is unconfirmed */
+	__u64	nowindow_drops;		/* gated frames of a class that has no
+					 * window in the active or pending plan
+					 */
 };
 
 #endif /* _UAPI_LINUX_TDMWIN_H */
