@@ -65,7 +65,7 @@ check_eq "dump: window 1 opens for class 4" "${Q[options.windows.1.class]:-none}
 tdm_snap_class C3 "$A" $D 1:3
 tdm_snap_class C4 "$A" $D 1:4
 check_eq "tc class show: 1:1, 1:2, 1:3, 1:4" "${C3[count]:-x}" 4
-check_eq "class 1:3 has a fifo of its own" "${C3[leaf]:+yes}" yes
+check_eq "class 1:3 has counters of its own" "${C3[packets]:-x} ${C3[qlen]:-x}" "0 0"
 
 # ---- the flood: each destination's frames in its own windows ------------------
 
@@ -147,8 +147,9 @@ tdm_snap Q "$A" $D
 n0=${Q[x.nowindow_drops]:-0}
 check "new plan without 1:4, release" tc_a qdisc change dev $D root tdmwin \
 	window 2ms 4ms class 3 release
-qlen_zero() { tdm_snap Q "$A" $D; [ "${Q[qlen]:-x}" = 0 ]; }
+qlen_zero() { tdm_snap Q "$A" "$D"; [ "${Q[qlen]:-x}" = 0 ]; }
 check "nothing stranded: the queue empties" tdm_wait_for 10 qlen_zero
+tdm_snap Q "$A" $D
 check_eq "1:4's frames dropped, for want of a window" \
 	"$(( ${Q[x.nowindow_drops]:-0} - n0 ))" 20
 tdm_snap_class C4 "$A" $D 1:4
