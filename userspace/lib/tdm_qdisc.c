@@ -106,18 +106,16 @@ static int parse_window(const struct nlattr *w, struct tdm_window *win,
 
 	*cls = TDMWIN_CLASS_GATED;
 	mnl_attr_for_each_nested(x, w) {
-		switch (mnl_attr_get_type(x)) {
+		uint16_t type = mnl_attr_get_type(x);
+
+		switch (type) {
 		case TCA_TDMWIN_WIN_OFFSET:
-			if (mnl_attr_get_payload_len(x) != 8)
-				return -1;
-			win->offset = get_u64(x);
-			off = true;
-			break;
 		case TCA_TDMWIN_WIN_LENGTH:
 			if (mnl_attr_get_payload_len(x) != 8)
 				return -1;
-			win->length = get_u64(x);
-			len = true;
+			*(type == TCA_TDMWIN_WIN_OFFSET ? &win->offset :
+						       &win->length) = get_u64(x);
+			*(type == TCA_TDMWIN_WIN_OFFSET ? &off : &len) = true;
 			break;
 		case TCA_TDMWIN_WIN_CLASS:
 			if (mnl_attr_get_payload_len(x) != 4)

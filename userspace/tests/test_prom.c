@@ -130,15 +130,11 @@ static void put_slot(struct nlmsghdr *nlh, uint32_t index, uint64_t frames,
 	mnl_attr_nest_end(nlh, n);
 }
 
-/* A dump of a tdmwin qdisc with three windows and their slots; with
- * @bad, one more slot whose index is beyond the limit of windows.
- */
-static struct nlmsghdr *slot_dump(char *buf, bool bad)
+/* The header of a tdmwin dump with a plan's scalars, options open. */
+static struct nlmsghdr *plan_head(char *buf, struct nlattr **opts)
 {
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
 	struct tcmsg *tcm;
-	struct nlattr *opts, *list, *w, *slots;
-	unsigned int i;
 
 	nlh->nlmsg_type = RTM_NEWQDISC;
 	tcm = mnl_nlmsg_put_extra_header(nlh, sizeof(*tcm));
@@ -146,10 +142,22 @@ static struct nlmsghdr *slot_dump(char *buf, bool bad)
 	tcm->tcm_parent = TC_H_ROOT;
 	tcm->tcm_handle = 0x10000;
 	mnl_attr_put_strz(nlh, TCA_KIND, "tdmwin");
-	opts = mnl_attr_nest_start(nlh, TCA_OPTIONS);
+	*opts = mnl_attr_nest_start(nlh, TCA_OPTIONS);
 	mnl_attr_put_u32(nlh, TCA_TDMWIN_PLAN_VERSION, 5);
 	mnl_attr_put_u64(nlh, TCA_TDMWIN_CYCLE_TIME, 10000000);
 	mnl_attr_put_u64(nlh, TCA_TDMWIN_BASE_TIME, 0);
+	return nlh;
+}
+
+/* A dump of a tdmwin qdisc with three windows and their slots; with
+ * @bad, one more slot whose index is beyond the limit of windows.
+ */
+static struct nlmsghdr *slot_dump(char *buf, bool bad)
+{
+	struct nlattr *opts, *list, *w, *slots;
+	struct nlmsghdr *nlh = plan_head(buf, &opts);
+	unsigned int i;
+
 	list = mnl_attr_nest_start(nlh, TCA_TDMWIN_WINDOWS);
 	for (i = 0; i < 3; i++) {
 		w = mnl_attr_nest_start(nlh, TCA_TDMWIN_WINDOW);
@@ -247,25 +255,6 @@ static void test_slot_bad_index(void **state)
 	memset(&q, 0, sizeof(q));
 	assert_int_equal(tdm_qdisc_parse(slot_dump(buf, true), 2, TC_H_ROOT, &q),
 			 -1);
-}
-
-/* The header of a tdmwin dump with a plan's scalars, options open. */
-static struct nlmsghdr *plan_head(char *buf, struct nlattr **opts)
-{
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
-	struct tcmsg *tcm;
-
-	nlh->nlmsg_type = RTM_NEWQDISC;
-	tcm = mnl_nlmsg_put_extra_header(nlh, sizeof(*tcm));
-	tcm->tcm_ifindex = 2;
-	tcm->tcm_parent = TC_H_ROOT;
-	tcm->tcm_handle = 0x10000;
-	mnl_attr_put_strz(nlh, TCA_KIND, "tdmwin");
-	*opts = mnl_attr_nest_start(nlh, TCA_OPTIONS);
-	mnl_attr_put_u32(nlh, TCA_TDMWIN_PLAN_VERSION, 5);
-	mnl_attr_put_u64(nlh, TCA_TDMWIN_CYCLE_TIME, 10000000);
-	mnl_attr_put_u64(nlh, TCA_TDMWIN_BASE_TIME, 0);
-	return nlh;
 }
 
 /*
