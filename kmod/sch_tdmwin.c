@@ -93,6 +93,10 @@
 /* Oversize head frames dropped per dequeue before yielding. */
 #define TDMWIN_DROP_BUDGET	16
 
+/* Launch times and destination classes exclude each other. */
+#define TDMWIN_MSG_TXTIME_DESTS \
+	"txtime does not go with destination classes: launch times are for windows of class 1:1 only"
+
 /* Gated classes: 1:1 (index 0) and the destination classes (1 ..). */
 #define TDMWIN_NCLASSES		(1 + TDMWIN_MAX_DESTS)
 #define TDMWIN_CLASS_DEST_LAST	(TDMWIN_CLASS_DEST_FIRST + TDMWIN_MAX_DESTS - 1)
@@ -695,12 +699,12 @@ static int tdmwin_refuse(struct sk_buff *skb, struct Qdisc *sch, u32 k,
 	const struct tdmwin_plan *next = rcu_dereference_bh(q->pending);
 	struct Qdisc *child = tdmwin_gated_child(q, k);
 
-	if (!child || (!plan->cs[k].nwin && !(next && next->cs[k].nwin))) {
-		q->st.nowindow_drops++;
-	} else if (skb_is_gso(skb)) {
-		return tdmwin_segment(skb, sch, child, to_free);
-	} else {
+	if (child && (plan->cs[k].nwin || (next && next->cs[k].nwin))) {
+		if (skb_is_gso(skb))
+			return tdmwin_segment(skb, sch, child, to_free);
 		q->st.oversize_drops++;
+	} else {
+		q->st.nowindow_drops++;
 	}
 	q->cdrops[k]++;
 	return qdisc_drop(skb, sch, to_free);
@@ -946,20 +950,37 @@ static void tdmwin_wait(struct tdmwin_sched_data *q,
 }
 
 /*
- * What a gated dequeue checks at @now (@mono on CLOCK_MONOTONIC) before
- * any frame: the lease, a pending plan whose base came (it takes over),
- * and the hold of an unconfirmed plan.  The plan in force, or NULL while
- * the gate holds.
+ * Book the wire for a gated frame of @wire ns that the gate lets go at
+ * @mono, behind what was booked up to *@free: false, with *@free updated,
+ * if another instance on the device booked first (check the gate again).
+ */
+static bool tdmwin_book_gated(struct tdmwin_sched_data *q, s64 *free,
+			      s64 mono, u64 wire)
+{
+	s64 done = max(*free, mono) + (s64)wire;
+
+	if (!atomic64_try_cmpxchg(&q->wire->free, free, done))
+		return false;
+	tdmwin_note_backlog(q, done - mono);
+	return true;
+}
+
+/*
+ * What a gated dequeue checks before any frame, at *@now (the plan's
+ * clock; *@mono on CLOCK_MONOTONIC), read here: the lease, a pending plan
+ * whose base came (it takes over), and the hold of an unconfirmed plan.
+ * The plan in force, or NULL while the gate holds.
  */
 static const struct tdmwin_plan *tdmwin_gate_plan(struct tdmwin_sched_data *q,
-						  s64 now, s64 mono)
+						  s64 *now, s64 *mono)
 {
 	const struct tdmwin_plan *plan;
 
-	if (tdmwin_lease_out_mono(q->wire, mono))
+	*now = tdmwin_clock(q, mono);
+	if (tdmwin_lease_out_mono(q->wire, *mono))
 		return NULL;	/* renewal kicks the queue */
-	plan = tdmwin_promote(q, now);
-	if (tdmwin_unconfirmed_holds(q, now)) {
+	plan = tdmwin_promote(q, *now);
+	if (tdmwin_unconfirmed_holds(q, *now)) {
 		if (!q->unconfirmed_seen) {
 			q->unconfirmed_seen = true;
 			q->st.unconfirmed_holds++;
@@ -999,8 +1020,7 @@ static struct sk_buff *tdmwin_gated_head(struct Qdisc *sch,
 	if (q->hold || !q->gated->q.qlen)
 		return NULL;	/* release, or an enqueue, kicks the queue */
 
-	now = tdmwin_clock(q, &mono);
-	plan = tdmwin_gate_plan(q, now, mono);
+	plan = tdmwin_gate_plan(q, &now, &mono);
 	if (!plan)
 		return NULL;
 	next = rcu_dereference_bh(q->pending);
@@ -1029,14 +1049,9 @@ retry:
 
 		switch (r.verdict) {
 		case TDMWIN_SEND:
-			if (book && q->wire_clock) {
-				s64 done = max(free, mono) + (s64)wire;
-
-				if (!atomic64_try_cmpxchg(&q->wire->free,
-							  &free, done))
-					goto retry;
-				tdmwin_note_backlog(q, done - mono);
-			}
+			if (book && q->wire_clock &&
+			    !tdmwin_book_gated(q, &free, mono, wire))
+				goto retry;
 			q->open_start = r.when;
 			q->open_end = min(r.end, stop);
 			q->open_slot = r.slot;
@@ -1108,14 +1123,9 @@ retry:
 
 		switch (r->verdict) {
 		case TDMWIN_SEND:
-			if (book && q->wire_clock) {
-				s64 done = max(free, mono) + (s64)wire;
-
-				if (!atomic64_try_cmpxchg(&q->wire->free,
-							  &free, done))
-					goto retry;
-				tdmwin_note_backlog(q, done - mono);
-			}
+			if (book && q->wire_clock &&
+			    !tdmwin_book_gated(q, &free, mono, wire))
+				goto retry;
 			p->now = now;
 			p->backlog = backlog;
 			p->wire = wire;
@@ -1160,8 +1170,7 @@ static struct sk_buff *tdmwin_classed_head(struct Qdisc *sch,
 
 	if (q->hold || sch->q.qlen == q->bypass->q.qlen)
 		return NULL;	/* release, or an enqueue, kicks the queue */
-	now = tdmwin_clock(q, &mono);
-	plan = tdmwin_gate_plan(q, now, mono);
+	plan = tdmwin_gate_plan(q, &now, &mono);
 	if (!plan)
 		return NULL;
 	next = rcu_dereference_bh(q->pending);
@@ -1686,6 +1695,10 @@ static int tdmwin_check_txtime(struct Qdisc *sch,
 {
 	struct tdmwin_sched_data *q = qdisc_priv(sch);
 
+	if (!init && q->ndests) {
+		NL_SET_ERR_MSG(extack, TDMWIN_MSG_TXTIME_DESTS);
+		return -EINVAL;
+	}
 	if (req->clockid != CLOCK_TAI) {
 		NL_SET_ERR_MSG(extack,
 			       "txtime needs clockid CLOCK_TAI: etf and the NIC launch frames on TAI");
@@ -1863,10 +1876,8 @@ static int tdmwin_parse(struct Qdisc *sch, struct nlattr *opt,
 		if (err)
 			return err;
 	}
-	if (req->txtime && ((!init && q->ndests) ||
-			    (req->plan && req->plan->dests))) {
-		NL_SET_ERR_MSG(extack,
-			       "txtime does not go with destination classes: launch times are for windows of class 1:1 only");
+	if (req->txtime && req->plan && req->plan->dests) {
+		NL_SET_ERR_MSG(extack, TDMWIN_MSG_TXTIME_DESTS);
 		return -EINVAL;
 	}
 	err = tdmwin_parse_confirm(sch, req, prev, init, extack);
