@@ -82,7 +82,8 @@ int tdm_filter_plan(const struct tdm_plan *p, const char *name,
 					   p->receivers[k].name, k,
 					   TDM_FILTER_MAX);
 		memset(f, 0, sizeof(*f));
-		f->minor = TDMWIN_CLASS_DEST_FIRST + k;
+		f->minor = tdm_qdisc_window_class(p, &(struct tdm_window){
+							.dest = k });
 		if (inet_pton(AF_INET, p->receivers[k].addr, f->addr) == 1)
 			f->family = AF_INET;
 		else if (inet_pton(AF_INET6, p->receivers[k].addr, f->addr) == 1)
