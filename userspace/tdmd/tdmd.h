@@ -317,8 +317,8 @@ struct coord *coord_new(const struct tdmd_conf *conf,
 /* Answers a waiting plan push, drops every link, frees co. */
 void coord_free(struct coord *co);
 /*
- * A plan tdmd can hand out: one destination (no [receiver] sections;
- * members program one gate).  0, or -1 with err saying why not.
+ * A plan tdmd can hand out: at most TDMWIN_MAX_DESTS receivers (a class
+ * of every member's qdisc each).  0, or -1 with err saying why not.
  */
 int coord_plan_pushable(const struct tdm_plan *p, const char *label,
 			char *err, size_t errlen);
