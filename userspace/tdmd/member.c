@@ -53,6 +53,7 @@
  * come through a struct member_io (the real ones in member_net.c; fakes
  * in tests/test_member.c).
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <linux/pkt_sched.h>
 #include <stdio.h>
@@ -1651,6 +1652,65 @@ static void instances_text(FILE *f, const struct status *st)
 			(unsigned long long)q->xstats.window_packets);
 	}
 }
+/* Does the plan in force open windows for destination classes? */
+static bool has_classes(const struct tdm_qdisc_info *q)
+{
+	unsigned int k;
+
+	for (k = 0; k < q->nwin; k++)
+		if (q->win_class[k] != TDMWIN_CLASS_GATED)
+			return true;
+	return false;
+}
+
+/* The windows in force by class, and the filters into the classes. */
+static void classes_json(struct tdm_json *j, const struct member *me,
+			 const struct tdm_qdisc_info *q)
+{
+	char a[80];
+	unsigned int k;
+
+	tdm_json_arr_open(j, "windows");
+	for (k = 0; k < q->nwin; k++) {
+		tdm_json_obj_open(j, NULL);
+		tdm_json_u64(j, "offset_ns", q->win[k].offset);
+		tdm_json_u64(j, "length_ns", q->win[k].length);
+		tdm_json_u64(j, "class", q->win_class[k]);
+		tdm_json_obj_close(j);
+	}
+	tdm_json_arr_close(j);
+	tdm_json_arr_open(j, "filters");
+	for (k = 0; me->filt_known && k < me->nfilt; k++) {
+		tdm_json_obj_open(j, NULL);
+		if (!inet_ntop(me->filt[k].family, me->filt[k].addr, a, sizeof(a)))
+			a[0] = '\0';
+		tdm_json_str(j, "address", a);
+		tdm_json_u64(j, "class", me->filt[k].minor);
+		tdm_json_obj_close(j);
+	}
+	tdm_json_arr_close(j);
+}
+
+static void classes_text(FILE *f, const struct member *me,
+			 const struct tdm_qdisc_info *q)
+{
+	char a[80];
+	unsigned int k;
+
+	if (!has_classes(q) && !me->nfilt)
+		return;
+	fprintf(f, "windows by class:");
+	for (k = 0; k < q->nwin; k++)
+		fprintf(f, "%s :%x %llu+%llu ns", k ? "," : "", q->win_class[k],
+			(unsigned long long)q->win[k].offset,
+			(unsigned long long)q->win[k].length);
+	fprintf(f, "\nfilters:%s", me->filt_known ? "" : " (not read yet)");
+	for (k = 0; me->filt_known && k < me->nfilt; k++)
+		fprintf(f, "%s %s", k ? "," : "",
+			tdm_filter_str(&me->filt[k], a, sizeof(a)));
+	fprintf(f, "\n");
+}
+
 
 static void status_json(struct tdm_json *j, void *arg)
 {
@@ -1722,6 +1782,7 @@ static void status_json(struct tdm_json *j, void *arg)
 		report_xstats_json(j, "xstats", &q->xstats);
 		if (q->has_slots)
 			status_worst_json(j, q);
+		classes_json(j, me, q);
 		tdm_json_bool(j, "txtime", q->txtime);
 		tdm_json_obj_open(j, "lease");
 		tdm_json_u64(j, "lease_ns", q->lease_ns);
@@ -1808,6 +1869,7 @@ static void status_text(FILE *f, void *arg)
 		fprintf(f, "pending plan: v%u at %s\n", q->pending_version,
 			fmt_tai(q->pending_base, me->have_plan ? me->plan.clockid :
 				CLOCK_TAI, tb, sizeof(tb)));
+	classes_text(f, me, q);
 	fprintf(f, "counters: %llu packets in %llu windows, %llu bypass, %llu guard deferrals,\n"
 		"          %llu oversize drops, %llu hold drops, %llu drops, backlog %llu packets\n",
 		(unsigned long long)x->window_packets,

@@ -2060,6 +2060,10 @@ static void test_nxm_prepare_commit(void **state)
 	assert_ack(f, TDM_PHASE_COMMIT, 2, 0, NULL);
 	run_for(f, 20 * SEC);
 	assert_filters(&f->q, cls_3, 3);
+	assert_status_has(f, false,
+			  "filters: 198.18.1.1 -> class :3, 198.18.1.2 -> class :4, 2001:db8::3 -> class :5");
+	assert_status_has(f, true,
+			  "\"filters\":[{\"address\":\"198.18.1.1\",\"class\":3},");
 	/* Back to a classic plan: its base time has passed here, so the
 	 * filters go at the next tick after the commit, not with the prepare.
 	 */
