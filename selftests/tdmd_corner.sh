@@ -38,7 +38,7 @@ tdmd_require bridge
 tdm_use_build "$TDM_ROOT/build/us" release TDMGEN=tdmgen
 [ -x "$TDMGEN" ] || tdm_skip_all "tdmgen not built (make tools)"
 
-N=3 M=3
+NSEND=3 NRECV=3
 SLOT=12000000
 DEAD=2000000
 SECS=2
@@ -46,7 +46,7 @@ PPS=$(( WIRE_MBIT * 1000000 * 60 / 100 / ((WIRE_SIZE + WIRE_FRAME_EXTRA) * 8) ))
 MG_C=198.18.3.1
 mg_ip() { echo "198.18.3.$((10 + $1))"; }
 
-tdm_corner "$N" "$M" || tdm_skip_all "cannot build the corner testbed (bridge, netem rate)"
+tdm_corner "$NSEND" "$NRECV" || tdm_skip_all "cannot build the corner testbed (bridge, netem rate)"
 # The management network: the coordinator's namespace on a bridge with a
 # veth to each sender (mg0), which carries no gate.
 setup_ns CO || tdm_skip_all "cannot create a namespace"
@@ -55,7 +55,7 @@ ip -n "$CO" -b - <<-EOF || tdm_skip_all "cannot build the management network"
 	link set br0 up
 	addr add $MG_C/24 dev br0
 EOF
-for i in $(seq "$N"); do
+for i in $(seq "$NSEND"); do
 	ip link add mg0 netns "${S[$i]}" type veth peer name "mg$i" netns "$CO" ||
 		tdm_skip_all "cannot build the management network"
 	ip -n "$CO" link set "mg$i" master br0 up
@@ -65,8 +65,8 @@ for i in $(seq "$N"); do
 	EOF
 done
 tdm_log "testbed built in $SECONDS s"
-tdm_log "$N senders to $M receivers; switch ports of $SW_BUF frames, NIC FIFOs of $WIRE_RING, wires of $WIRE_MBIT Mbit/s; $PPS frames/s a sender"
-for j in $(seq "$M"); do
+tdm_log "$NSEND senders to $NRECV receivers; switch ports of $SW_BUF frames, NIC FIFOs of $WIRE_RING, wires of $WIRE_MBIT Mbit/s; $PPS frames/s a sender"
+for j in $(seq "$NRECV"); do
 	tdm_switch_sink 8081 "${RCV[$j]}" || tdm_skip_all "no receiving socket on receiver $j"
 done
 
@@ -79,7 +79,7 @@ plan() {
 	{
 		printf '[global]\nbase_time %s\nlink_speed %s\n' "$base" "$WIRE_MBIT"
 		[ $# -gt 0 ] && printf '%s %s\n' "$@"
-		for j in $(seq "$M"); do
+		for j in $(seq "$NRECV"); do
 			printf '[receiver x%s]\naddress %s\n' "$j" "$(tdm_corner_ip "$j")"
 		done
 		printf '[barrel]\nsenders f1 f2 f3\nslot %sns\ndead_time %sns\n' "$slot" "$DEAD"
@@ -96,7 +96,7 @@ run() {
 	[ "$pace" = windows ] && gate=(--gate lib)
 	tdm_corner_reset || return 1
 	tdm_corner_taps_start "$name" || return 1
-	for i in $(seq "$N"); do
+	for i in $(seq "$NSEND"); do
 		ip netns exec "${S[$i]}" "$TDMGEN" --corner --pace "$pace" \
 			"${gate[@]}" --plan "$TDM_TMP/$name-$i.conf" --name "f$i" -s "$WIRE_SIZE" \
 			-r "${PPS}pps" -d "${SECS}s" -E 0 -j \
@@ -108,7 +108,7 @@ run() {
 	sleep 0.2
 	tdm_corner_taps_stop "$name" >/dev/null
 	SENT=0
-	for i in $(seq "$N"); do
+	for i in $(seq "$NSEND"); do
 		sent=$(sed -n 's/.*"sent":\([0-9]*\),"bytes".*/\1/p' "$TDM_TMP/$name-$i.json")
 		[ -n "$sent" ] || { tdm_log "$name: sender $i: $(cat "$TDM_TMP/$name-$i.json")"; return 1; }
 		SENT=$((SENT + sent))
@@ -128,12 +128,12 @@ run() {
 	tdm_corner_judge "$name" "$name" "$WIRE_SIZE"
 	tdm_log "$name: done at $SECONDS s"
 	tdm_judge_check "$name: the ideal ports saw every frame of the senders' taps" \
-		"$name" "ports == $M and arrived + nic_drops == $SENT"
+		"$name" "ports == $NRECV and arrived + nic_drops == $SENT"
 }
 
 # ---- free-running: each sender rotates on its own clock, no gate -----------
 
-for i in $(seq "$N"); do
+for i in $(seq "$NSEND"); do
 	plan "$TDM_TMP/free-$i.conf" "$(( SLOT + (i - 1) * SLOT / 64 ))" \
 		"$(( 1000000000 + (i - 1) * SLOT / 3 ))"
 done
@@ -149,7 +149,7 @@ tdmd_key "$TDMD_KEY"
 plan "$TDM_TMP/barrel.conf" "$SLOT" 0 lead_time 1s base_align 0
 tdmd_coord_conf "$TDM_TMP/coord.conf" "$TDM_TMP/barrel.conf" "listen=$MG_C"
 tdmd_start coord "$CO" "$TDM_TMP/coord.conf" || tdmd_fatal "the coordinator starts"
-for i in $(seq "$N"); do
+for i in $(seq "$NSEND"); do
 	tdmd_member_conf "$TDM_TMP/m$i.conf" "f$i" interface=tx0 \
 		"coordinator=$MG_C:$TDMD_PORT" "link_speed=$WIRE_MBIT"
 	tdmd_start "m$i" "${S[$i]}" "$TDM_TMP/m$i.conf" || tdmd_fatal "member f$i starts"
@@ -173,12 +173,12 @@ filters() {
 		awk '/classid/ { for (k = 1; k < NF; k++) if ($k == "classid") c = $(k + 1) }
 		     /dst_ip/ { print $2 "->" c }' | sort -t: -k2
 }
-check "every member connects" tdm_wait_for 30 tdmd_all_connected coord "$N"
+check "every member connects" tdm_wait_for 30 tdmd_all_connected coord "$NSEND"
 check "every sender runs the barrel shifter (v1, in force)" \
 	tdm_wait_for 30 all_run
-for i in $(seq "$N"); do
+for i in $(seq "$NSEND"); do
 	want=""
-	for j in $(seq "$M"); do
+	for j in $(seq "$NRECV"); do
 		want+="$(tdm_corner_ip "$j")->$(tc -n "${S[$i]}" qdisc show dev tx0 |
 			awk '$2 == "tdmwin" { print $3; exit }')$((2 + j))"$'\n'
 	done
@@ -186,12 +186,12 @@ for i in $(seq "$N"); do
 done
 tdmctl_at coord status | sed 's/^/#   /'
 
-for i in $(seq "$N"); do cp "$TDM_TMP/barrel.conf" "$TDM_TMP/tdmd-$i.conf"; done
+for i in $(seq "$NSEND"); do cp "$TDM_TMP/barrel.conf" "$TDM_TMP/tdmd-$i.conf"; done
 tdm_quiet_wait 10 || tdm_log "$TDM_LOADED"
 mark=$(tdm_hostload_mark)
 run tdmd rate || { tdm_fail "tdmd: the run did not complete"; tdmd_show_logs; tdm_exit; }
 tdm_quiet_judge "$mark"
-for i in $(seq "$N"); do
+for i in $(seq "$NSEND"); do
 	tc -n "${S[$i]}" -s class show dev tx0 | sed "s/^/#   f$i: /"
 done
 tdm_timing tdm_judge_check "tdmd: no collision at any receiver's ideal port, none lost" \
