@@ -1215,9 +1215,6 @@ static void on_heartbeat(struct coord_peer *p, const struct tdm_msg *m)
 			      mnl_attr_get_u32(m->tb[TDM_A_PENDING_VERSION]) : 0;
 	mb->prepared = m->tb[TDM_A_PREPARED] ?
 		       mnl_attr_get_u32(m->tb[TDM_A_PREPARED]) : 0;
-	/* A member that says no level speaks 2, the framing's. */
-	mb->proto = m->tb[TDM_A_PROTO] ?
-		    mnl_attr_get_u32(m->tb[TDM_A_PROTO]) : TDM_PROTO_VERSION;
 	mb->has_xstats = m->tb[TDM_A_QDISC] != NULL;
 	memset(&mb->xs, 0, sizeof(mb->xs));
 	if (mb->has_xstats) {
