@@ -88,50 +88,13 @@ plan() {
 	} >"$f"
 }
 
-declare -A C
-# run NAME PACE: every sender at once with tdmgen --corner --pace PACE on
-# $TDM_TMP/NAME-I.conf, then the counts once every FIFO drained; the
-# ideal ports are judged on the host from the senders' taps (key NAME).
+# run NAME PACE: every sender at once with tdmgen --corner --pace PACE
+# on $TDM_TMP/NAME-I.conf (tdm_corner_run); paced by the plan, libtdmgate
+# books the wire (as tdmgen_corner.sh).
 run() {
-	local name=$1 pace=$2 i pids=() sent gate=()
-	# Paced by the plan: libtdmgate books the wire (tdmgen_corner.sh).
-	[ "$pace" = windows ] && gate=(--gate lib)
-	tdm_corner_reset || return 1
-	tdm_corner_taps_start "$name" || return 1
-	for i in $(seq "$NSEND"); do
-		# A held gate would fill the socket's buffer and block it.
-		ip netns exec "${S[$i]}" timeout $((SECS + 30)) "$TDMGEN" --corner --pace "$pace" \
-			"${gate[@]}" --plan "$TDM_TMP/$name-$i.conf" --name "f$i" -s "$WIRE_SIZE" \
-			-r "${PPS}pps" -d "${SECS}s" -E 0 -j \
-			>"$TDM_TMP/$name-$i.json" 2>&1 &
-		pids+=($!)
-	done
-	wait "${pids[@]}"
-	tdm_wait_for 30 tdm_corner_idle || tdm_log "$name: the FIFOs did not drain in 30 s"
-	sleep 0.2
-	tdm_corner_taps_stop "$name" >/dev/null
-	SENT=0
-	for i in $(seq "$NSEND"); do
-		sent=$(sed -n 's/.*"sent":\([0-9]*\),"bytes".*/\1/p' "$TDM_TMP/$name-$i.json")
-		[ -n "$sent" ] || { tdm_log "$name: sender $i: $(cat "$TDM_TMP/$name-$i.json")"; return 1; }
-		SENT=$((SENT + sent))
-	done
-	tdm_corner_count C
-	tdm_log "$name: sent $SENT; NICs: ${C[nic.sent]} out, ${C[nic.drops]} dropped;" \
-		"emulated ports: ${C[sw.sent]} out, ${C[sw.drops]} dropped" \
-		"(${C[sw.1.drops]}, ${C[sw.2.drops]}, ${C[sw.3.drops]}); receivers: ${C[rx]}"
-	check_eq "$name: every frame sent is through a NIC or dropped there" \
-		"$(( ${C[nic.sent]} + ${C[nic.drops]} ))" "$SENT"
-	check_eq "$name: every frame through the NICs is through a port or dropped there" \
-		"$(( ${C[sw.sent]} + ${C[sw.drops]} ))" "${C[nic.sent]}"
-	check_eq "$name: the receivers got every frame the ports sent" "${C[rx]}" "${C[sw.sent]}"
-	for i in 1 2 3; do
-		check_num "$name: receiver $i got frames" "${C[rx.$i]}" -gt 0
-	done
-	tdm_corner_judge "$name" "$name" "$WIRE_SIZE"
-	tdm_log "$name: done at $SECONDS s"
-	tdm_judge_check "$name: the ideal ports saw every frame of the senders' taps" \
-		"$name" "ports == $NRECV and arrived + nic_drops == $SENT"
+	local gate=()
+	[ "$2" = windows ] && gate=(--gate lib)
+	tdm_corner_run "$1" "$SECS" --pace "$2" "${gate[@]}" -r "${PPS}pps"
 }
 
 # ---- free-running: each sender rotates on its own clock, no gate -----------
