@@ -73,47 +73,10 @@ plan() {
 	} >"$1"
 }
 
-declare -A C
-# run NAME: every sender at once, sender i with PLAN_i (its --plan), then
-# the counts once every FIFO drained.  The ideal ports are judged on the
-# host from the senders' taps (under the key NAME).
+# run NAME: every sender at once, sender i with PLAN_i (its --plan),
+# paced by it with libtdmgate booking the wire (tdm_corner_run).
 run() {
-	local name=$1 i pids=() sent
-	tdm_corner_reset || return 1
-	tdm_corner_taps_start "$name" || return 1
-	for i in $(seq "$N"); do
-		ip netns exec "${S[$i]}" "$TDMGEN" --corner --pace windows \
-			--gate lib --plan "$TDM_TMP/$name-$i.conf" --name "f$i" -s "$WIRE_SIZE" \
-			-r "${PPS}pps" -d "${SECS}s" -E 0 -j \
-			>"$TDM_TMP/$name-$i.json" 2>&1 &
-		pids+=($!)
-	done
-	wait "${pids[@]}"
-	tdm_wait_for 30 tdm_corner_idle || tdm_log "$name: the FIFOs did not drain in 30 s"
-	sleep 0.2
-	tdm_corner_taps_stop "$name" >/dev/null
-	SENT=0
-	for i in $(seq "$N"); do
-		sent=$(sed -n 's/.*"sent":\([0-9]*\),"bytes".*/\1/p' "$TDM_TMP/$name-$i.json")
-		[ -n "$sent" ] || { tdm_log "$name: sender $i: $(cat "$TDM_TMP/$name-$i.json")"; return 1; }
-		SENT=$((SENT + sent))
-	done
-	tdm_corner_count C
-	tdm_log "$name: sent $SENT; NICs: ${C[nic.sent]} out, ${C[nic.drops]} dropped;" \
-		"emulated ports: ${C[sw.sent]} out, ${C[sw.drops]} dropped" \
-		"(${C[sw.1.drops]}, ${C[sw.2.drops]}, ${C[sw.3.drops]}); receivers: ${C[rx]}"
-	check_eq "$name: every frame sent is through a NIC or dropped there" \
-		"$(( ${C[nic.sent]} + ${C[nic.drops]} ))" "$SENT"
-	check_eq "$name: every frame through the NICs is through a port or dropped there" \
-		"$(( ${C[sw.sent]} + ${C[sw.drops]} ))" "${C[nic.sent]}"
-	check_eq "$name: the receivers got every frame the ports sent" "${C[rx]}" "${C[sw.sent]}"
-	for i in 1 2 3; do
-		check_num "$name: receiver $i got frames" "${C[rx.$i]}" -gt 0
-	done
-	tdm_corner_judge "$name" "$name" "$WIRE_SIZE"
-	tdm_log "$name: done at $SECONDS s"
-	tdm_judge_check "$name: the ideal ports saw every frame of the senders' taps" \
-		"$name" "ports == $M and arrived + nic_drops == $SENT"
+	tdm_corner_run "$1" "$SECS" --pace windows --gate lib -r "${PPS}pps"
 }
 
 # ---- free-running: each sender rotates on its own clock ---------------------

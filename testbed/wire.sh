@@ -606,6 +606,58 @@ tdm_corner_taps_stop() {
 	for i in "${!S[@]}"; do tdm_cap_stop "${1}_tx$i"; done
 }
 
+# tdm_corner_run NAME SECS TDMGEN_ARGS...: one corner-turn run, as the
+# corner tests judge it: fresh FIFOs and counters, taps on every sender,
+# sender I running tdmgen --corner --plan $TDM_TMP/NAME-I.conf --name fI
+# for SECS seconds with TDMGEN_ARGS (--pace, -r, ...; bounded by a
+# timeout: a held gate would block its socket), then once every FIFO
+# drained the counts checked (every frame sent through a NIC or dropped
+# there, through a port or dropped there, at its receiver; each receiver
+# got frames) and the ideal ports judged on the host under the key NAME
+# (tdm_corner_judge), which must see every frame of the taps.  Sets SENT
+# (frames tdmgen sent) and TDM_CORNER_C (tdm_corner_count).  1 when a
+# run did not complete.
+tdm_corner_run() {
+	local name=$1 secs=$2 i pids=() sent
+	local -n c=TDM_CORNER_C
+	shift 2
+	tdm_corner_reset || return 1
+	tdm_corner_taps_start "$name" || return 1
+	for i in "${!S[@]}"; do
+		ip netns exec "${S[$i]}" timeout $((secs + 30)) "$TDMGEN" --corner \
+			--plan "$TDM_TMP/$name-$i.conf" --name "f$i" -s "$WIRE_SIZE" \
+			-d "${secs}s" -E 0 -j "$@" >"$TDM_TMP/$name-$i.json" 2>&1 &
+		pids+=($!)
+	done
+	wait "${pids[@]}"
+	tdm_wait_for 30 tdm_corner_idle || tdm_log "$name: the FIFOs did not drain in 30 s"
+	sleep 0.2
+	tdm_corner_taps_stop "$name" >/dev/null
+	SENT=0
+	for i in "${!S[@]}"; do
+		sent=$(sed -n 's/.*"sent":\([0-9]*\),"bytes".*/\1/p' "$TDM_TMP/$name-$i.json")
+		[ -n "$sent" ] || { tdm_log "$name: sender $i: $(cat "$TDM_TMP/$name-$i.json")"; return 1; }
+		SENT=$((SENT + sent))
+	done
+	tdm_corner_count TDM_CORNER_C
+	tdm_log "$name: sent $SENT; NICs: ${c[nic.sent]} out, ${c[nic.drops]} dropped;" \
+		"emulated ports: ${c[sw.sent]} out, ${c[sw.drops]} dropped" \
+		"($(for i in "${!RCV[@]}"; do printf '%s ' "${c[sw.$i.drops]}"; done)); receivers: ${c[rx]}"
+	check_eq "$name: every frame sent is through a NIC or dropped there" \
+		"$(( ${c[nic.sent]} + ${c[nic.drops]} ))" "$SENT"
+	check_eq "$name: every frame through the NICs is through a port or dropped there" \
+		"$(( ${c[sw.sent]} + ${c[sw.drops]} ))" "${c[nic.sent]}"
+	check_eq "$name: the receivers got every frame the ports sent" "${c[rx]}" "${c[sw.sent]}"
+	for i in "${!RCV[@]}"; do
+		check_num "$name: receiver $i got frames" "${c[rx.$i]}" -gt 0
+	done
+	tdm_corner_judge "$name" "$name" "$WIRE_SIZE"
+	tdm_log "$name: done at $SECONDS s"
+	tdm_judge_check "$name: the ideal ports saw every frame of the senders' taps" \
+		"$name" "ports == ${#RCV[@]} and arrived + nic_drops == $SENT"
+}
+declare -gA TDM_CORNER_C
+
 # tdm_corner_judge KEY NAME SIZE [PORT]: the ideal wires and ports of the
 # corner testbed on the senders' taps of tdm_corner_taps_start NAME, on
 # the host after the guest (testbed/tb ideal-port --by-dest: every

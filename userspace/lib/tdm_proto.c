@@ -94,13 +94,21 @@ static const struct apol p_pol[TDM_P_MAX + 1] = {
 	[TDM_P_BYPASS_PRIOS]	= { "BYPASS_PRIOS", K_U32, 0 },
 	[TDM_P_BYPASS_PTP]	= { "BYPASS_PTP", K_U8, 0 },
 	[TDM_P_SENDER]		= { "SENDER", K_NEST, 0 },
+	[TDM_P_RECEIVER]	= { "RECEIVER", K_NEST, 0 },
 };
 
 #define WINDOW_LEN	16	/* u64 offset, u64 length */
+#define DWINDOW_LEN	20	/* u64 offset, u64 length, u32 receiver */
 
 static const struct apol ps_pol[TDM_PS_MAX + 1] = {
 	[TDM_PS_NAME]		= { "NAME", K_NAME, TDM_NAME_MAX },
 	[TDM_PS_WINDOW]		= { "WINDOW", K_BIN, WINDOW_LEN },
+	[TDM_PS_DWINDOW]	= { "DWINDOW", K_BIN, DWINDOW_LEN },
+};
+
+static const struct apol pr_pol[TDM_PR_MAX + 1] = {
+	[TDM_PR_NAME]		= { "NAME", K_NAME, TDM_NAME_MAX },
+	[TDM_PR_ADDRESS]	= { "ADDRESS", K_STR, TDM_ADDR_MAX },
 };
 
 static const struct apol s_pol[TDM_S_MAX + 1] = {
@@ -131,7 +139,8 @@ static const struct mrule m_rules[__TDM_MSG_MAX - TDM_MSG_HELLO] = {
 		"HELLO", DIR_S2C, A(NONCE) | A(PROTO), 0 },
 	[TDM_MSG_REGISTER - TDM_MSG_HELLO] = {
 		"REGISTER", DIR_C2S, A(NONCE) | A(NAME),
-		A(PLAN_VERSION) | A(BASE_TIME) | A(DIGEST) | A(PREPARED) },
+		A(PLAN_VERSION) | A(BASE_TIME) | A(DIGEST) | A(PREPARED) |
+		A(PROTO) },
 	[TDM_MSG_WELCOME - TDM_MSG_HELLO] = {
 		"WELCOME", DIR_S2C, 0, A(PLAN_VERSION) },
 	[TDM_MSG_PLAN - TDM_MSG_HELLO] = {
@@ -849,8 +858,9 @@ static bool put_plan_scalars(struct nlmsghdr *nlh, size_t size,
 				     p->bypass_ptp ? 1 : 0);
 }
 
+/* A window: WINDOW in a plan without receivers, else DWINDOW. */
 static bool put_sender(struct nlmsghdr *nlh, size_t size,
-		       const struct tdm_sender *sd)
+		       const struct tdm_sender *sd, bool dest)
 {
 	struct nlattr *nest;
 	unsigned int i;
@@ -860,13 +870,30 @@ static bool put_sender(struct nlmsghdr *nlh, size_t size,
 					      sd->name))
 		return false;
 	for (i = 0; i < sd->nwin; i++) {
-		uint8_t w[WINDOW_LEN];
+		uint8_t w[DWINDOW_LEN];
 
 		memcpy(w, &sd->win[i].offset, 8);
 		memcpy(w + 8, &sd->win[i].length, 8);
-		if (!mnl_attr_put_check(nlh, size, TDM_PS_WINDOW, sizeof(w), w))
+		memcpy(w + 16, &sd->win[i].dest, 4);
+		if (!mnl_attr_put_check(nlh, size,
+					dest ? TDM_PS_DWINDOW : TDM_PS_WINDOW,
+					dest ? DWINDOW_LEN : WINDOW_LEN, w))
 			return false;
 	}
+	mnl_attr_nest_end(nlh, nest);
+	return true;
+}
+
+static bool put_receiver(struct nlmsghdr *nlh, size_t size,
+			 const struct tdm_receiver *r)
+{
+	struct nlattr *nest;
+
+	nest = mnl_attr_nest_start_check(nlh, size, TDM_P_RECEIVER);
+	if (!nest ||
+	    !mnl_attr_put_strz_check(nlh, size, TDM_PR_NAME, r->name) ||
+	    !mnl_attr_put_strz_check(nlh, size, TDM_PR_ADDRESS, r->addr))
+		return false;
 	mnl_attr_nest_end(nlh, nest);
 	return true;
 }
@@ -883,13 +910,23 @@ int tdm_plan_put(struct nlmsghdr *nlh, size_t size, uint16_t type,
 			errno = EINVAL;
 			return -1;
 		}
+	for (i = 0; i < p->nreceivers; i++)
+		if (!memchr(p->receivers[i].name, '\0', TDM_NAME_MAX) ||
+		    !memchr(p->receivers[i].addr, '\0', TDM_ADDR_MAX)) {
+			errno = EINVAL;
+			return -1;
+		}
 	nest = mnl_attr_nest_start_check(nlh, size, type);
 	if (!nest)
 		goto nospace;
 	if (!put_plan_scalars(nlh, size, p))
 		goto cancel;
+	/* Receivers first: the windows name them by index. */
+	for (i = 0; i < p->nreceivers; i++)
+		if (!put_receiver(nlh, size, &p->receivers[i]))
+			goto cancel;
 	for (i = 0; i < p->nsenders; i++)
-		if (!put_sender(nlh, size, &p->senders[i]))
+		if (!put_sender(nlh, size, &p->senders[i], p->nreceivers))
 			goto cancel;
 	/* nla_len is 16 bits; libmnl would silently truncate it. */
 	if ((size_t)((char *)mnl_nlmsg_get_payload_tail(nlh) - (char *)nest) >
@@ -904,15 +941,22 @@ nospace:
 	return -1;
 }
 
+/*
+ * A sender's windows: WINDOW in a plan without receivers, DWINDOW (with
+ * the receiver) in one with them; the other kind is refused, so that a
+ * window never goes to a destination by default.
+ */
 static int sender_get(const struct nlattr *nest, unsigned int idx,
-		      struct tdm_sender *sd, char *err, size_t errlen)
+		      bool dest, struct tdm_sender *sd, char *err,
+		      size_t errlen)
 {
 	const struct nlattr *tb[TDM_PS_MAX + 1] = { NULL };
+	uint16_t wtype = dest ? TDM_PS_DWINDOW : TDM_PS_WINDOW;
 	char where[32];
 	struct aparse ap = {
 		.pol = ps_pol, .max = TDM_PS_MAX, .where = where,
-		.allowed = BIT(TDM_PS_NAME) | BIT(TDM_PS_WINDOW),
-		.repeat = BIT(TDM_PS_WINDOW), .tb = tb,
+		.allowed = BIT(TDM_PS_NAME) | BIT(wtype),
+		.repeat = BIT(wtype), .tb = tb,
 		.err = err, .errlen = errlen,
 	};
 	const struct nlattr *a;
@@ -920,9 +964,9 @@ static int sender_get(const struct nlattr *nest, unsigned int idx,
 	snprintf(where, sizeof(where), "SENDER %u", idx);
 	if (nest_run(&ap, nest, BIT(TDM_PS_NAME)))
 		return -1;
-	if (ap.count[TDM_PS_WINDOW] > TDMWIN_MAX_WINDOWS)
+	if (ap.count[wtype] > TDMWIN_MAX_WINDOWS)
 		return tdm_set_err(err, errlen, "%u windows in %s (at most %d)",
-				   ap.count[TDM_PS_WINDOW], where,
+				   ap.count[wtype], where,
 				   TDMWIN_MAX_WINDOWS);
 	/* K_NAME bounded it to TDM_NAME_MAX with its NUL. */
 	memcpy(sd->name, mnl_attr_get_payload(tb[TDM_PS_NAME]),
@@ -930,12 +974,36 @@ static int sender_get(const struct nlattr *nest, unsigned int idx,
 	mnl_attr_for_each_nested(a, nest) {
 		const uint8_t *w = mnl_attr_get_payload(a);
 
-		if (mnl_attr_get_type(a) != TDM_PS_WINDOW)
+		if (mnl_attr_get_type(a) != wtype)
 			continue;
 		memcpy(&sd->win[sd->nwin].offset, w, 8);
 		memcpy(&sd->win[sd->nwin].length, w + 8, 8);
+		if (dest)
+			memcpy(&sd->win[sd->nwin].dest, w + 16, 4);
 		sd->nwin++;
 	}
+	return 0;
+}
+
+static int receiver_get(const struct nlattr *nest, unsigned int idx,
+			struct tdm_receiver *r, char *err, size_t errlen)
+{
+	const struct nlattr *tb[TDM_PR_MAX + 1] = { NULL };
+	char where[32];
+	struct aparse ap = {
+		.pol = pr_pol, .max = TDM_PR_MAX, .where = where,
+		.allowed = BIT(TDM_PR_NAME) | BIT(TDM_PR_ADDRESS), .tb = tb,
+		.err = err, .errlen = errlen,
+	};
+
+	snprintf(where, sizeof(where), "RECEIVER %u", idx);
+	if (nest_run(&ap, nest, ap.allowed))
+		return -1;
+	/* The policies bounded both to their fields, NUL included. */
+	memcpy(r->name, mnl_attr_get_payload(tb[TDM_PR_NAME]),
+	       mnl_attr_get_payload_len(tb[TDM_PR_NAME]));
+	memcpy(r->addr, mnl_attr_get_payload(tb[TDM_PR_ADDRESS]),
+	       mnl_attr_get_payload_len(tb[TDM_PR_ADDRESS]));
 	return 0;
 }
 
@@ -946,23 +1014,28 @@ static int plan_get(const struct nlattr *nest, struct tdm_plan *p,
 	struct aparse ap = {
 		.pol = p_pol, .max = TDM_P_MAX, .where = "PLAN",
 		.allowed = BIT(TDM_P_MAX + 1) - 2,	/* all but UNSPEC */
-		.repeat = BIT(TDM_P_SENDER), .tb = tb,
+		.repeat = BIT(TDM_P_SENDER) | BIT(TDM_P_RECEIVER), .tb = tb,
 		.err = err, .errlen = errlen,
 	};
 	const struct nlattr *a;
-	unsigned int n, i = 0;
+	unsigned int n, nr, i = 0, k = 0;
 	uint8_t ptp;
 
 	if (mnl_attr_validate(nest, MNL_TYPE_NESTED) < 0 ||
 	    !(nest->nla_type & NLA_F_NESTED))
 		return tdm_set_err(err, errlen, "PLAN is not a nest");
 	/* Every scalar is sent, so each must be there: no silent defaults. */
-	if (nest_run(&ap, nest, ap.allowed & ~BIT(TDM_P_SENDER)))
+	if (nest_run(&ap, nest,
+		     ap.allowed & ~(BIT(TDM_P_SENDER) | BIT(TDM_P_RECEIVER))))
 		return -1;
 	n = ap.count[TDM_P_SENDER];
 	if (n > TDM_MAX_SENDERS)
 		return tdm_set_err(err, errlen, "%u senders in PLAN (at most %d)", n,
 				   TDM_MAX_SENDERS);
+	nr = ap.count[TDM_P_RECEIVER];
+	if (nr > TDM_MAX_RECEIVERS)
+		return tdm_set_err(err, errlen, "%u receivers in PLAN (at most %d)",
+				   nr, TDM_MAX_RECEIVERS);
 	p->version = mnl_attr_get_u32(tb[TDM_P_VERSION]);
 	p->clockid = (int32_t)mnl_attr_get_u32(tb[TDM_P_CLOCKID]);
 	p->cycle_ns = mnl_attr_get_u64(tb[TDM_P_CYCLE]);
@@ -979,10 +1052,21 @@ static int plan_get(const struct nlattr *nest, struct tdm_plan *p,
 			return tdm_set_err(err, errlen, "out of memory");
 	}
 	p->nsenders = n;
+	if (nr) {
+		p->receivers = calloc(nr, sizeof(*p->receivers));
+		if (!p->receivers)
+			return tdm_set_err(err, errlen, "out of memory");
+	}
+	p->nreceivers = nr;
 	mnl_attr_for_each_nested(a, nest) {
+		if (mnl_attr_get_type(a) == TDM_P_RECEIVER) {
+			if (receiver_get(a, k, &p->receivers[k], err, errlen))
+				return -1;
+			k++;
+		}
 		if (mnl_attr_get_type(a) != TDM_P_SENDER)
 			continue;
-		if (sender_get(a, i, &p->senders[i], err, errlen))
+		if (sender_get(a, i, nr != 0, &p->senders[i], err, errlen))
 			return -1;
 		i++;
 	}

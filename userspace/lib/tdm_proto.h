@@ -44,8 +44,22 @@
 
 /* 2: two-phase plan changes (COMMIT, ABORT).  A version-1 member would
  * install a plan for its base time alone, so the versions do not mix.
+ * This is the frame header's version: the framing of every later level.
  */
 #define TDM_PROTO_VERSION	2
+/*
+ * Levels above the framing, negotiated in the handshake: HELLO's PROTO
+ * is the highest level the coordinator speaks; a member answers with its
+ * own highest in REGISTER's PROTO, but only to a coordinator whose HELLO
+ * says TDM_PROTO_RECEIVERS or more (a level-2 coordinator refuses
+ * attributes it does not know).  A member that sends none speaks 2.
+ *
+ * 3: plans with receivers (TDM_P_RECEIVER, TDM_PS_DWINDOW: a window with
+ *    its destination).  A plan without receivers is encoded as in 2, and
+ *    a plan with receivers goes only to members that spoke 3.
+ */
+#define TDM_PROTO_RECEIVERS	3
+#define TDM_PROTO_LEVEL		3	/* the highest level this build speaks */
 #define TDM_MAGIC		0x574d4454u	/* "TDMW" little-endian */
 #define TDM_DEFAULT_PORT	7453
 #define TDM_MAX_FRAME		(256 * 1024)
@@ -67,7 +81,9 @@ struct tdm_fhdr {
 
 enum tdm_msg_type {
 	TDM_MSG_HELLO = 16,	/* s->c: NONCE, PROTO */
-	TDM_MSG_REGISTER,	/* c->s: NONCE, NAME, [PLAN_VERSION, BASE_TIME, DIGEST] */
+	TDM_MSG_REGISTER,	/* c->s: NONCE, NAME, [PLAN_VERSION, BASE_TIME, DIGEST],
+				 * [PREPARED], [PROTO]
+				 */
 	TDM_MSG_WELCOME,	/* s->c: [PLAN_VERSION] (the coordinator's) */
 	TDM_MSG_PLAN,		/* s->c: PLAN, [COMMIT_BY] */
 	TDM_MSG_ACK,		/* c->s: PLAN_VERSION, STATUS, [MESSAGE], [PHASE] */
@@ -130,6 +146,9 @@ enum tdm_plan_attr {
 	TDM_P_BYPASS_PRIOS,	/* u32 */
 	TDM_P_BYPASS_PTP,	/* u8 */
 	TDM_P_SENDER,		/* nest, TDM_PS_*; repeated */
+	TDM_P_RECEIVER,		/* nest, TDM_PR_*; repeated, in the plan's
+				 * order (level 3; none: one destination)
+				 */
 	__TDM_P_MAX,
 };
 #define TDM_P_MAX (__TDM_P_MAX - 1)
@@ -137,10 +156,24 @@ enum tdm_plan_attr {
 enum tdm_plan_sender_attr {
 	TDM_PS_UNSPEC,
 	TDM_PS_NAME,		/* string */
-	TDM_PS_WINDOW,		/* binary: u64 offset, u64 length; repeated */
+	TDM_PS_WINDOW,		/* binary: u64 offset, u64 length; repeated
+				 * (a plan without receivers)
+				 */
+	TDM_PS_DWINDOW,		/* binary: u64 offset, u64 length, u32 the
+				 * receiver's index; repeated (a plan with
+				 * receivers, level 3)
+				 */
 	__TDM_PS_MAX,
 };
 #define TDM_PS_MAX (__TDM_PS_MAX - 1)
+
+enum tdm_plan_receiver_attr {
+	TDM_PR_UNSPEC,
+	TDM_PR_NAME,		/* string, a name as a sender's */
+	TDM_PR_ADDRESS,		/* string, numeric IPv4 or IPv6 address */
+	__TDM_PR_MAX,
+};
+#define TDM_PR_MAX (__TDM_PR_MAX - 1)
 
 enum tdm_sync_attr {
 	TDM_S_UNSPEC,
@@ -246,6 +279,7 @@ int tdm_sync_get(const struct nlattr *nest,
 
 /* Plans in frames: a nest of attribute type (TDM_A_PLAN); 0, or -1 when
  * it does not fit size or the 64 KiB limit of one attribute (EMSGSIZE).
+ * A plan with receivers needs level TDM_PROTO_RECEIVERS of the peer.
  */
 int tdm_plan_put(struct nlmsghdr *nlh, size_t size, uint16_t type,
 		 const struct tdm_plan *p);

@@ -1294,3 +1294,17 @@ out:
 	free(in);
 	return ret;
 }
+
+/* ---- for the other rtnetlink users of libtdm (tdm_filter.c) ---- */
+
+struct nlmsghdr *tdm_tc_header(char *buf, uint16_t type, uint16_t flags,
+			       int ifindex, uint32_t parent, uint32_t handle)
+{
+	return put_tc_header(buf, type, flags, ifindex, parent, handle);
+}
+
+int tdm_qdisc_ifindex(const struct tdm_qdisc_target *t, char *err,
+		      size_t errlen)
+{
+	return target_ifindex(t, err, errlen);
+}

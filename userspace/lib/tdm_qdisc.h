@@ -251,4 +251,13 @@ int tdm_qdisc_etf_get(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
 int tdm_qdisc_txtime(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
 		     const struct tdm_etf *etf, char *err, size_t errlen);
 
+/* ---- for the other rtnetlink users of libtdm ---- */
+
+/* A traffic-control request (struct tcmsg) at buf, RTNL_SEND_SIZE-sized. */
+struct nlmsghdr *tdm_tc_header(char *buf, uint16_t type, uint16_t flags,
+			       int ifindex, uint32_t parent, uint32_t handle);
+/* t's interface index (resolved, or looked up by name); <= 0 with err. */
+int tdm_qdisc_ifindex(const struct tdm_qdisc_target *t, char *err,
+		      size_t errlen);
+
 #endif

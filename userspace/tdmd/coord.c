@@ -78,6 +78,7 @@ struct member {
 	struct tc_tdmwin_xstats xs;
 	uint32_t version, pending_version;
 	uint32_t prepared;		/* a plan it holds awaiting the outcome */
+	uint32_t proto;			/* the protocol level it speaks */
 	/* the answer to the latest plan sent to it */
 	enum ack_state ack;
 	uint32_t ack_version;
@@ -316,12 +317,29 @@ static int number_plan(struct coord *co, struct tdm_plan *p, char *err,
 
 /* ---- sending ---- */
 
-/* A plan: a prepare with commit_by, or installed at once without (0). */
+/*
+ * A plan: a prepare with commit_by, or installed at once without (0).
+ * 0 sent, -1 failed (the link is dropped), 1 refused here: a member of
+ * level 2 cannot take a plan with receivers (its decoder refuses their
+ * attributes), so it counts as a member that refused the plan.
+ */
 static int send_plan(struct coord *co, struct coord_peer *p,
 		     const struct tdm_plan *plan, int64_t commit_by)
 {
 	struct nlmsghdr *nlh = co_frame(co, TDM_MSG_PLAN);
+	struct member *mb = p->m;
 	char err[256];
+
+	if (plan->nreceivers && mb->proto < TDM_PROTO_RECEIVERS) {
+		mb->ack = ACK_NACK;
+		mb->ack_version = plan->version;
+		snprintf(mb->ack_msg, sizeof(mb->ack_msg),
+			 "speaks protocol level %u: a plan with receivers needs %u (a newer tdmd)",
+			 mb->proto, TDM_PROTO_RECEIVERS);
+		log_warn("member %s: plan v%u not sent: it %s", mb->name,
+			 plan->version, mb->ack_msg);
+		return 1;
+	}
 
 	if (tdm_plan_put(nlh, TDM_MAX_FRAME, TDM_A_PLAN, plan)) {
 		peer_fail(co, p, "the plan does not fit in a frame");
@@ -454,10 +472,19 @@ static bool push_ready(const struct coord *co)
 /* Send the plan being prepared to p's member; counts it in the push. */
 static void push_prepare_one(struct coord *co, struct coord_peer *p)
 {
-	if (send_plan(co, p, &co->next, co->push.commit_by))
+	int rc = send_plan(co, p, &co->next, co->push.commit_by);
+
+	if (rc < 0)
 		return;
 	co->push.sent++;
-	co->push.waiting++;
+	if (!rc) {
+		co->push.waiting++;
+		return;
+	}
+	/* Refused here: decided at once, unless the push is still sending. */
+	p->m->ack_ns = 0;
+	if (!co->push.sending && push_ready(co))
+		push_decide(co);
 }
 
 /*
@@ -1041,6 +1068,9 @@ static int on_register(struct coord *co, struct coord_peer *p, const struct tdm_
 		memcpy(mb->run_digest, mnl_attr_get_payload(m->tb[TDM_A_DIGEST]), 32);
 	mb->prepared = m->tb[TDM_A_PREPARED] ?
 		       mnl_attr_get_u32(m->tb[TDM_A_PREPARED]) : 0;
+	/* A member that says no level speaks 2, the framing's. */
+	mb->proto = m->tb[TDM_A_PROTO] ?
+		    mnl_attr_get_u32(m->tb[TDM_A_PROTO]) : TDM_PROTO_VERSION;
 	mb->hb = false;
 	mb->ack = ACK_NONE;
 	mb->fin = FIN_NONE;
@@ -1066,7 +1096,7 @@ static int on_register(struct coord *co, struct coord_peer *p, const struct tdm_
 	if (co->have_cur && (mb->run_version != co->cur.version ||
 			    mb->run_base != co->cur.base_time)) {
 		if (send_plan(co, p, &co->cur, 0))
-			return 0;
+			return 0;	/* dropped, or refused (logged) */
 	} else if (co->have_cur) {
 		mb->ack = ACK_OK;
 		mb->ack_version = co->cur.version;
@@ -1379,11 +1409,11 @@ struct coord *coord_new(const struct tdmd_conf *conf,
 int coord_plan_pushable(const struct tdm_plan *p, const char *label,
 			char *err, size_t errlen)
 {
-	if (!p->nreceivers)
+	if (p->nreceivers <= TDMWIN_MAX_DESTS)
 		return 0;
 	return tdm_set_err(err, errlen,
-			   "%s: a plan with %u receivers: tdmd hands out one-destination plans only (no [receiver] sections)",
-			   label, p->nreceivers);
+			   "%s: a plan with %u receivers: a tdmwin qdisc has %d destination classes, one per receiver",
+			   label, p->nreceivers, TDMWIN_MAX_DESTS);
 }
 
 /* Is this member a sender of a plan the coordinator knows? */

@@ -258,7 +258,7 @@ static void on_accept(struct ev *e, short revents)
 	}
 	nlh = frame_begin(TDM_MSG_HELLO);
 	tdm_put_nonce(&l->c->sess, nlh, frame_size());
-	mnl_attr_put_u32(nlh, TDM_A_PROTO, TDM_PROTO_VERSION);
+	mnl_attr_put_u32(nlh, TDM_A_PROTO, TDM_PROTO_LEVEL);
 	if (conn_send(l->c, nlh, err, sizeof(err)))
 		coord_peer_lost(net->co, l->peer, err);
 }

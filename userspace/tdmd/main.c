@@ -251,8 +251,8 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		case 'v':
-			printf("tdmd %s\nwire protocol %d\n", TDM_VERSION,
-			       TDM_PROTO_VERSION);
+			printf("tdmd %s\nwire protocol %d, level %d\n",
+			       TDM_VERSION, TDM_PROTO_VERSION, TDM_PROTO_LEVEL);
 			return 0;
 		default:
 			usage(stderr);

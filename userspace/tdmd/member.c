@@ -33,6 +33,12 @@
  * tdmd dies or the node goes bad, the kernel holds the gate within one
  * lease, without tdmd.
  *
+ * A plan with receivers gives each window a destination class (receiver
+ * k is class minor TDMWIN_CLASS_DEST_FIRST + k) and each instance one
+ * flower filter per receiver we send to (tdm_filter.h), changed with the
+ * plan, all or nothing, in the order of "the destination classes'
+ * filters" below.
+ *
  * The qdisc is one tdmwin instance at the configured place (the root),
  * or one under each chosen TX queue of an mq qdisc at the root (tdm.conf
  * "queues"), with an etf child under each where launch times are on
@@ -47,6 +53,7 @@
  * come through a struct member_io (the real ones in member_net.c; fakes
  * in tests/test_member.c).
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <linux/pkt_sched.h>
 #include <stdio.h>
@@ -125,6 +132,17 @@ struct member {
 	int64_t kernel_base;
 	bool qdisc_gone_logged;
 	uint32_t no_windows;		/* a plan without our windows: its version */
+
+	/* the destination classes' filters, the same on every instance */
+	struct tdm_filter filt[TDM_FILTER_MAX];
+	unsigned int nfilt;
+	bool filt_known;		/* filt is what the instances carry */
+	struct tdm_filter prep_filt[TDM_FILTER_MAX];	/* before the prepare */
+	unsigned int nprep_filt;
+	bool filt_due;			/* at filt_at, down to what the plans
+					 * in force and prepared need
+					 */
+	int64_t filt_at;		/* monotonic */
 
 	/* PHC health: PHC - CLOCK_TAI, checked with PTP */
 	int phc_index;			/* -1: none (or not checked) */
@@ -431,6 +449,144 @@ static int abort_all(struct member *me, uint32_t v, char *msg, size_t len)
 	return -1;
 }
 
+/* ---- the destination classes' filters ---- */
+
+/*
+ * The rule (Documentation/tdmd.rst, "Plans with receivers"): while two
+ * plans may gate, the one in force and one prepared (or installed for a
+ * base time still ahead), every instance carries the filters of both.
+ * A new plan's filters go in with its prepare, before its base time:
+ * their classes have no windows in the old plan, so the frames they
+ * classify wait in their class for the new plan's windows instead of
+ * leaving in the old plan's.  The old plan's filters stay until the new
+ * plan's base time, so that its frames keep their windows to its end;
+ * then those the new plan does not need go (filt_due).  A class never
+ * changes its address while both plans may gate: tdm_filter_merge()
+ * refuses such a plan before anything changes.  An abort puts back the
+ * filters there were before the prepare.
+ */
+
+/* What the instances carry now (not known at start: the plan's). */
+static int filters_live(const struct member *me, struct tdm_filter *out,
+			unsigned int *n, char *msg, size_t len)
+{
+	if (me->filt_known) {
+		memcpy(out, me->filt, me->nfilt * sizeof(*out));
+		*n = me->nfilt;
+		return 0;
+	}
+	*n = 0;
+	return me->have_plan ?
+	       tdm_filter_plan(&me->plan, me->cf->name, out, n, msg, len) : 0;
+}
+
+/* The live filters and those p needs of us, both; -1 with msg. */
+static int filters_with(const struct member *me, const struct tdm_plan *p,
+			struct tdm_filter *out, unsigned int *n,
+			char *msg, size_t len)
+{
+	struct tdm_filter add[TDM_FILTER_MAX];
+	unsigned int na;
+
+	if (filters_live(me, out, n, msg, len) ||
+	    tdm_filter_plan(p, me->cf->name, add, &na, msg, len))
+		return -1;
+	return tdm_filter_merge(out, n, add, na, msg, len);
+}
+
+/*
+ * Every instance's filters want[0..n), or -1 with msg (the instance that
+ * failed; those before it carry want, me->filt stays the old set but is
+ * no longer known to be what they carry).
+ */
+static int filters_all(struct member *me, const struct tdm_filter *want,
+		       unsigned int n, char *msg, size_t len)
+{
+	struct tdm_filter w[TDM_FILTER_MAX];
+	char err[512];
+	unsigned int i;
+
+	if (me->filt_known && !n && !me->nfilt)
+		return 0;
+	memcpy(w, want, n * sizeof(*w));
+	for (i = 0; i < me->ninst; i++) {
+		if (me->io.filter_sync(me->io.ctx, &me->inst[i].t, w, n, err,
+				       sizeof(err))) {
+			inst_err(me, i, msg, len, err);
+			/* Some instances may carry want now: sync them all
+			 * next time, whatever filt says.
+			 */
+			me->filt_known = false;
+			return -1;
+		}
+	}
+	memcpy(me->filt, w, n * sizeof(*w));
+	me->nfilt = n;
+	me->filt_known = true;
+	return 0;
+}
+
+/* Sync the filters down at the monotonic time at, or retry then. */
+static void filters_due(struct member *me, int64_t at)
+{
+	if (!me->filt_due || at < me->filt_at)
+		me->filt_at = at;
+	me->filt_due = true;
+}
+
+/* At p's base time (now if it passed): the monotonic time. */
+static int64_t at_base(const struct member *me, const struct tdm_plan *p)
+{
+	int64_t ahead = p->base_time - me->io.clock_ns(me->io.ctx, p->clockid);
+
+	return now_ns(me) + (ahead > 0 ? ahead : 0);
+}
+
+/* Put back the filters there were before a prepare that failed or was
+ * aborted; retried from the tick if that fails (logged).
+ */
+static void filters_back(struct member *me)
+{
+	char msg[512];
+
+	if (!filters_all(me, me->prep_filt, me->nprep_filt, msg, sizeof(msg)))
+		return;
+	log_err("filters on %s: cannot put back the %u there were: %s; retrying",
+		me->target.ifname, me->nprep_filt, msg);
+	filters_due(me, now_ns(me) + (int64_t)TDM_NSEC_PER_SEC);
+}
+
+/* The tick: down to what the plan in force and a prepared one need. */
+static void filters_tick(struct member *me)
+{
+	struct tdm_filter want[TDM_FILTER_MAX], add[TDM_FILTER_MAX];
+	unsigned int n = 0, na = 0;
+	char msg[512];
+
+	/* Due for a plan replaced since: wait for the base of the one in force. */
+	if (me->have_plan &&
+	    me->io.clock_ns(me->io.ctx, me->plan.clockid) < me->plan.base_time) {
+		me->filt_at = at_base(me, &me->plan);
+		return;
+	}
+	if ((me->have_plan &&
+	     tdm_filter_plan(&me->plan, me->cf->name, want, &n, msg,
+			     sizeof(msg))) ||
+	    (me->have_prep && !me->prep_nowin &&
+	     (tdm_filter_plan(&me->prep, me->cf->name, add, &na, msg,
+			      sizeof(msg)) ||
+	      tdm_filter_merge(want, &n, add, na, msg, sizeof(msg)))) ||
+	    filters_all(me, want, n, msg, sizeof(msg))) {
+		log_err("filters on %s: %s; retrying", me->target.ifname, msg);
+		me->filt_at = now_ns(me) + (int64_t)TDM_NSEC_PER_SEC;
+		return;
+	}
+	me->filt_due = false;
+	log_info("filters on %s: %u, for plan v%u%s", me->target.ifname, n,
+		 me->have_plan ? me->plan.version : 0,
+		 me->have_prep ? " and the one prepared" : "");
+}
+
 /* ---- connection ---- */
 
 static void disconnect(struct member *me, const char *why)
@@ -510,6 +666,33 @@ static void prep_forget(struct member *me)
 }
 
 /*
+ * Prepare p with its filters, all or nothing: the filters both plans
+ * need are worked out first (a class that would change its address
+ * refuses p before anything changes), then p goes into every instance,
+ * then the filters; if they fail, p is aborted on every instance and
+ * the filters there were are put back.  0, or -1 with msg.
+ */
+static int prepare_filtered(struct member *me, const struct tdm_plan *p,
+			    char *msg, size_t len)
+{
+	struct tdm_filter want[TDM_FILTER_MAX];
+	unsigned int n, bad;
+
+	if (filters_live(me, me->prep_filt, &me->nprep_filt, msg, len) ||
+	    filters_with(me, p, want, &n, msg, len) ||
+	    prepare_all(me, p, msg, len))
+		return -1;
+	if (!filters_all(me, want, n, msg, len))
+		return 0;
+	bad = abort_first(me, me->ninst, p->version);
+	filters_back(me);
+	snprintf(msg + strlen(msg), len - strlen(msg),
+		 bad ? "; aborting the plan failed on %u instances" :
+		 "; the plan was aborted%.0u", bad);
+	return -1;
+}
+
+/*
  * A prepare: p waits in the kernel unconfirmed (or, without windows for
  * us, the gate holds) until COMMIT or ABORT.  Takes p.
  */
@@ -538,7 +721,7 @@ static int on_prepare(struct member *me, struct tdm_plan *p,
 		snprintf(msg, sizeof(msg), "plan v%u has no windows for '%s': the gate is held",
 			 version, me->cf->name);
 		log_warn("%s", msg);
-	} else if (prepare_all(me, p, msg, sizeof(msg))) {
+	} else if (prepare_filtered(me, p, msg, sizeof(msg))) {
 		log_err("plan v%u: cannot prepare it on %s: %s", version,
 			me->target.ifname, msg);
 		tdm_plan_free(p);
@@ -600,6 +783,10 @@ static int on_outcome(struct member *me, bool commit, uint32_t v,
 		memcpy(me->digest, me->prep_digest, 32);
 		me->have_prep = false;
 		me->no_windows = 0;
+		/* The old plan's filters go once the new one is in force. */
+		filters_due(me, at_base(me, &me->plan));
+	} else if (!commit && me->have_prep && !me->prep_nowin) {
+		filters_back(me);
 	} else if (commit && !me->have_prep) {
 		/* Prepared before a restart: the kernel has it, we do not. */
 		me->kernel_version = v;
@@ -612,6 +799,35 @@ static int on_outcome(struct member *me, bool commit, uint32_t v,
 		log_notice("plan v%u aborted on %s%s%s", v, me->target.ifname,
 			   why[0] ? ": " : "", why);
 	return send_phase_ack(me, phase, v, 0, NULL);
+}
+
+/*
+ * A plan decided (no prepare) into every instance, with its filters and
+ * those of the plan it replaces until its base time, or only its own
+ * if a class would change its address (the plan is decided: the others
+ * run it).  Filters that fail leave the instances held (partial) until
+ * a plan goes in with them.  0, or -1 with msg.
+ */
+static int install_filtered(struct member *me, const struct tdm_plan *p,
+			    char *msg, size_t len)
+{
+	struct tdm_filter want[TDM_FILTER_MAX];
+	unsigned int n;
+
+	if (filters_with(me, p, want, &n, msg, len)) {
+		log_warn("plan v%u: %s: its own filters only", p->version, msg);
+		if (tdm_filter_plan(p, me->cf->name, want, &n, msg, len))
+			return -1;
+	}
+	if (install_all(me, p, hold_wanted(me), msg, len))
+		return -1;
+	if (filters_all(me, want, n, msg, len)) {
+		me->partial = p->version;
+		apply_hold(me);
+		return -1;
+	}
+	filters_due(me, at_base(me, p));
+	return 0;
 }
 
 static int on_plan(struct member *me, const struct tdm_msg *m, char *err, size_t errlen)
@@ -660,7 +876,7 @@ static int on_plan(struct member *me, const struct tdm_msg *m, char *err, size_t
 	me->no_windows = 0;
 	/* It replaces in the kernel any plan prepared and undecided. */
 	prep_forget(me);
-	if (install_all(me, &p, hold_wanted(me), msg, sizeof(msg))) {
+	if (install_filtered(me, &p, msg, sizeof(msg))) {
 		log_err("plan v%u: cannot install it on %s: %s", p.version,
 			me->target.ifname, msg);
 		send_ack(me, p.version, EINVAL, msg);
@@ -711,6 +927,9 @@ int member_frame(struct member *me, const struct tdm_msg *m, char *err,
 		/* A plan waiting for an outcome we missed: ask for it. */
 		if (me->prep_version)
 			mnl_attr_put_u32(nlh, TDM_A_PREPARED, me->prep_version);
+		/* Our level, to a coordinator that knows the attribute here. */
+		if (mnl_attr_get_u32(m->tb[TDM_A_PROTO]) >= TDM_PROTO_RECEIVERS)
+			mnl_attr_put_u32(nlh, TDM_A_PROTO, TDM_PROTO_LEVEL);
 		return me->io.send(me->io.ctx, nlh, err, errlen);
 	case TDM_MSG_WELCOME:
 		return on_welcome(me, m);
@@ -1176,6 +1395,12 @@ int64_t member_tick(struct member *me, int64_t now)
 		if (me->next_ptp < next)
 			next = me->next_ptp;
 	}
+	if (me->filt_due) {
+		if (now >= me->filt_at)
+			filters_tick(me);
+		if (me->filt_due && me->filt_at < next)
+			next = me->filt_at;
+	}
 	if (me->target.lease_ns) {
 		if (now >= me->next_renew) {
 			lease_tick(me);
@@ -1427,6 +1652,65 @@ static void instances_text(FILE *f, const struct status *st)
 			(unsigned long long)q->xstats.window_packets);
 	}
 }
+/* Does the plan in force open windows for destination classes? */
+static bool has_classes(const struct tdm_qdisc_info *q)
+{
+	unsigned int k;
+
+	for (k = 0; k < q->nwin; k++)
+		if (q->win_class[k] != TDMWIN_CLASS_GATED)
+			return true;
+	return false;
+}
+
+/* The windows in force by class, and the filters into the classes. */
+static void classes_json(struct tdm_json *j, const struct member *me,
+			 const struct tdm_qdisc_info *q)
+{
+	char a[80];
+	unsigned int k;
+
+	tdm_json_arr_open(j, "windows");
+	for (k = 0; k < q->nwin; k++) {
+		tdm_json_obj_open(j, NULL);
+		tdm_json_u64(j, "offset_ns", q->win[k].offset);
+		tdm_json_u64(j, "length_ns", q->win[k].length);
+		tdm_json_u64(j, "class", q->win_class[k]);
+		tdm_json_obj_close(j);
+	}
+	tdm_json_arr_close(j);
+	tdm_json_arr_open(j, "filters");
+	for (k = 0; me->filt_known && k < me->nfilt; k++) {
+		tdm_json_obj_open(j, NULL);
+		if (!inet_ntop(me->filt[k].family, me->filt[k].addr, a, sizeof(a)))
+			a[0] = '\0';
+		tdm_json_str(j, "address", a);
+		tdm_json_u64(j, "class", me->filt[k].minor);
+		tdm_json_obj_close(j);
+	}
+	tdm_json_arr_close(j);
+}
+
+static void classes_text(FILE *f, const struct member *me,
+			 const struct tdm_qdisc_info *q)
+{
+	char a[80];
+	unsigned int k;
+
+	if (!has_classes(q) && !me->nfilt)
+		return;
+	fprintf(f, "windows by class:");
+	for (k = 0; k < q->nwin; k++)
+		fprintf(f, "%s :%x %llu+%llu ns", k ? "," : "", q->win_class[k],
+			(unsigned long long)q->win[k].offset,
+			(unsigned long long)q->win[k].length);
+	fprintf(f, "\nfilters:%s", me->filt_known ? "" : " (not read yet)");
+	for (k = 0; me->filt_known && k < me->nfilt; k++)
+		fprintf(f, "%s %s", k ? "," : "",
+			tdm_filter_str(&me->filt[k], a, sizeof(a)));
+	fprintf(f, "\n");
+}
+
 
 static void status_json(struct tdm_json *j, void *arg)
 {
@@ -1498,6 +1782,7 @@ static void status_json(struct tdm_json *j, void *arg)
 		report_xstats_json(j, "xstats", &q->xstats);
 		if (q->has_slots)
 			status_worst_json(j, q);
+		classes_json(j, me, q);
 		tdm_json_bool(j, "txtime", q->txtime);
 		tdm_json_obj_open(j, "lease");
 		tdm_json_u64(j, "lease_ns", q->lease_ns);
@@ -1584,6 +1869,7 @@ static void status_text(FILE *f, void *arg)
 		fprintf(f, "pending plan: v%u at %s\n", q->pending_version,
 			fmt_tai(q->pending_base, me->have_plan ? me->plan.clockid :
 				CLOCK_TAI, tb, sizeof(tb)));
+	classes_text(f, me, q);
 	fprintf(f, "counters: %llu packets in %llu windows, %llu bypass, %llu guard deferrals,\n"
 		"          %llu oversize drops, %llu hold drops, %llu drops, backlog %llu packets\n",
 		(unsigned long long)x->window_packets,

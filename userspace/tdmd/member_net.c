@@ -123,6 +123,14 @@ static int net_qdisc_mq(void *ctx, const struct tdm_qdisc_target *t,
 			    handle, err, errlen);
 }
 
+static int net_filter_sync(void *ctx, const struct tdm_qdisc_target *t,
+			   const struct tdm_filter *want, unsigned int n,
+			   char *err, size_t errlen)
+{
+	return tdm_filter_sync(&((struct member_net *)ctx)->rtnl, t, want, n,
+			       err, errlen);
+}
+
 static int net_qdisc_txtime(void *ctx, const struct tdm_qdisc_target *t,
 			    const struct tdm_etf *etf, char *err,
 			    size_t errlen)
@@ -337,6 +345,12 @@ static int net_connect(void *ctx, const struct tdmd_hostport *hp, char *addr,
 
 /* ---- clocks ---- */
 
+static int64_t net_clock_ns(void *ctx, int clockid)
+{
+	(void)ctx;
+	return tdm_clock_ns(clockid);
+}
+
 static int64_t net_mono_ns(void *ctx)
 {
 	(void)ctx;
@@ -397,6 +411,7 @@ static struct role *net_start(const struct tdmd *d, char *err, size_t errlen)
 		.tx_queues = net_tx_queues,
 		.qdisc_mq = net_qdisc_mq,
 		.qdisc_txtime = net_qdisc_txtime,
+		.filter_sync = net_filter_sync,
 		.ptp_open = net_ptp_open,
 		.ptp_query = net_ptp_query,
 		.phc_index = net_phc_index,
@@ -407,6 +422,7 @@ static struct role *net_start(const struct tdmd *d, char *err, size_t errlen)
 		.send = net_send,
 		.close = net_close,
 		.mono_ns = net_mono_ns,
+		.clock_ns = net_clock_ns,
 		.random = net_random,
 		.ctx = net,
 	};

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "tdm_filter.h"
 #include "tdm_plan.h"
 #include "tdm_proto.h"
 #include "tdm_qdisc.h"
@@ -316,8 +317,8 @@ struct coord *coord_new(const struct tdmd_conf *conf,
 /* Answers a waiting plan push, drops every link, frees co. */
 void coord_free(struct coord *co);
 /*
- * A plan tdmd can hand out: one destination (no [receiver] sections;
- * members program one gate).  0, or -1 with err saying why not.
+ * A plan tdmd can hand out: at most TDMWIN_MAX_DESTS receivers (a class
+ * of every member's qdisc each).  0, or -1 with err saying why not.
  */
 int coord_plan_pushable(const struct tdm_plan *p, const char *label,
 			char *err, size_t errlen);
@@ -382,6 +383,12 @@ struct member_io {
 	int (*qdisc_txtime)(void *ctx, const struct tdm_qdisc_target *t,
 			    const struct tdm_etf *etf, char *err,
 			    size_t errlen);
+	/* The flower filters of its destination classes (tdm_filter.h):
+	 * make them exactly want[0..n), read back.
+	 */
+	int (*filter_sync)(void *ctx, const struct tdm_qdisc_target *t,
+			   const struct tdm_filter *want, unsigned int n,
+			   char *err, size_t errlen);
 	/* ptp4l's management socket (tdm_ptp.h): opened once, then asked. */
 	int (*ptp_open)(void *ctx, const char *path, uint8_t domain, char *err,
 			size_t errlen);
@@ -408,6 +415,7 @@ struct member_io {
 	int (*send)(void *ctx, struct nlmsghdr *nlh, char *err, size_t errlen);
 	void (*close)(void *ctx);
 	int64_t (*mono_ns)(void *ctx);		/* CLOCK_MONOTONIC */
+	int64_t (*clock_ns)(void *ctx, int clockid);	/* a plan's clock */
 	uint64_t (*random)(void *ctx);		/* the reconnect jitter */
 	void *ctx;
 };

@@ -62,6 +62,7 @@ struct link {
 	unsigned int ncommit, nabort;
 	uint32_t welcome_version;
 	struct coord_peer *peer;
+	uint32_t level;			/* PROTO in its REGISTER; 0: none */
 };
 
 /* A control request whose reply is kept. */
@@ -288,6 +289,8 @@ static void register_prepared(struct fx *f, struct link *l, const char *name,
 	}
 	if (prepared)
 		mnl_attr_put_u32(nlh, TDM_A_PREPARED, prepared);
+	if (l->level)
+		mnl_attr_put_u32(nlh, TDM_A_PROTO, l->level);
 	assert_int_equal(deliver_or_close(f, l, nlh), 0);
 	assert_false(l->dropped);
 }
@@ -1246,31 +1249,125 @@ static void test_issued_not_recorded(void **state)
 	push_commit(f, &a, 1, 1);
 }
 
-/*
- * A plan with receivers (per-destination windows) is refused by plan
- * push, and no member hears of it: members program one gate.
- */
-static void test_push_receivers_refused(void **state)
+/* The 3 x 3 barrel shifter, senders a b c. */
+static const char plan_nxm[] =
+	"[receiver x0]\naddress 198.18.1.1\n"
+	"[receiver x1]\naddress 198.18.1.2\n"
+	"[receiver x2]\naddress 198.18.1.3\n"
+	"[barrel]\nsenders a b c\nslot 1ms\ndead_time 100us\n";
+
+/* A member of level 3. */
+static struct link *member3(struct fx *f, const char *name)
 {
-	static const char plan[] =
-		"[receiver x0]\naddress 198.18.1.1\n"
-		"[receiver x1]\naddress 198.18.1.2\n"
-		"[barrel]\nsenders a b c\nslot 1ms\ndead_time 100us\n";
+	struct link *l = connect_link(f);
+
+	l->level = TDM_PROTO_LEVEL;
+	register_as(f, l, name, NULL);
+	return l;
+}
+
+/*
+ * An N x M plan goes to members of level 3 with its receivers and every
+ * window's destination, in two phases as any plan; a late member gets
+ * it with them too.
+ */
+static void test_push_nxm(void **state)
+{
 	struct fx *f = *state;
-	struct link *l[2];
+	struct link *l[3], *c;
+	struct req q;
+	unsigned int i;
+
+	fx_start(f);
+	l[0] = member3(f, "a");
+	l[1] = member3(f, "b");
+	/* The level is the session's: a heartbeat does not change it. */
+	heartbeat(f, l[0], 0);
+	f->conf.quorum = 2;
+	control(f, &q, "plan push", false, plan_nxm);
+	assert_false(q.replied);
+	for (i = 0; i < 2; i++) {
+		assert_true(l[i]->have_plan);
+		assert_int_equal(l[i]->plan.nreceivers, 3);
+		assert_string_equal(l[i]->plan.receivers[2].addr, "198.18.1.3");
+		assert_int_equal(l[i]->plan.senders[1].win[0].dest, 1);
+		assert_true(l[i]->commit_by != 0);
+		ack(f, l[i], 1, 0, NULL);
+	}
+	for (i = 0; i < 2; i++)
+		committed(f, l[i], 1);
+	assert_true(q.replied && q.ok);
+	req_done(&q);
+	/* c comes late: the plan, decided, with its receivers */
+	c = member3(f, "c");
+	assert_true(c->have_plan);
+	assert_int_equal(c->commit_by, 0);
+	assert_int_equal(c->plan.nreceivers, 3);
+	assert_int_equal(c->plan.senders[2].win[0].dest, 2);
+}
+
+/*
+ * A member of level 2 cannot take a plan with receivers: it counts as
+ * refusing (nobody switches), and is never sent the plan; a
+ * one-destination plan still goes to it.
+ */
+static void test_push_nxm_old_member(void **state)
+{
+	struct fx *f = *state;
+	struct link *l[3];
 	struct req q;
 
+	fx_start(f);
+	l[0] = member3(f, "a");
+	l[1] = member3(f, "b");
+	l[2] = member(f, "c");		/* no PROTO: level 2 */
+	control(f, &q, "plan push", true, plan_nxm);
+	assert_false(l[2]->have_plan);
+	assert_false(q.replied);
+	ack(f, l[0], 1, 0, NULL);
+	ack(f, l[1], 1, 0, NULL);
+	/* refused: a and b, which prepared, abort */
+	assert_int_equal(l[0]->nabort + l[1]->nabort, 2);
+	assert_int_equal(l[0]->ncommit + l[1]->ncommit, 0);
+	aborted(f, l[0], 1);
+	aborted(f, l[1], 1);
+	assert_true(q.replied);
+	assert_false(q.ok);
+	assert_has(q.body, "\"outcome\":\"aborted\"");
+	assert_has(q.body, "1 refused, 0 did not answer (first: c)");
+	assert_has(q.body, "speaks protocol level 2: a plan with receivers needs 3");
+	req_done(&q);
+	assert_false(l[2]->have_plan);
+	/* a one-destination plan goes to all three, c included */
+	push_commit(f, l, 3, 2);
+	assert_true(l[2]->have_plan);
+	assert_int_equal(l[2]->plan.nreceivers, 0);
+}
+
+/* More receivers than a qdisc has destination classes: refused at push. */
+static void test_push_too_many_receivers(void **state)
+{
+	struct fx *f = *state;
+	struct link *l[2];
+	char plan[4096];
+	struct req q;
+	size_t n = 0;
+	int i;
+
+	for (i = 0; i <= TDMWIN_MAX_DESTS; i++)
+		n += (size_t)snprintf(plan + n, sizeof(plan) - n,
+				      "[receiver x%d]\naddress 198.18.1.%d\n",
+				      i, i + 1);
+	snprintf(plan + n, sizeof(plan) - n,
+		 "[barrel]\nsenders a b\nslot 100us\ndead_time 10us\n");
 	start_abc(f, &l[0], &l[1], NULL);
 	control(f, &q, "plan push", false, plan);
 	assert_true(q.replied);
 	assert_false(q.ok);
-	assert_has(q.body, "a plan with 2 receivers: tdmd hands out one-destination plans only");
+	assert_has(q.body, "a plan with 33 receivers: a tdmwin qdisc has 32 destination classes");
 	req_done(&q);
 	assert_false(l[0]->have_plan);
 	assert_false(l[1]->have_plan);
-	/* A one-destination plan still goes out. */
-	f->conf.quorum = 2;
-	push_commit(f, l, 2, 1);
 }
 
 /* A second push while one waits for acks is refused. */
@@ -1343,7 +1440,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_restart_hostile_versions, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_versions_exhausted, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_issued_not_recorded, fx_setup, fx_teardown),
-		cmocka_unit_test_setup_teardown(test_push_receivers_refused, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_push_nxm, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_push_nxm_old_member, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_push_too_many_receivers, fx_setup, fx_teardown),
 	};
 
 	tdm_log_init("test_coord", LOG_ERR);

@@ -53,6 +53,30 @@ static const char plan_b[] =
 	"[sender b]\n"
 	"window 5ms 2ms\n";
 
+/* 3 x 3 barrel shifters: a sends to x0, x1, x2 (classes 3, 4, 5). */
+#define RECEIVERS3 \
+	"[receiver x0]\naddress 198.18.1.1\n" \
+	"[receiver x1]\naddress 198.18.1.2\n" \
+	"[receiver x2]\naddress 2001:db8::3\n"
+#define BARREL3 \
+	"[barrel]\nsenders a b c\nslot 1ms\ndead_time 100us\n"
+
+static const char plan_nxm[] =
+	"[global]\nclock tai\n" RECEIVERS3 BARREL3;
+
+/* x2 dropped. */
+static const char plan_nxm2[] =
+	"[global]\nclock tai\n"
+	"[receiver x0]\naddress 198.18.1.1\n"
+	"[receiver x1]\naddress 198.18.1.2\n" BARREL3;
+
+/* x0 and x1 swap addresses: classes 3 and 4 change their meaning. */
+static const char plan_nxm_swap[] =
+	"[global]\nclock tai\n"
+	"[receiver x0]\naddress 198.18.1.2\n"
+	"[receiver x1]\naddress 198.18.1.1\n"
+	"[receiver x2]\naddress 2001:db8::3\n" BARREL3;
+
 /* What the fake kernel's qdisc holds and what it was asked. */
 struct fqdisc {
 	struct tc_tdmwin_xstats xs;
@@ -71,6 +95,10 @@ struct fqdisc {
 	bool txtime, etf_offload;
 	uint32_t etf_delta;
 	unsigned int txtimes;
+	/* the destination classes' filters */
+	struct tdm_filter filt[TDM_FILTER_MAX];
+	unsigned int nfilt, filter_syncs;
+	int fail_filter;
 };
 
 #define NQ		4		/* TX queues of the fake device */
@@ -83,7 +111,7 @@ struct fsent {
 	uint32_t ack_version, ack_status, ack_phase;
 	char ack_msg[512];
 	/* REGISTER */
-	uint32_t reg_version, reg_prepared;
+	uint32_t reg_version, reg_prepared, reg_proto;
 	char reg_name[64];
 	/* HEARTBEAT */
 	uint32_t hb_state, hb_version, hb_prepared;
@@ -348,6 +376,24 @@ static int f_txtime(void *ctx, const struct tdm_qdisc_target *t,
 	return 0;
 }
 
+static int f_filter_sync(void *ctx, const struct tdm_qdisc_target *t,
+			 const struct tdm_filter *want, unsigned int n,
+			 char *err, size_t errlen)
+{
+	struct fqdisc *q = fq(ctx, t);
+
+	if (!q->present) {
+		snprintf(err, errlen, "no tdmwin qdisc on eth0 for the filters");
+		return -1;
+	}
+	if (f_fail(&q->fail_filter, err, errlen, "filter"))
+		return -1;
+	q->filter_syncs++;
+	memcpy(q->filt, want, n * sizeof(*want));
+	q->nfilt = n;
+	return 0;
+}
+
 static int f_ptp_open(void *ctx, const char *path, uint8_t domain, char *err,
 		      size_t errlen)
 {
@@ -452,7 +498,7 @@ static int f_send(void *ctx, struct nlmsghdr *nlh, char *err, size_t errlen)
 		break;
 	case TDM_MSG_REGISTER:
 		s->nregisters++;
-		s->reg_version = s->reg_prepared = 0;
+		s->reg_version = s->reg_prepared = s->reg_proto = 0;
 		break;
 	case TDM_MSG_HEARTBEAT:
 		s->nheartbeats++;
@@ -479,6 +525,8 @@ static int f_send(void *ctx, struct nlmsghdr *nlh, char *err, size_t errlen)
 				s->reg_version = mnl_attr_get_u32(a);
 			if (t == TDM_A_PREPARED)
 				s->reg_prepared = mnl_attr_get_u32(a);
+			if (t == TDM_A_PROTO)
+				s->reg_proto = mnl_attr_get_u32(a);
 			if (t == TDM_A_NAME)
 				tdm_strlcpy(s->reg_name, mnl_attr_get_str(a),
 					    sizeof(s->reg_name));
@@ -514,6 +562,13 @@ static void f_close(void *ctx)
 static int64_t f_mono(void *ctx)
 {
 	return ((struct fx *)ctx)->mono;
+}
+
+/* The plans' clock: TAI_NOW when the monotonic clock reads 0. */
+static int64_t f_clock(void *ctx, int clockid)
+{
+	(void)clockid;
+	return TAI_NOW + ((struct fx *)ctx)->mono;
 }
 
 static uint64_t f_random(void *ctx)
@@ -565,13 +620,14 @@ static int fx_setup(void **state)
 		.qdisc_renew = f_renew, .qdisc_set_lease = f_set_lease,
 		.qdisc_set_hold = f_set_hold,
 		.tx_queues = f_tx_queues, .qdisc_mq = f_mq,
-		.qdisc_txtime = f_txtime,
+		.qdisc_txtime = f_txtime, .filter_sync = f_filter_sync,
 		.ptp_open = f_ptp_open, .ptp_query = f_ptp_query,
 		.phc_index = f_phc_index, .phc_open = f_phc_open,
 		.phc_read = f_phc_read,
 		.connect = f_connect, .put_nonce = f_put_nonce,
 		.send = f_send, .close = f_close,
-		.mono_ns = f_mono, .random = f_random, .ctx = f,
+		.mono_ns = f_mono, .clock_ns = f_clock, .random = f_random,
+		.ctx = f,
 	};
 	*state = f;
 	return 0;
@@ -641,8 +697,10 @@ static int deliver(struct fx *f, struct nlmsghdr *nlh)
 	return -1;
 }
 
-/* Connect, HELLO, REGISTER, WELCOME (the coordinator runs version). */
-static void session_up(struct fx *f, uint32_t version)
+/* Connect, HELLO (the coordinator speaks level), REGISTER, WELCOME (the
+ * coordinator runs version).
+ */
+static void session_up_level(struct fx *f, uint32_t version, uint32_t level)
 {
 	unsigned int hb;
 	struct nlmsghdr *nlh;
@@ -652,7 +710,7 @@ static void session_up(struct fx *f, uint32_t version)
 	assert_true(f->up);
 	member_connected(f->me);
 	nlh = msg_begin(f, TDM_MSG_HELLO);
-	mnl_attr_put_u32(nlh, TDM_A_PROTO, TDM_PROTO_VERSION);
+	mnl_attr_put_u32(nlh, TDM_A_PROTO, level);
 	assert_int_equal(deliver(f, nlh), 0);
 	assert_string_equal(f->s.reg_name, "a");
 	hb = f->s.nheartbeats;
@@ -660,6 +718,11 @@ static void session_up(struct fx *f, uint32_t version)
 	mnl_attr_put_u32(nlh, TDM_A_PLAN_VERSION, version);
 	assert_int_equal(deliver(f, nlh), 0);
 	assert_int_equal(f->s.nheartbeats, hb + 1);
+}
+
+static void session_up(struct fx *f, uint32_t version)
+{
+	session_up_level(f, version, TDM_PROTO_LEVEL);
 }
 
 static void load_plan(const char *text, uint32_t version,
@@ -1936,6 +1999,210 @@ static void test_txtime_root_multiqueue(void **state)
 	assert_true(f->q.txtime);
 }
 
+/* ---- plans with receivers: destination classes and their filters ---- */
+
+/* q carries exactly the filters of classes minors[0..n) (in any order). */
+static void assert_filters(const struct fqdisc *q, const uint32_t *minors,
+			   unsigned int n)
+{
+	unsigned int i, j;
+
+	if (q->nfilt != n)
+		fail_msg("%u filters, want %u", q->nfilt, n);
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < q->nfilt; j++)
+			if (q->filt[j].minor == minors[i])
+				break;
+		if (j == q->nfilt)
+			fail_msg("no filter for class :%x", minors[i]);
+	}
+}
+
+static const uint32_t cls_none[1], cls_3[] = { 3, 4, 5 }, cls_2[] = { 3, 4 };
+
+/* REGISTER says our level to a coordinator of level 3, not to one of 2. */
+static void test_register_level(void **state)
+{
+	struct fx *f = *state;
+
+	fx_start(f);
+	session_up_level(f, 0, 2);
+	assert_int_equal(f->s.reg_proto, 0);
+	member_lost(f->me, "connection lost");
+	f->mono += 100 * MS;
+	session_up_level(f, 0, TDM_PROTO_LEVEL);
+	assert_int_equal(f->s.reg_proto, TDM_PROTO_LEVEL);
+}
+
+/*
+ * From a classic plan to the 3 x 3 barrel shifter: the filters of the
+ * new classes go in with the prepare (before the base time), one per
+ * receiver, with its address; the commit keeps them.
+ */
+static void test_nxm_prepare_commit(void **state)
+{
+	struct fx *f = *state;
+	char a[80];
+
+	fx_start(f);
+	session_up(f, 1);
+	assert_int_equal(send_plan(f, plan_ab, 1, 0), 0);
+	assert_filters(&f->q, cls_none, 0);
+	assert_int_equal(send_plan(f, plan_nxm, 2, TAI_NOW + 11 * SEC), 0);
+	assert_ack(f, TDM_PHASE_PREPARE, 2, 0, NULL);
+	assert_int_equal(f->q.prepares, 1);
+	assert_filters(&f->q, cls_3, 3);
+	assert_string_equal(tdm_filter_str(&f->q.filt[0], a, sizeof(a)),
+			    "198.18.1.1 -> class :3");
+	assert_string_equal(tdm_filter_str(&f->q.filt[2], a, sizeof(a)),
+			    "2001:db8::3 -> class :5");
+	assert_int_equal(outcome(f, TDM_MSG_COMMIT, 2), 0);
+	assert_ack(f, TDM_PHASE_COMMIT, 2, 0, NULL);
+	run_for(f, 20 * SEC);
+	assert_filters(&f->q, cls_3, 3);
+	assert_status_has(f, false,
+			  "filters: 198.18.1.1 -> class :3, 198.18.1.2 -> class :4, 2001:db8::3 -> class :5");
+	assert_status_has(f, true,
+			  "\"filters\":[{\"address\":\"198.18.1.1\",\"class\":3},");
+	/* Back to a classic plan: its base time has passed here, so the
+	 * filters go at the next tick after the commit, not with the prepare.
+	 */
+	assert_int_equal(send_plan(f, plan_ab, 3, TAI_NOW + 30 * SEC), 0);
+	assert_filters(&f->q, cls_3, 3);
+	assert_int_equal(outcome(f, TDM_MSG_COMMIT, 3), 0);
+	assert_filters(&f->q, cls_3, 3);
+	tick(f);
+	assert_filters(&f->q, cls_none, 0);
+}
+
+/* A plan that drops x2: its filter stays until the base time, then goes. */
+static void test_nxm_drop_receiver(void **state)
+{
+	struct fx *f = *state;
+
+	fx_start(f);
+	session_up(f, 1);
+	assert_int_equal(send_plan(f, plan_nxm, 1, 0), 0);
+	assert_filters(&f->q, cls_3, 3);
+	/* v2's base is TAI_NOW + 12 s: mono 12 s. */
+	assert_int_equal(send_plan(f, plan_nxm2, 2, TAI_NOW + 11 * SEC), 0);
+	assert_ack(f, TDM_PHASE_PREPARE, 2, 0, NULL);
+	assert_filters(&f->q, cls_3, 3);
+	assert_int_equal(outcome(f, TDM_MSG_COMMIT, 2), 0);
+	assert_filters(&f->q, cls_3, 3);
+	run_for(f, 12 * SEC - f->mono - 1);
+	assert_filters(&f->q, cls_3, 3);
+	run_for(f, 1);
+	assert_filters(&f->q, cls_2, 2);
+}
+
+/* An abort takes out the filters the prepare put in. */
+static void test_nxm_abort(void **state)
+{
+	struct fx *f = *state;
+
+	fx_start(f);
+	session_up(f, 1);
+	assert_int_equal(send_plan(f, plan_ab, 1, 0), 0);
+	assert_int_equal(send_plan(f, plan_nxm, 2, TAI_NOW + 11 * SEC), 0);
+	assert_filters(&f->q, cls_3, 3);
+	assert_int_equal(outcome(f, TDM_MSG_ABORT, 2), 0);
+	assert_ack(f, TDM_PHASE_ABORT, 2, 0, NULL);
+	assert_int_equal(f->q.aborts, 1);
+	assert_filters(&f->q, cls_none, 0);
+	run_for(f, 20 * SEC);
+	assert_filters(&f->q, cls_none, 0);
+}
+
+/* The filters fail: the prepare is nacked, the plan aborted, none left. */
+static void test_nxm_filter_fails(void **state)
+{
+	struct fx *f = *state;
+
+	fx_start(f);
+	session_up(f, 1);
+	assert_int_equal(send_plan(f, plan_ab, 1, 0), 0);
+	f->q.fail_filter = 1;
+	assert_int_equal(send_plan(f, plan_nxm, 2, TAI_NOW + 11 * SEC), 0);
+	assert_ack(f, TDM_PHASE_PREPARE, 2, EINVAL, "kernel: filter refused");
+	assert_ack(f, TDM_PHASE_PREPARE, 2, EINVAL, "the plan was aborted");
+	assert_int_equal(f->q.prepares, 1);
+	assert_int_equal(f->q.aborts, 1);
+	assert_false(f->q.pending);
+	assert_filters(&f->q, cls_none, 0);
+	/* nothing waits for an outcome */
+	assert_int_equal(outcome(f, TDM_MSG_COMMIT, 2), 0);
+	assert_ack(f, TDM_PHASE_COMMIT, 2, ENOENT, "prepared: none");
+}
+
+/* Classes that would change their address while both plans gate:
+ * refused before anything changes.
+ */
+static void test_nxm_class_remap_refused(void **state)
+{
+	struct fx *f = *state;
+
+	fx_start(f);
+	session_up(f, 1);
+	assert_int_equal(send_plan(f, plan_nxm, 1, 0), 0);
+	assert_int_equal(send_plan(f, plan_nxm_swap, 2, TAI_NOW + 11 * SEC), 0);
+	assert_ack(f, TDM_PHASE_PREPARE, 2, EINVAL,
+		   "198.18.1.1 -> class :3 in one plan, 198.18.1.2 -> class :3 in the other");
+	assert_int_equal(f->q.prepares, 0);
+	assert_int_equal(f->q.filter_syncs, 1);
+	assert_filters(&f->q, cls_3, 3);
+	assert_int_equal(f->q.filt[0].family, AF_INET);
+}
+
+/* Under mq: every instance gets the filters; one refusing them aborts
+ * the plan on all and leaves none with the new filters.
+ */
+static void test_nxm_mq(void **state)
+{
+	struct fx *f = *state;
+	unsigned int i;
+
+	mq_start(f);
+	assert_int_equal(send_plan(f, plan_ab, 1, 0), 0);
+	f->qq[2].fail_filter = 1;
+	assert_int_equal(send_plan(f, plan_nxm, 2, TAI_NOW + 11 * SEC), 0);
+	assert_ack(f, TDM_PHASE_PREPARE, 2, EINVAL, "queue 2: kernel: filter refused");
+	for (i = 0; i < NQ; i++) {
+		assert_int_equal(f->qq[i].aborts, 1);
+		assert_filters(&f->qq[i], cls_none, 0);
+	}
+	assert_int_equal(send_plan(f, plan_nxm, 3, TAI_NOW + 12 * SEC), 0);
+	assert_ack(f, TDM_PHASE_PREPARE, 3, 0, NULL);
+	assert_int_equal(outcome(f, TDM_MSG_COMMIT, 3), 0);
+	assert_ack(f, TDM_PHASE_COMMIT, 3, 0, NULL);
+	assert_all(f, 3, false);
+	for (i = 0; i < NQ; i++)
+		assert_filters(&f->qq[i], cls_3, 3);
+}
+
+/* A decided plan (a late member) goes in with its filters. */
+static void test_nxm_install(void **state)
+{
+	struct fx *f = *state;
+
+	fx_start(f);
+	session_up(f, 1);
+	assert_int_equal(send_plan(f, plan_nxm, 1, 0), 0);
+	assert_ack(f, TDM_PHASE_PREPARE, 1, 0, NULL);
+	assert_int_equal(f->q.installs, 1);
+	assert_filters(&f->q, cls_3, 3);
+	/* filters refused: nacked, and the gate holds until a plan goes in */
+	f->q.fail_filter = 1;
+	assert_int_equal(send_plan(f, plan_nxm2, 2, 0), 0);
+	assert_ack(f, TDM_PHASE_PREPARE, 2, EINVAL, "kernel: filter refused");
+	assert_true(f->q.hold);
+	assert_int_equal(send_plan(f, plan_nxm2, 3, 0), 0);
+	assert_ack(f, TDM_PHASE_PREPARE, 3, 0, NULL);
+	assert_false(f->q.hold);
+	run_for(f, 20 * SEC);
+	assert_filters(&f->q, cls_2, 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1981,6 +2248,14 @@ int main(void)
 		T(test_mq_lease),
 		T(test_mq_txtime),
 		T(test_txtime_root_multiqueue),
+		T(test_register_level),
+		T(test_nxm_prepare_commit),
+		T(test_nxm_drop_receiver),
+		T(test_nxm_abort),
+		T(test_nxm_filter_fails),
+		T(test_nxm_class_remap_refused),
+		T(test_nxm_mq),
+		T(test_nxm_install),
 #undef T
 	};
 

@@ -239,8 +239,11 @@ static void test_register_optional(void **state)
 	mnl_attr_put_u32(nlh, TDM_A_PLAN_VERSION, 41);
 	mnl_attr_put_u64(nlh, TDM_A_BASE_TIME, (uint64_t)-5);
 	mnl_attr_put(nlh, TDM_A_DIGEST, sizeof(digest), digest);
+	/* Level 3: a member says its level to a coordinator that speaks it. */
+	mnl_attr_put_u32(nlh, TDM_A_PROTO, TDM_PROTO_LEVEL);
 	len = seal(&f->cli, nlh);
 	open_ok(&f->srv, f->buf, len, &m);
+	assert_int_equal(mnl_attr_get_u32(m.tb[TDM_A_PROTO]), TDM_PROTO_LEVEL);
 	assert_string_equal(mnl_attr_get_str(m.tb[TDM_A_NAME]), "a.b_c-9");
 	assert_int_equal(mnl_attr_get_u32(m.tb[TDM_A_PLAN_VERSION]), 41);
 	assert_int_equal((int64_t)mnl_attr_get_u64(m.tb[TDM_A_BASE_TIME]), -5);
@@ -613,7 +616,7 @@ static void sender_good(struct nlmsghdr *nlh)
 static void sender_unknown_p(struct nlmsghdr *nlh)
 {
 	sender_good(nlh);
-	mnl_attr_put_u32(nlh, 11, 0);
+	mnl_attr_put_u32(nlh, TDM_P_MAX + 1, 0);
 }
 
 static void sender_unknown_ps(struct nlmsghdr *nlh)
@@ -622,8 +625,111 @@ static void sender_unknown_ps(struct nlmsghdr *nlh)
 
 	mnl_attr_put_strz(nlh, TDM_PS_NAME, "a");
 	put_window(nlh, 0, 1000, 16);
-	mnl_attr_put_u32(nlh, 3, 0);
+	mnl_attr_put_u32(nlh, TDM_PS_MAX + 1, 0);
 	mnl_attr_nest_end(nlh, s);
+}
+
+/* ---- plans with receivers (level 3) ---- */
+
+static void put_receiver(struct nlmsghdr *nlh, const char *name,
+			 const char *addr)
+{
+	struct nlattr *r = mnl_attr_nest_start(nlh, TDM_P_RECEIVER);
+
+	if (name)
+		mnl_attr_put_strz(nlh, TDM_PR_NAME, name);
+	if (addr)
+		mnl_attr_put_strz(nlh, TDM_PR_ADDRESS, addr);
+	mnl_attr_nest_end(nlh, r);
+}
+
+static void put_dwindow(struct nlmsghdr *nlh, uint64_t off, uint64_t len,
+			uint32_t dest)
+{
+	uint8_t w[20];
+
+	memcpy(w, &off, 8);
+	memcpy(w + 8, &len, 8);
+	memcpy(w + 16, &dest, 4);
+	mnl_attr_put(nlh, TDM_PS_DWINDOW, sizeof(w), w);
+}
+
+/* Sender "a" with a window to receiver 0 and one to dest. */
+static void dsender(struct nlmsghdr *nlh, uint32_t dest)
+{
+	struct nlattr *s = mnl_attr_nest_start(nlh, TDM_P_SENDER);
+
+	mnl_attr_put_strz(nlh, TDM_PS_NAME, "a");
+	put_dwindow(nlh, 0, 1000, 0);
+	put_dwindow(nlh, 2000, 1000, dest);
+	mnl_attr_nest_end(nlh, s);
+}
+
+static void recv_good(struct nlmsghdr *nlh)
+{
+	put_receiver(nlh, "x0", "198.18.1.1");
+	put_receiver(nlh, "x1", "2001:db8::2");
+	dsender(nlh, 1);
+}
+
+static void recv_dest_beyond(struct nlmsghdr *nlh)
+{
+	put_receiver(nlh, "x0", "198.18.1.1");
+	put_receiver(nlh, "x1", "198.18.1.2");
+	dsender(nlh, 2);
+}
+
+/* A window without its destination in a plan with receivers. */
+static void recv_plain_window(struct nlmsghdr *nlh)
+{
+	put_receiver(nlh, "x0", "198.18.1.1");
+	sender_good(nlh);
+}
+
+/* A window with a destination in a plan without receivers. */
+static void recv_dwindow_alone(struct nlmsghdr *nlh)
+{
+	dsender(nlh, 0);
+}
+
+static void recv_no_address(struct nlmsghdr *nlh)
+{
+	put_receiver(nlh, "x0", NULL);
+	dsender(nlh, 0);
+}
+
+static void recv_bad_address(struct nlmsghdr *nlh)
+{
+	put_receiver(nlh, "x0", "198.18.1.1");
+	put_receiver(nlh, "x1", "host.example");
+	dsender(nlh, 1);
+}
+
+static void recv_bad_name(struct nlmsghdr *nlh)
+{
+	put_receiver(nlh, "x 0", "198.18.1.1");
+	dsender(nlh, 0);
+}
+
+static void recv_unknown_pr(struct nlmsghdr *nlh)
+{
+	struct nlattr *r = mnl_attr_nest_start(nlh, TDM_P_RECEIVER);
+
+	mnl_attr_put_strz(nlh, TDM_PR_NAME, "x0");
+	mnl_attr_put_strz(nlh, TDM_PR_ADDRESS, "198.18.1.1");
+	mnl_attr_put_u32(nlh, TDM_PR_MAX + 1, 0);
+	mnl_attr_nest_end(nlh, r);
+	dsender(nlh, 0);
+}
+
+static void recv_long_address(struct nlmsghdr *nlh)
+{
+	char addr[TDM_ADDR_MAX + 1];
+
+	memset(addr, '1', TDM_ADDR_MAX);
+	addr[TDM_ADDR_MAX] = '\0';
+	put_receiver(nlh, "x0", addr);
+	dsender(nlh, 0);
 }
 
 static void sender_short_window(struct nlmsghdr *nlh)
@@ -711,9 +817,9 @@ static void test_plan_get_rejects(void **state)
 	tdm_plan_free(&p);
 
 	plan_get_fails(f->buf, true, sender_unknown_p,
-		       "unknown attribute 11 in PLAN");
+		       "unknown attribute 12 in PLAN");
 	plan_get_fails(f->buf, true, sender_unknown_ps,
-		       "unknown attribute 3 in SENDER 0");
+		       "unknown attribute 4 in SENDER 0");
 	plan_get_fails(f->buf, true, sender_short_window,
 		       "bad length 15 of attribute WINDOW in SENDER 0");
 	plan_get_fails(f->buf, true, sender_long_name,
@@ -731,6 +837,92 @@ static void test_plan_get_rejects(void **state)
 
 	/* No PLAN attribute at all. */
 	assert_int_equal(tdm_plan_get(NULL, &p, f->err, sizeof(f->err)), -1);
+}
+
+/* A plan with receivers through a frame, and what is refused in one. */
+static void test_plan_receivers(void **state)
+{
+	struct fx *f = *state;
+	const struct nlattr *nest;
+	struct tdm_plan p, q;
+	struct nlmsghdr *nlh;
+	struct tdm_msg m;
+	unsigned int i;
+	size_t len;
+
+	/* The barrel shifter's plan survives the round trip, receivers,
+	 * addresses and every window's destination.
+	 */
+	handshake(&f->srv, &f->cli, f->buf);
+	tdm_plan_init(&p);
+	p.version = 9;
+	p.receivers = calloc(3, sizeof(*p.receivers));
+	assert_non_null(p.receivers);
+	p.nreceivers = 3;
+	for (i = 0; i < 3; i++) {
+		snprintf(p.receivers[i].name, TDM_NAME_MAX, "x%u", i);
+		snprintf(p.receivers[i].addr, TDM_ADDR_MAX, "198.18.1.%u",
+			 i + 1);
+	}
+	if (tdm_plan_barrel(&p, 3, NULL, 1000000, 100000, f->err,
+			    sizeof(f->err)))
+		fail_msg("tdm_plan_barrel: %s", f->err);
+	nlh = begin(f->buf, TDM_MSG_PLAN);
+	assert_int_equal(tdm_plan_put(nlh, TDM_MAX_FRAME, TDM_A_PLAN, &p), 0);
+	len = seal(&f->srv, nlh);
+	open_ok(&f->cli, f->buf, len, &m);
+	if (tdm_plan_get(m.tb[TDM_A_PLAN], &q, f->err, sizeof(f->err)))
+		fail_msg("tdm_plan_get: %s", f->err);
+	assert_true(tdm_plan_equal(&p, &q));
+	assert_int_equal(q.nreceivers, 3);
+	assert_string_equal(q.receivers[2].addr, "198.18.1.3");
+	assert_int_equal(q.senders[1].win[0].dest, 1);
+	assert_int_equal(q.senders[1].win[2].dest, 0);
+	tdm_plan_free(&q);
+	tdm_plan_free(&p);
+
+	/* A plan without receivers is encoded as at level 2: WINDOW only. */
+	make_plan(&p, 2);
+	nlh = begin(f->buf, TDM_MSG_PLAN);
+	assert_int_equal(tdm_plan_put(nlh, TDM_MAX_FRAME, TDM_A_PLAN, &p), 0);
+	{
+		const struct nlattr *a, *pl = NULL, *sd = NULL;
+
+		mnl_attr_for_each(a, nlh, sizeof(struct tdm_fhdr))
+			pl = a;
+		mnl_attr_for_each_nested(a, pl) {
+			assert_int_not_equal(mnl_attr_get_type(a), TDM_P_RECEIVER);
+			if (mnl_attr_get_type(a) == TDM_P_SENDER)
+				sd = a;
+		}
+		mnl_attr_for_each_nested(a, sd)
+			assert_int_not_equal(mnl_attr_get_type(a), TDM_PS_DWINDOW);
+	}
+	tdm_plan_free(&p);
+
+	nest = raw_plan(f->buf, true, recv_good);
+	if (tdm_plan_get(nest, &p, f->err, sizeof(f->err)))
+		fail_msg("tdm_plan_get: %s", f->err);
+	assert_int_equal(p.nreceivers, 2);
+	assert_string_equal(p.receivers[1].addr, "2001:db8::2");
+	assert_int_equal(p.senders[0].win[1].dest, 1);
+	tdm_plan_free(&p);
+
+	plan_get_fails(f->buf, true, recv_dest_beyond,
+		       "goes to receiver #2, but the plan has 2");
+	plan_get_fails(f->buf, true, recv_plain_window,
+		       "unknown attribute 2 in SENDER 0");
+	plan_get_fails(f->buf, true, recv_dwindow_alone,
+		       "unknown attribute 3 in SENDER 0");
+	plan_get_fails(f->buf, true, recv_no_address,
+		       "missing attribute ADDRESS in RECEIVER 0");
+	plan_get_fails(f->buf, true, recv_bad_address, "bad address");
+	plan_get_fails(f->buf, true, recv_bad_name,
+		       "attribute NAME in RECEIVER 0 is not a name");
+	plan_get_fails(f->buf, true, recv_unknown_pr,
+		       "unknown attribute 3 in RECEIVER 0");
+	plan_get_fails(f->buf, true, recv_long_address,
+		       "attribute ADDRESS in RECEIVER 0 is not a string");
 }
 
 /* ---- rejections ---- */
@@ -1526,6 +1718,7 @@ int main(void)
 		T(test_plan_roundtrip),
 		T(test_plan_put_limits),
 		T(test_plan_get_rejects),
+		T(test_plan_receivers),
 		T(test_need_bounds),
 		T(test_truncated),
 		T(test_magic_version),
