@@ -10,8 +10,14 @@
  * CLOCK_MONOTONIC for at most TDMWIN_MAX_SLEEP_NS, so a step of the plan's
  * clock neither stalls nor spins the queue.
  *
- * Traffic is split into two classes: 1:1 is gated, 1:2 bypasses the gate
- * (chosen skb priorities, and PTP so that ptp4l stays in sync).
+ * Traffic is split into classes: 1:1 is gated, 1:2 bypasses the gate
+ * (chosen skb priorities, and PTP so that ptp4l stays in sync), and the
+ * destination classes 1:3 .. 1:34, each gated by its own windows of the
+ * one plan, exist once a plan names them.  Filters attached to the qdisc
+ * choose the class (flower on the destination address, say); a frame no
+ * filter classifies goes to 1:1.  The windows of all classes never
+ * overlap, so at most one gated class may send at any instant: dequeue
+ * serves the class whose window is open, on the one wire clock.
  *
  * The wire clock: the driver does not put a frame on the wire when the
  * qdisc lets it go, but after every frame already in its TX ring.  So the
@@ -57,13 +63,13 @@
 #include <linux/rcupdate.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
-#include <linux/sort.h>
 #include <linux/time64.h>
 #include <linux/timekeeping.h>
 #include <linux/types.h>
 #include <linux/udp.h>
 #include <net/ip.h>
 #include <net/netlink.h>
+#include <net/pkt_cls.h>
 #include <net/pkt_sched.h>
 #include <net/sch_generic.h>
 #ifdef TDMWIN_HAVE_NET_GSO_H
@@ -86,6 +92,14 @@
 
 /* Oversize head frames dropped per dequeue before yielding. */
 #define TDMWIN_DROP_BUDGET	16
+
+/* Launch times and destination classes exclude each other. */
+#define TDMWIN_MSG_TXTIME_DESTS \
+	"txtime does not go with destination classes: launch times are for windows of class 1:1 only"
+
+/* Gated classes: 1:1 (index 0) and the destination classes (1 ..). */
+#define TDMWIN_NCLASSES		(1 + TDMWIN_MAX_DESTS)
+#define TDMWIN_CLASS_DEST_LAST	(TDMWIN_CLASS_DEST_FIRST + TDMWIN_MAX_DESTS - 1)
 
 /*
  * The wire and the lease of one device, shared by every tdmwin instance on
@@ -127,7 +141,18 @@ struct tdmwin_plan {
 	struct tdmwin_sched	s;	/* s.win points at win[] */
 	u32			version;
 	u32			guard;	/* ns added to every frame's wire time */
-	struct tdmwin_window	win[];
+	u32			dests;	/* bit i: class DEST_FIRST + i has windows */
+	/* Each gated class's windows as a schedule of their own: cs[0] for
+	 * 1:1, cs[1 + i] for class DEST_FIRST + i, over cwin[], where the
+	 * windows of a class follow each other, by offset; a class without
+	 * windows has nwin 0 and max_len 0 (every frame: TDMWIN_NEVER).
+	 * cslot[j] is the slot of cwin[j] (its index in win[]).
+	 */
+	struct tdmwin_sched	cs[TDMWIN_NCLASSES];
+	u8			cslot[TDMWIN_MAX_WINDOWS];
+	u8			cls[TDMWIN_MAX_WINDOWS]; /* minor of win[i] */
+	struct tdmwin_window	cwin[TDMWIN_MAX_WINDOWS];
+	struct tdmwin_window	win[TDMWIN_MAX_WINDOWS];
 };
 
 /*
@@ -152,6 +177,13 @@ struct tdmwin_sched_data {
 	struct tdmwin_plan __rcu *pending;	/* takes over at its base */
 	struct Qdisc		*gated;		/* class 1:1 */
 	struct Qdisc		*bypass;	/* class 1:2 */
+	/* Class DEST_FIRST + i, from the first plan that names it until the
+	 * qdisc goes; NULL before.  ndests: how many exist.
+	 */
+	struct Qdisc		*dest[TDMWIN_MAX_DESTS];
+	u32			ndests;
+	struct tcf_proto __rcu	*filter_list;	/* classifies gated frames */
+	struct tcf_block	*block;
 	struct tdmwin_wire	*wire;		/* the device's wire */
 	struct qdisc_watchdog	watchdog;
 
@@ -180,6 +212,11 @@ struct tdmwin_sched_data {
 	s64			wd_expires;	/* CLOCK_MONOTONIC */
 
 	struct tc_tdmwin_xstats	st;
+	/* Frames of each gated class that tdmwin dropped (no window of the
+	 * class, or too long for all of them), added to its child's drops in
+	 * the class's counters.
+	 */
+	u64			cdrops[TDMWIN_NCLASSES];
 	u32			slots_version;	/* plan the slots count for */
 	struct tdmwin_slot	slots[TDMWIN_MAX_WINDOWS];
 };
@@ -212,6 +249,7 @@ static const struct nla_policy tdmwin_policy[TCA_TDMWIN_MAX + 1] = {
 static const struct nla_policy tdmwin_win_policy[TCA_TDMWIN_WIN_MAX + 1] = {
 	[TCA_TDMWIN_WIN_OFFSET]	= { .type = NLA_U64 },
 	[TCA_TDMWIN_WIN_LENGTH]	= { .type = NLA_U64 },
+	[TCA_TDMWIN_WIN_CLASS]	= { .type = NLA_U32 },
 };
 
 /* ---- time and classification ------------------------------------------ */
@@ -287,6 +325,57 @@ static bool tdmwin_is_bypass(const struct tdmwin_sched_data *q,
 	if (skb->priority < 16 && (q->bypass_prios & BIT(skb->priority)))
 		return true;
 	return q->bypass_ptp && tdmwin_is_ptp(skb);
+}
+
+/* Index of gated class @minor (0 for 1:1, 1 + i for DEST_FIRST + i), or -1. */
+static int tdmwin_class_index(u32 minor)
+{
+	if (minor == TDMWIN_CLASS_GATED)
+		return 0;
+	if (minor >= TDMWIN_CLASS_DEST_FIRST && minor <= TDMWIN_CLASS_DEST_LAST)
+		return minor - TDMWIN_CLASS_DEST_FIRST + 1;
+	return -1;
+}
+
+/* The child of gated class index @k, NULL if no plan named the class yet. */
+static struct Qdisc *tdmwin_gated_child(const struct tdmwin_sched_data *q,
+					u32 k)
+{
+	return k ? q->dest[k - 1] : q->gated;
+}
+
+/*
+ * The class the filters choose for a gated frame, as its minor: 1:1 when
+ * no filter matches or the classid names no class of tdmwin (1:2 is
+ * bypass); 0 when an action took or dropped the frame (*qerr says how).
+ */
+static u32 tdmwin_classify(struct Qdisc *sch, struct sk_buff *skb, int *qerr)
+{
+	struct tdmwin_sched_data *q = qdisc_priv(sch);
+	struct tcf_result res;
+	u32 minor;
+	int err;
+
+	*qerr = NET_XMIT_SUCCESS | __NET_XMIT_BYPASS;
+	err = tcf_classify(skb, NULL, rcu_dereference_bh(q->filter_list), &res,
+			   false);
+#ifdef CONFIG_NET_CLS_ACT
+	switch (err) {
+	case TC_ACT_STOLEN:
+	case TC_ACT_QUEUED:
+	case TC_ACT_TRAP:
+		*qerr = NET_XMIT_SUCCESS | __NET_XMIT_STOLEN;
+		fallthrough;
+	case TC_ACT_SHOT:
+		return 0;
+	}
+#endif
+	if (err < 0)
+		return TDMWIN_CLASS_GATED;
+	minor = TC_H_MIN(res.classid);
+	if (minor == TDMWIN_CLASS_BYPASS || tdmwin_class_index(minor) >= 0)
+		return minor;
+	return TDMWIN_CLASS_GATED;
 }
 
 /*
@@ -553,7 +642,7 @@ static void tdmwin_count_drop(struct Qdisc *sch, struct Qdisc *child, int ret)
 	if (!net_xmit_drop_count(ret))
 		return;
 	qdisc_qstats_drop(sch);
-	if (child == q->gated &&
+	if (child != q->bypass &&
 	    (q->hold ||
 	     (q->unconfirmed && tdmwin_unconfirmed_holds(q, tdmwin_now(q))) ||
 	     tdmwin_lease_out_now(q->wire)))
@@ -562,9 +651,8 @@ static void tdmwin_count_drop(struct Qdisc *sch, struct Qdisc *child, int ret)
 
 /* A GSO packet longer than every window: send its segments one by one. */
 static int tdmwin_segment(struct sk_buff *skb, struct Qdisc *sch,
-			  struct sk_buff **to_free)
+			  struct Qdisc *child, struct sk_buff **to_free)
 {
-	struct tdmwin_sched_data *q = qdisc_priv(sch);
 	netdev_features_t features = netif_skb_features(skb);
 	unsigned int len = 0, prev_len = qdisc_pkt_len(skb), seg_len;
 	struct sk_buff *segs, *nskb;
@@ -578,9 +666,9 @@ static int tdmwin_segment(struct sk_buff *skb, struct Qdisc *sch,
 		skb_mark_not_on_list(segs);
 		seg_len = segs->len;
 		qdisc_skb_cb(segs)->pkt_len = seg_len;
-		ret = qdisc_enqueue(segs, q->gated, to_free);
+		ret = qdisc_enqueue(segs, child, to_free);
 		if (ret != NET_XMIT_SUCCESS) {
-			tdmwin_count_drop(sch, q->gated, ret);
+			tdmwin_count_drop(sch, child, ret);
 		} else {
 			nb++;
 			len += seg_len;
@@ -597,37 +685,51 @@ static int tdmwin_segment(struct sk_buff *skb, struct Qdisc *sch,
 	return NET_XMIT_DROP;
 }
 
-/* Does the frame fit in some window of the active or the pending plan? */
-static bool tdmwin_fits(const struct tdmwin_sched_data *q,
+/*
+ * Does the frame fit in some window of gated class index @k (0: 1:1) of
+ * the active or the pending plan?
+ */
+static bool tdmwin_fits(const struct tdmwin_sched_data *q, u32 k,
 			const struct sk_buff *skb)
 {
 	const struct tdmwin_plan *plan = rcu_dereference_bh(q->plan);
 	const struct tdmwin_plan *next = rcu_dereference_bh(q->pending);
 
-	return tdmwin_need_ns(q, plan, skb) <= plan->s.max_len ||
-	       (next && tdmwin_need_ns(q, next, skb) <= next->s.max_len);
+	return tdmwin_need_ns(q, plan, skb) <= plan->cs[k].max_len ||
+	       (next && tdmwin_need_ns(q, next, skb) <= next->cs[k].max_len);
 }
 
-static int tdmwin_enqueue(struct sk_buff *skb, struct Qdisc *sch,
-			  struct sk_buff **to_free)
+/*
+ * A gated frame of class index @k that fits no window of its class: a GSO
+ * packet goes in segments, anything else is dropped, as oversize or, if
+ * neither the active nor the pending plan has a window for the class (or
+ * the class does not exist yet), for want of a window.
+ */
+static int tdmwin_refuse(struct sk_buff *skb, struct Qdisc *sch, u32 k,
+			 struct sk_buff **to_free)
 {
 	struct tdmwin_sched_data *q = qdisc_priv(sch);
-	unsigned int len = qdisc_pkt_len(skb);
-	struct Qdisc *child = q->gated;
-	int ret;
+	const struct tdmwin_plan *plan = rcu_dereference_bh(q->plan);
+	const struct tdmwin_plan *next = rcu_dereference_bh(q->pending);
+	struct Qdisc *child = tdmwin_gated_child(q, k);
 
-	if (tdmwin_is_bypass(q, skb)) {
-		child = q->bypass;
-	} else if (!tdmwin_fits(q, skb)) {
+	if (child && (plan->cs[k].nwin || (next && next->cs[k].nwin))) {
 		if (skb_is_gso(skb))
-			return tdmwin_segment(skb, sch, to_free);
+			return tdmwin_segment(skb, sch, child, to_free);
 		q->st.oversize_drops++;
-		return qdisc_drop(skb, sch, to_free);
-	} else if (q->txtime) {
-		ret = tdmwin_stamp(sch, skb, to_free);
-		if (ret != NET_XMIT_SUCCESS)
-			return ret;
+	} else {
+		q->st.nowindow_drops++;
 	}
+	q->cdrops[k]++;
+	return qdisc_drop(skb, sch, to_free);
+}
+
+/* Queue @skb in @child, a gated class or the bypass class. */
+static int tdmwin_enqueue_child(struct sk_buff *skb, struct Qdisc *sch,
+				struct Qdisc *child, struct sk_buff **to_free)
+{
+	unsigned int len = qdisc_pkt_len(skb);
+	int ret;
 
 	ret = qdisc_enqueue(skb, child, to_free);
 	if (ret != NET_XMIT_SUCCESS) {
@@ -637,6 +739,58 @@ static int tdmwin_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	sch->qstats.backlog += len;
 	sch->q.qlen++;
 	return NET_XMIT_SUCCESS;
+}
+
+/* A gated frame, when filters are attached: to the class they choose. */
+static int tdmwin_enqueue_classified(struct sk_buff *skb, struct Qdisc *sch,
+				     struct sk_buff **to_free)
+{
+	struct tdmwin_sched_data *q = qdisc_priv(sch);
+	struct Qdisc *child;
+	u32 minor;
+	int k, ret;
+
+	minor = tdmwin_classify(sch, skb, &ret);
+	if (!minor) {
+		if (ret & __NET_XMIT_BYPASS)
+			qdisc_qstats_drop(sch);
+		__qdisc_drop(skb, to_free);
+		return ret;
+	}
+	if (minor == TDMWIN_CLASS_BYPASS)
+		return tdmwin_enqueue_child(skb, sch, q->bypass, to_free);
+	k = tdmwin_class_index(minor);
+	child = tdmwin_gated_child(q, k);
+	if (!child || !tdmwin_fits(q, k, skb))
+		return tdmwin_refuse(skb, sch, k, to_free);
+	if (q->txtime) {
+		/* Only 1:1 exists with launch times (tdmwin_parse). */
+		ret = tdmwin_stamp(sch, skb, to_free);
+		if (ret != NET_XMIT_SUCCESS)
+			return ret;
+	}
+	return tdmwin_enqueue_child(skb, sch, child, to_free);
+}
+
+static int tdmwin_enqueue(struct sk_buff *skb, struct Qdisc *sch,
+			  struct sk_buff **to_free)
+{
+	struct tdmwin_sched_data *q = qdisc_priv(sch);
+	struct Qdisc *child = q->gated;
+	int ret;
+
+	if (tdmwin_is_bypass(q, skb)) {
+		child = q->bypass;
+	} else if (rcu_access_pointer(q->filter_list)) {
+		return tdmwin_enqueue_classified(skb, sch, to_free);
+	} else if (!tdmwin_fits(q, 0, skb)) {
+		return tdmwin_refuse(skb, sch, 0, to_free);
+	} else if (q->txtime) {
+		ret = tdmwin_stamp(sch, skb, to_free);
+		if (ret != NET_XMIT_SUCCESS)
+			return ret;
+	}
+	return tdmwin_enqueue_child(skb, sch, child, to_free);
 }
 
 /* ---- dequeue ----------------------------------------------------------- */
@@ -702,6 +856,7 @@ struct tdmwin_pick {
 	s64	start;		/* its window's start */
 	s64	end;		/* and end (or a pending plan's base) */
 	int	slot;		/* the window's index in the plan */
+	struct Qdisc *child;	/* the class it leaves from (classed dequeue) */
 };
 
 /* Count a gated frame that leaves in its window, in total and per slot. */
@@ -741,10 +896,14 @@ static void tdmwin_count_window(struct tdmwin_sched_data *q,
 	sl->latency_count++;
 }
 
-/* Drop the head of the gated queue: it fits in no window of the plan. */
-static void tdmwin_drop_head(struct Qdisc *sch, struct tdmwin_sched_data *q)
+/*
+ * Drop the head of gated class index @k: it fits in no window of the
+ * plan, or (@nowindow) the plan has none for its class.
+ */
+static void tdmwin_drop_head(struct Qdisc *sch, u32 k, bool nowindow)
 {
-	struct sk_buff *skb = qdisc_dequeue_peeked(q->gated);
+	struct tdmwin_sched_data *q = qdisc_priv(sch);
+	struct sk_buff *skb = qdisc_dequeue_peeked(tdmwin_gated_child(q, k));
 	unsigned int len;
 
 	if (!skb)
@@ -754,7 +913,11 @@ static void tdmwin_drop_head(struct Qdisc *sch, struct tdmwin_sched_data *q)
 	sch->qstats.backlog -= len;
 	qdisc_tree_reduce_backlog(sch, 1, len);
 	qdisc_qstats_drop(sch);
-	q->st.oversize_drops++;
+	if (nowindow)
+		q->st.nowindow_drops++;
+	else
+		q->st.oversize_drops++;
+	q->cdrops[k]++;
 	kfree_skb(skb);
 }
 
@@ -801,6 +964,47 @@ static void tdmwin_wait(struct tdmwin_sched_data *q,
 }
 
 /*
+ * Book the wire for a gated frame of @wire ns that the gate lets go at
+ * @mono, behind what was booked up to *@free: false, with *@free updated,
+ * if another instance on the device booked first (check the gate again).
+ */
+static bool tdmwin_book_gated(struct tdmwin_sched_data *q, s64 *free,
+			      s64 mono, u64 wire)
+{
+	s64 done = max(*free, mono) + (s64)wire;
+
+	if (!atomic64_try_cmpxchg(&q->wire->free, free, done))
+		return false;
+	tdmwin_note_backlog(q, done - mono);
+	return true;
+}
+
+/*
+ * What a gated dequeue checks before any frame, at *@now (the plan's
+ * clock; *@mono on CLOCK_MONOTONIC), read here: the lease, a pending plan
+ * whose base came (it takes over), and the hold of an unconfirmed plan.
+ * The plan in force, or NULL while the gate holds.
+ */
+static const struct tdmwin_plan *tdmwin_gate_plan(struct tdmwin_sched_data *q,
+						  s64 *now, s64 *mono)
+{
+	const struct tdmwin_plan *plan;
+
+	*now = tdmwin_clock(q, mono);
+	if (tdmwin_lease_out_mono(q->wire, *mono))
+		return NULL;	/* renewal kicks the queue */
+	plan = tdmwin_promote(q, *now);
+	if (tdmwin_unconfirmed_holds(q, *now)) {
+		if (!q->unconfirmed_seen) {
+			q->unconfirmed_seen = true;
+			q->st.unconfirmed_holds++;
+		}
+		return NULL;	/* confirm or abort kicks the queue */
+	}
+	return plan;
+}
+
+/*
  * The head of the gated queue if the gate lets it start now, else NULL
  * with the watchdog armed for the opening.  Frames that fit in no window of
  * the plan (after a plan or speed change) are dropped on the way.  On
@@ -830,18 +1034,10 @@ static struct sk_buff *tdmwin_gated_head(struct Qdisc *sch,
 	if (q->hold || !q->gated->q.qlen)
 		return NULL;	/* release, or an enqueue, kicks the queue */
 
-	now = tdmwin_clock(q, &mono);
-	if (tdmwin_lease_out_mono(q->wire, mono))
-		return NULL;	/* renewal kicks the queue */
-	plan = tdmwin_promote(q, now);
+	plan = tdmwin_gate_plan(q, &now, &mono);
+	if (!plan)
+		return NULL;
 	next = rcu_dereference_bh(q->pending);
-	if (tdmwin_unconfirmed_holds(q, now)) {
-		if (!q->unconfirmed_seen) {
-			q->unconfirmed_seen = true;
-			q->st.unconfirmed_holds++;
-		}
-		return NULL;	/* confirm or abort kicks the queue */
-	}
 	stop = next ? next->s.base : TDMWIN_TIME_MAX;
 
 	for (budget = 0; budget < TDMWIN_DROP_BUDGET; budget++) {
@@ -867,14 +1063,9 @@ retry:
 
 		switch (r.verdict) {
 		case TDMWIN_SEND:
-			if (book && q->wire_clock) {
-				s64 done = max(free, mono) + (s64)wire;
-
-				if (!atomic64_try_cmpxchg(&q->wire->free,
-							  &free, done))
-					goto retry;
-				tdmwin_note_backlog(q, done - mono);
-			}
+			if (book && q->wire_clock &&
+			    !tdmwin_book_gated(q, &free, mono, wire))
+				goto retry;
 			q->open_start = r.when;
 			q->open_end = min(r.end, stop);
 			q->open_slot = r.slot;
@@ -886,7 +1077,7 @@ retry:
 			p->slot = r.slot;
 			return skb;
 		case TDMWIN_NEVER:
-			tdmwin_drop_head(sch, q);
+			tdmwin_drop_head(sch, 0, false);
 			continue;
 		case TDMWIN_WAIT:
 			tdmwin_wait(q, next, now, mono, &r);
@@ -896,6 +1087,138 @@ retry:
 	/* Many oversize frames in a row: come back soon for the rest. */
 	qdisc_watchdog_schedule_ns(&q->watchdog, ktime_get());
 	return NULL;
+}
+
+/* The slot in @plan of window @i of gated class index @k. */
+static int tdmwin_class_slot(const struct tdmwin_plan *plan, u32 k, int i)
+{
+	return plan->cslot[plan->cs[k].win - plan->cwin + i];
+}
+
+/*
+ * The head of gated class index @k if the gate lets it start now, on the
+ * class's windows and the device's wire (*p filled, the wire booked with
+ * @book), else NULL with *r: TDMWIN_WAIT (.slot a slot of @plan, or -1),
+ * or TDMWIN_NEVER if there is nothing to wait for.  Head frames that fit
+ * no window of the class are dropped on the way, unless the pending plan
+ * (@next) has one for them: they wait for its base.
+ */
+static struct sk_buff *tdmwin_class_head(struct Qdisc *sch, u32 k,
+					 const struct tdmwin_plan *plan,
+					 const struct tdmwin_plan *next,
+					 s64 now, s64 mono, bool book,
+					 struct tdmwin_pick *p,
+					 struct tdmwin_gate_result *r)
+{
+	struct tdmwin_sched_data *q = qdisc_priv(sch);
+	struct Qdisc *child = tdmwin_gated_child(q, k);
+	const struct tdmwin_sched *cs = &plan->cs[k];
+	s64 stop = next ? next->s.base : TDMWIN_TIME_MAX;
+	u64 wire, need, backlog;
+	struct sk_buff *skb;
+	int budget;
+	s64 free;
+
+	for (budget = 0; budget < TDMWIN_DROP_BUDGET; budget++) {
+		skb = child->ops->peek(child);
+		if (!skb)
+			break;
+		wire = tdmwin_skb_wire_ns(q, skb);
+		need = wire + plan->guard;
+		free = q->wire_clock ? atomic64_read(&q->wire->free) : mono;
+retry:
+		backlog = tdmwin_backlog(free, mono);
+		*r = tdmwin_gate_wire(cs, now, backlog, need, stop);
+		if (r->verdict == TDMWIN_NEVER && next &&
+		    wire + next->guard <= next->cs[k].max_len)
+			*r = (struct tdmwin_gate_result){
+				.verdict = TDMWIN_WAIT, .when = stop, .slot = -1,
+			};
+
+		switch (r->verdict) {
+		case TDMWIN_SEND:
+			if (book && q->wire_clock &&
+			    !tdmwin_book_gated(q, &free, mono, wire))
+				goto retry;
+			p->now = now;
+			p->backlog = backlog;
+			p->wire = wire;
+			p->start = r->when;
+			p->end = min(r->end, stop);
+			p->slot = tdmwin_class_slot(plan, k, r->slot);
+			p->child = child;
+			return skb;
+		case TDMWIN_NEVER:
+			tdmwin_drop_head(sch, k, !cs->nwin);
+			continue;
+		case TDMWIN_WAIT:
+			if (r->slot >= 0)
+				r->slot = tdmwin_class_slot(plan, k, r->slot);
+			return NULL;
+		}
+	}
+	r->verdict = TDMWIN_NEVER;
+	if (budget == TDMWIN_DROP_BUDGET)	/* come back for the rest */
+		qdisc_watchdog_schedule_ns(&q->watchdog, ktime_get());
+	return NULL;
+}
+
+/*
+ * The gated dequeue once destination classes exist: the head of the one
+ * class whose window is open (the windows of different classes never
+ * overlap, so at most one class may send at an instant), else NULL with
+ * the watchdog armed for the earliest opening of a class that has frames.
+ * As tdmwin_gated_head() for the one class, without its cached window.
+ */
+static struct sk_buff *tdmwin_classed_head(struct Qdisc *sch,
+					   struct tdmwin_pick *p, bool book)
+{
+	struct tdmwin_sched_data *q = qdisc_priv(sch);
+	struct tdmwin_gate_result r, first = {
+		.verdict = TDMWIN_NEVER, .when = TDMWIN_TIME_MAX,
+	};
+	const struct tdmwin_plan *plan, *next;
+	struct sk_buff *skb;
+	s64 mono, now;
+	u32 k;
+
+	if (q->hold || sch->q.qlen == q->bypass->q.qlen)
+		return NULL;	/* release, or an enqueue, kicks the queue */
+	plan = tdmwin_gate_plan(q, &now, &mono);
+	if (!plan)
+		return NULL;
+	next = rcu_dereference_bh(q->pending);
+	for (k = 0; k < TDMWIN_NCLASSES; k++) {
+		struct Qdisc *child = tdmwin_gated_child(q, k);
+
+		if (!child || !child->q.qlen)
+			continue;
+		skb = tdmwin_class_head(sch, k, plan, next, now, mono, book, p,
+					&r);
+		if (skb)
+			return skb;
+		if (r.verdict == TDMWIN_WAIT && r.when < first.when)
+			first = r;
+	}
+	if (first.verdict == TDMWIN_WAIT)
+		tdmwin_wait(q, next, now, mono, &first);
+	return NULL;
+}
+
+/* Dequeue of a gated frame once destination classes exist. */
+static struct sk_buff *tdmwin_dequeue_classed(struct Qdisc *sch)
+{
+	struct tdmwin_sched_data *q = qdisc_priv(sch);
+	struct tdmwin_pick pick;
+	struct sk_buff *skb;
+
+	if (!tdmwin_classed_head(sch, &pick, true))
+		return NULL;
+	skb = qdisc_dequeue_peeked(pick.child);
+	if (unlikely(!skb))
+		return NULL;
+	tdmwin_count_window(q, &pick, skb);
+	return tdmwin_account(sch, skb);
 }
 
 /* Book the wire for a bypass frame, released now whatever the gate says. */
@@ -942,6 +1265,8 @@ static struct sk_buff *tdmwin_dequeue(struct Qdisc *sch)
 		q->st.window_bytes += qdisc_pkt_len(skb);
 		return tdmwin_account(sch, skb);
 	}
+	if (q->ndests)
+		return tdmwin_dequeue_classed(sch);
 	if (!tdmwin_gated_head(sch, &pick, true))
 		return NULL;
 	skb = qdisc_dequeue_peeked(q->gated);
@@ -972,6 +1297,8 @@ static struct sk_buff *tdmwin_peek(struct Qdisc *sch)
 			return NULL;
 		return q->gated->ops->peek(q->gated);
 	}
+	if (q->ndests)
+		return tdmwin_classed_head(sch, &pick, false);
 	return tdmwin_gated_head(sch, &pick, false);
 }
 
@@ -979,8 +1306,13 @@ static void tdmwin_reset(struct Qdisc *sch)
 {
 	struct tdmwin_sched_data *q = qdisc_priv(sch);
 
+	u32 i;
+
 	qdisc_reset(q->gated);
 	qdisc_reset(q->bypass);
+	for (i = 0; i < TDMWIN_MAX_DESTS; i++)
+		if (q->dest[i])
+			qdisc_reset(q->dest[i]);
 	sch->q.qlen = 0;
 	sch->qstats.backlog = 0;
 	qdisc_watchdog_cancel(&q->watchdog);
@@ -995,6 +1327,10 @@ static void tdmwin_reset(struct Qdisc *sch)
 struct tdmwin_request {
 	struct nlattr		*tb[TCA_TDMWIN_MAX + 1];
 	struct tdmwin_plan	*plan;		/* new plan, or NULL */
+	/* Children of the destination classes the new plan is the first to
+	 * name (tdmwin_make_dests), installed by tdmwin_commit.
+	 */
+	struct Qdisc		*dest[TDMWIN_MAX_DESTS];
 	clockid_t		clockid;
 	u32			link_speed;
 	u32			eff_speed;
@@ -1006,13 +1342,42 @@ struct tdmwin_request {
 	bool			unconfirmed;
 };
 
-static int tdmwin_cmp_window(const void *a, const void *b)
+/* Sort @n windows by offset, their classes @cls with them (n <= 64). */
+static void tdmwin_sort_windows(struct tdmwin_window *win, u8 *cls, u32 n)
 {
-	const struct tdmwin_window *x = a, *y = b;
+	u32 i, j;
 
-	if (x->offset == y->offset)
-		return 0;
-	return x->offset < y->offset ? -1 : 1;
+	for (i = 1; i < n; i++) {
+		struct tdmwin_window w = win[i];
+		u8 c = cls[i];
+
+		for (j = i; j && win[j - 1].offset > w.offset; j--) {
+			win[j] = win[j - 1];
+			cls[j] = cls[j - 1];
+		}
+		win[j] = w;
+		cls[j] = c;
+	}
+}
+
+/* The class a window opens for: 1:1 if not given, else a gated class. */
+static int tdmwin_parse_window_class(struct nlattr *attr, u8 *cls,
+				     struct netlink_ext_ack *extack)
+{
+	u32 minor = attr ? nla_get_u32(attr) : TDMWIN_CLASS_GATED;
+
+	if (minor == TDMWIN_CLASS_BYPASS) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "A window cannot open for the bypass class 1:2: it is never gated");
+		return -EINVAL;
+	}
+	if (tdmwin_class_index(minor) < 0) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "Window class out of range: 1 (gated) or 3 to 34 (destinations)");
+		return -EINVAL;
+	}
+	*cls = minor;
+	return 0;
 }
 
 static bool tdmwin_has_plan_attrs(struct nlattr **tb)
@@ -1023,7 +1388,8 @@ static bool tdmwin_has_plan_attrs(struct nlattr **tb)
 }
 
 static int tdmwin_parse_windows(struct nlattr *list, struct tdmwin_window *win,
-				u32 *nwin, struct netlink_ext_ack *extack)
+				u8 *cls, u32 *nwin,
+				struct netlink_ext_ack *extack)
 {
 	struct nlattr *wtb[TCA_TDMWIN_WIN_MAX + 1];
 	struct nlattr *w;
@@ -1052,6 +1418,10 @@ static int tdmwin_parse_windows(struct nlattr *list, struct tdmwin_window *win,
 		}
 		win[n].offset = nla_get_u64(wtb[TCA_TDMWIN_WIN_OFFSET]);
 		win[n].length = nla_get_u64(wtb[TCA_TDMWIN_WIN_LENGTH]);
+		err = tdmwin_parse_window_class(wtb[TCA_TDMWIN_WIN_CLASS],
+						&cls[n], extack);
+		if (err)
+			return err;
 		n++;
 	}
 	if (!n) {
@@ -1093,6 +1463,34 @@ static int tdmwin_check_plan(const struct tdmwin_plan *p, u32 ps_per_byte,
 	return -EINVAL;
 }
 
+/*
+ * Each gated class's windows as a schedule of its own (tdmwin_plan.cs),
+ * and the destination classes that have windows.
+ */
+static void tdmwin_group_classes(struct tdmwin_plan *p)
+{
+	u32 k, i, n = 0;
+
+	p->dests = 0;
+	for (k = 0; k < TDMWIN_NCLASSES; k++) {
+		struct tdmwin_sched *cs = &p->cs[k];
+
+		*cs = p->s;
+		cs->win = &p->cwin[n];
+		cs->nwin = 0;
+		for (i = 0; i < p->s.nwin; i++) {
+			if (tdmwin_class_index(p->cls[i]) != k)
+				continue;
+			p->cwin[n] = p->win[i];
+			p->cslot[n++] = i;
+			cs->nwin++;
+		}
+		cs->max_len = tdmwin_max_len(cs->win, cs->nwin);
+		if (k && cs->nwin)
+			p->dests |= BIT(k - 1);
+	}
+}
+
 /* Build the new plan: attributes given override the latest plan's. */
 static int tdmwin_build_plan(struct tdmwin_request *req,
 			     const struct tdmwin_plan *prev,
@@ -1112,7 +1510,7 @@ static int tdmwin_build_plan(struct tdmwin_request *req,
 		return -EINVAL;
 	}
 
-	p = kzalloc(struct_size(p, win, TDMWIN_MAX_WINDOWS), GFP_KERNEL);
+	p = kzalloc(sizeof(*p), GFP_KERNEL);
 	if (!p)
 		return -ENOMEM;
 
@@ -1121,6 +1519,7 @@ static int tdmwin_build_plan(struct tdmwin_request *req,
 		p->version = prev->version + 1;
 		p->guard = prev->guard;
 		memcpy(p->win, prev->win, nwin * sizeof(p->win[0]));
+		memcpy(p->cls, prev->cls, nwin * sizeof(p->cls[0]));
 	} else {
 		p->version = 1;
 	}
@@ -1134,7 +1533,7 @@ static int tdmwin_build_plan(struct tdmwin_request *req,
 		p->version = nla_get_u32(tb[TCA_TDMWIN_PLAN_VERSION]);
 	if (tb[TCA_TDMWIN_WINDOWS]) {
 		err = tdmwin_parse_windows(tb[TCA_TDMWIN_WINDOWS], p->win,
-					   &nwin, extack);
+					   p->cls, &nwin, extack);
 		if (err)
 			goto err_free;
 	}
@@ -1144,10 +1543,11 @@ static int tdmwin_build_plan(struct tdmwin_request *req,
 		err = -EINVAL;
 		goto err_free;
 	}
-	sort(p->win, nwin, sizeof(p->win[0]), tdmwin_cmp_window, NULL);
+	tdmwin_sort_windows(p->win, p->cls, nwin);
 	p->s.nwin = nwin;
 	p->s.win = p->win;
 	p->s.max_len = tdmwin_max_len(p->win, nwin);
+	tdmwin_group_classes(p);
 
 	err = tdmwin_check_plan(p, req->ps_per_byte, extack);
 	if (err)
@@ -1309,6 +1709,10 @@ static int tdmwin_check_txtime(struct Qdisc *sch,
 {
 	struct tdmwin_sched_data *q = qdisc_priv(sch);
 
+	if (!init && q->ndests) {
+		NL_SET_ERR_MSG(extack, TDMWIN_MSG_TXTIME_DESTS);
+		return -EINVAL;
+	}
 	if (req->clockid != CLOCK_TAI) {
 		NL_SET_ERR_MSG(extack,
 			       "txtime needs clockid CLOCK_TAI: etf and the NIC launch frames on TAI");
@@ -1486,6 +1890,10 @@ static int tdmwin_parse(struct Qdisc *sch, struct nlattr *opt,
 		if (err)
 			return err;
 	}
+	if (req->txtime && req->plan && req->plan->dests) {
+		NL_SET_ERR_MSG(extack, TDMWIN_MSG_TXTIME_DESTS);
+		return -EINVAL;
+	}
 	err = tdmwin_parse_confirm(sch, req, prev, init, extack);
 	if (!err)
 		err = tdmwin_parse_lease(sch, req, extack);
@@ -1517,6 +1925,42 @@ static struct Qdisc *tdmwin_create_child(struct Qdisc *sch, u32 minor,
 	return child;
 }
 
+/*
+ * A child for each destination class that the new plan is the first to
+ * name, created before anything changes.
+ */
+static int tdmwin_make_dests(struct Qdisc *sch, struct tdmwin_request *req,
+			     struct netlink_ext_ack *extack)
+{
+	struct tdmwin_sched_data *q = qdisc_priv(sch);
+	u32 i;
+
+	for (i = 0; req->plan && i < TDMWIN_MAX_DESTS; i++) {
+		if (!(req->plan->dests & BIT(i)) || q->dest[i])
+			continue;
+		req->dest[i] = tdmwin_create_child(sch,
+						   TDMWIN_CLASS_DEST_FIRST + i,
+						   req->limit, extack);
+		if (!req->dest[i]) {
+			NL_SET_ERR_MSG(extack,
+				       "Could not create the child fifo of a destination class");
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/* Free what a request holds that tdmwin_commit did not take. */
+static void tdmwin_free_request(struct tdmwin_request *req)
+{
+	u32 i;
+
+	for (i = 0; i < TDMWIN_MAX_DESTS; i++)
+		if (req->dest[i])
+			qdisc_put(req->dest[i]);
+	kfree(req->plan);
+}
+
 /* Apply a validated request.  Called under RTNL. */
 static void tdmwin_commit(struct Qdisc *sch, struct tdmwin_request *req)
 {
@@ -1525,7 +1969,17 @@ static void tdmwin_commit(struct Qdisc *sch, struct tdmwin_request *req)
 	struct tdmwin_plan *old_plan = NULL, *old_pending = NULL;
 	bool kick = false;
 
+	u32 i;
+
 	sch_tree_lock(sch);
+	for (i = 0; i < TDMWIN_MAX_DESTS; i++) {
+		if (!req->dest[i])
+			continue;
+		q->dest[i] = req->dest[i];
+		req->dest[i] = NULL;
+		q->ndests++;
+		qdisc_hash_add(q->dest[i], true);
+	}
 	q->link_speed = req->link_speed;
 	q->eff_speed = req->eff_speed;
 	q->ps_per_byte = req->ps_per_byte;
@@ -1607,6 +2061,22 @@ static void tdmwin_commit(struct Qdisc *sch, struct tdmwin_request *req)
 	}
 }
 
+/* A new limit, for the children that follow it: pfifo (the default). */
+static int tdmwin_set_limits(struct tdmwin_sched_data *q, u32 limit)
+{
+	int err = 0;
+	u32 i;
+
+	if (q->gated->ops == &pfifo_qdisc_ops)
+		err = fifo_set_limit(q->gated, limit);
+	if (!err && q->bypass->ops == &pfifo_qdisc_ops)
+		err = fifo_set_limit(q->bypass, limit);
+	for (i = 0; !err && i < TDMWIN_MAX_DESTS; i++)
+		if (q->dest[i] && q->dest[i]->ops == &pfifo_qdisc_ops)
+			err = fifo_set_limit(q->dest[i], limit);
+	return err;
+}
+
 static int tdmwin_change(struct Qdisc *sch, struct nlattr *opt,
 			 struct netlink_ext_ack *extack)
 {
@@ -1615,14 +2085,12 @@ static int tdmwin_change(struct Qdisc *sch, struct nlattr *opt,
 	int err;
 
 	err = tdmwin_parse(sch, opt, &req, false, extack);
+	if (!err)
+		err = tdmwin_make_dests(sch, &req, extack);
 	if (err)
 		goto out;
 	if (req.limit != q->limit) {
-		/* Only pfifo children (the default) follow the limit. */
-		if (q->gated->ops == &pfifo_qdisc_ops)
-			err = fifo_set_limit(q->gated, req.limit);
-		if (!err && q->bypass->ops == &pfifo_qdisc_ops)
-			err = fifo_set_limit(q->bypass, req.limit);
+		err = tdmwin_set_limits(q, req.limit);
 		if (err) {
 			NL_SET_ERR_MSG(extack, "Could not set the limit of the child fifo");
 			goto out;
@@ -1630,7 +2098,7 @@ static int tdmwin_change(struct Qdisc *sch, struct nlattr *opt,
 	}
 	tdmwin_commit(sch, &req);
 out:
-	kfree(req.plan);
+	tdmwin_free_request(&req);
 	return err;
 }
 
@@ -1649,7 +2117,11 @@ static int tdmwin_init(struct Qdisc *sch, struct nlattr *opt,
 	tdmwin_reset_gate(q);
 	qdisc_watchdog_init(&q->watchdog, sch);
 
-	err = tdmwin_parse(sch, opt, &req, true, extack);
+	err = tcf_block_get(&q->block, &q->filter_list, sch, extack);
+	if (!err)
+		err = tdmwin_parse(sch, opt, &req, true, extack);
+	if (!err)
+		err = tdmwin_make_dests(sch, &req, extack);
 	if (err)
 		goto out;
 	q->wire = tdmwin_wire_get(qdisc_dev(sch));
@@ -1675,7 +2147,7 @@ static int tdmwin_init(struct Qdisc *sch, struct nlattr *opt,
 	q->clockid = req.clockid;
 	tdmwin_commit(sch, &req);
 out:
-	kfree(req.plan);
+	tdmwin_free_request(&req);
 	return err;
 }
 
@@ -1683,10 +2155,15 @@ static void tdmwin_destroy(struct Qdisc *sch)
 {
 	struct tdmwin_sched_data *q = qdisc_priv(sch);
 	struct tdmwin_plan *p;
+	u32 i;
 
+	tcf_block_put(q->block);
 	qdisc_watchdog_cancel(&q->watchdog);
 	qdisc_put(q->gated);
 	qdisc_put(q->bypass);
+	for (i = 0; i < TDMWIN_MAX_DESTS; i++)
+		if (q->dest[i])
+			qdisc_put(q->dest[i]);
 	if (q->wire)
 		tdmwin_wire_put(q->wire);
 	p = rcu_dereference_protected(q->plan, 1);
@@ -1720,7 +2197,9 @@ static int tdmwin_dump_plan(struct sk_buff *skb, const struct tdmwin_plan *p)
 		    nla_put_u64_64bit(skb, TCA_TDMWIN_WIN_OFFSET,
 				      p->win[i].offset, TCA_TDMWIN_WIN_PAD) ||
 		    nla_put_u64_64bit(skb, TCA_TDMWIN_WIN_LENGTH,
-				      p->win[i].length, TCA_TDMWIN_WIN_PAD))
+				      p->win[i].length, TCA_TDMWIN_WIN_PAD) ||
+		    (p->cls[i] != TDMWIN_CLASS_GATED &&
+		     nla_put_u32(skb, TCA_TDMWIN_WIN_CLASS, p->cls[i])))
 			return -EMSGSIZE;
 		nla_nest_end(skb, w);
 	}
@@ -1906,13 +2385,17 @@ static int tdmwin_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 	return gnet_stats_copy_app(d, &st, sizeof(st));
 }
 
-/* ---- classes: 1:1 gated, 1:2 bypass ------------------------------------ */
+/* ---- classes: 1:1 gated, 1:2 bypass, 1:3 .. destinations --------------- */
 
 static struct Qdisc **tdmwin_slot(struct Qdisc *sch, unsigned long cl)
 {
 	struct tdmwin_sched_data *q = qdisc_priv(sch);
 
-	return cl == TDMWIN_CLASS_BYPASS ? &q->bypass : &q->gated;
+	if (cl == TDMWIN_CLASS_BYPASS)
+		return &q->bypass;
+	if (cl >= TDMWIN_CLASS_DEST_FIRST)
+		return &q->dest[cl - TDMWIN_CLASS_DEST_FIRST];
+	return &q->gated;
 }
 
 static int tdmwin_graft(struct Qdisc *sch, unsigned long cl, struct Qdisc *new,
@@ -1937,24 +2420,34 @@ static struct Qdisc *tdmwin_leaf(struct Qdisc *sch, unsigned long cl)
 	return *tdmwin_slot(sch, cl);
 }
 
+/* 1:1, 1:2, and the destination classes that exist. */
 static unsigned long tdmwin_find(struct Qdisc *sch, u32 classid)
 {
+	struct tdmwin_sched_data *q = qdisc_priv(sch);
 	u32 minor = TC_H_MIN(classid);
 
 	if (minor == TDMWIN_CLASS_GATED || minor == TDMWIN_CLASS_BYPASS)
+		return minor;
+	if (tdmwin_class_index(minor) > 0 &&
+	    q->dest[minor - TDMWIN_CLASS_DEST_FIRST])
 		return minor;
 	return 0;
 }
 
 static void tdmwin_walk(struct Qdisc *sch, struct qdisc_walker *walker)
 {
+	struct tdmwin_sched_data *q = qdisc_priv(sch);
 	unsigned long cl;
 
 	if (walker->stop)
 		return;
-	for (cl = TDMWIN_CLASS_GATED; cl <= TDMWIN_CLASS_BYPASS; cl++)
+	for (cl = TDMWIN_CLASS_GATED; cl <= TDMWIN_CLASS_DEST_LAST; cl++) {
+		if (cl >= TDMWIN_CLASS_DEST_FIRST &&
+		    !q->dest[cl - TDMWIN_CLASS_DEST_FIRST])
+			continue;
 		if (!tc_qdisc_stats_dump(sch, cl, walker))
 			break;
+	}
 }
 
 static int tdmwin_dump_class(struct Qdisc *sch, unsigned long cl,
@@ -1965,16 +2458,51 @@ static int tdmwin_dump_class(struct Qdisc *sch, unsigned long cl,
 	return 0;
 }
 
+/* A gated class's drops: its child's, and the frames tdmwin dropped. */
 static int tdmwin_dump_class_stats(struct Qdisc *sch, unsigned long cl,
 				   struct gnet_dump *d)
 {
+	struct tdmwin_sched_data *q = qdisc_priv(sch);
 	struct Qdisc *child = *tdmwin_slot(sch, cl);
+	struct gnet_stats_queue qs = child->qstats;
+	int k = tdmwin_class_index(cl);
 
+	if (k >= 0)
+		qs.drops += q->cdrops[k];
 	if (gnet_stats_copy_basic(d, child->cpu_bstats, &child->bstats,
 				  true) < 0 ||
-	    qdisc_qstats_copy(d, child) < 0)
+	    gnet_stats_copy_queue(d, child->cpu_qstats, &qs,
+				  qdisc_qlen_sum(child)) < 0)
 		return -1;
 	return 0;
+}
+
+/* Filters are attached to the qdisc itself (parent 1:), never a class. */
+static struct tcf_block *tdmwin_tcf_block(struct Qdisc *sch, unsigned long cl,
+					  struct netlink_ext_ack *extack)
+{
+	struct tdmwin_sched_data *q = qdisc_priv(sch);
+
+	if (cl) {
+		NL_SET_ERR_MSG(extack,
+			       "tdmwin takes filters at the qdisc (parent MAJ:), not at a class");
+		return NULL;
+	}
+	return q->block;
+}
+
+/*
+ * A filter's classid may name a destination class that no plan named yet:
+ * classification reads the classid at enqueue, not a bound class.
+ */
+static unsigned long tdmwin_bind(struct Qdisc *sch, unsigned long parent,
+				 u32 classid)
+{
+	return tdmwin_find(sch, classid);
+}
+
+static void tdmwin_unbind(struct Qdisc *sch, unsigned long cl)
+{
 }
 
 static const struct Qdisc_class_ops tdmwin_class_ops = {
@@ -1982,6 +2510,9 @@ static const struct Qdisc_class_ops tdmwin_class_ops = {
 	.leaf		= tdmwin_leaf,
 	.find		= tdmwin_find,
 	.walk		= tdmwin_walk,
+	.tcf_block	= tdmwin_tcf_block,
+	.bind_tcf	= tdmwin_bind,
+	.unbind_tcf	= tdmwin_unbind,
 	.dump		= tdmwin_dump_class,
 	.dump_stats	= tdmwin_dump_class_stats,
 };

@@ -10,7 +10,7 @@ only for xstats_struct), as tdmwin_util.py runs with python -S in the guest.
   ATTR        {name: number} of TCA_TDMWIN_* (cycle_time, base_time, ...)
   ATTR_NAME   {number: name}
   WINDOW      TCA_TDMWIN_WINDOW, the nest per window in TCA_TDMWIN_WINDOWS
-  WIN_OFFSET, WIN_LENGTH   the TCA_TDMWIN_WIN_* inside it
+  WIN_OFFSET, WIN_LENGTH, WIN_CLASS   the TCA_TDMWIN_WIN_* inside it
   SLOTS, SLOT {name: number} of TCA_TDMWIN_SLOTS_* (version, slot) and of
               TCA_TDMWIN_SLOT_* (index, frames, ...), the counters per slot
   FORMATS     {name: struct format} of each attribute that carries a number
@@ -77,6 +77,7 @@ ATTR_NAME = {v: n for n, v in ATTR.items()}
 WINDOW = enum_with(TDMWIN, "TCA_TDMWIN_WINDOW")["TCA_TDMWIN_WINDOW"]
 WIN_OFFSET = enum_with(TDMWIN, "TCA_TDMWIN_WIN_OFFSET")["TCA_TDMWIN_WIN_OFFSET"]
 WIN_LENGTH = enum_with(TDMWIN, "TCA_TDMWIN_WIN_OFFSET")["TCA_TDMWIN_WIN_LENGTH"]
+WIN_CLASS = enum_with(TDMWIN, "TCA_TDMWIN_WIN_OFFSET")["TCA_TDMWIN_WIN_CLASS"]
 
 SLOTS = {n[len("TCA_TDMWIN_SLOTS_"):].lower(): v
          for n, v in enum_with(TDMWIN, "TCA_TDMWIN_SLOTS_VERSION").items()}

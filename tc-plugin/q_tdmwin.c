@@ -39,8 +39,8 @@ _Static_assert(TCA_TDMWIN_MAX < 32, "attribute bits must fit a __u32");
 static void explain(void)
 {
 	fprintf(stderr,
-		"Usage: ... tdmwin cycle-time TIME base-time BASE window OFFSET LENGTH\n"
-		"		[window OFFSET LENGTH ...] [guard TIME] [link-speed MBIT]\n"
+		"Usage: ... tdmwin cycle-time TIME base-time BASE WINDOW [WINDOW ...]\n"
+		"		[guard TIME] [link-speed MBIT]\n"
 		"		[clockid CLOCKID] [bypass-prio P[,P...]] [bypass-ptp on|off]\n"
 		"		[hold | release] [plan-version N] [limit PACKETS]\n"
 		"		[wire-clock on|off] [txtime on|off] [unconfirmed]\n"
@@ -50,7 +50,9 @@ static void explain(void)
 		"cycle-time   length of the repeating cycle\n"
 		"base-time    start of cycle 0, on the qdisc's clock\n"
 		"window       the gate is open from OFFSET after the start of each\n"
-		"             cycle for LENGTH; repeat for more windows per cycle\n"
+		"             cycle for LENGTH; repeat for more windows per cycle;\n"
+		"             with class, for that destination class (its filters\n"
+		"             choose its frames) instead of the gated class 1:1\n"
 		"guard        margin: a frame must end this long before its window\n"
 		"             closes (on top of its wire time)\n"
 		"link-speed   for the wire time of frames (default: from ethtool)\n"
@@ -75,7 +77,9 @@ static void explain(void)
 		"TIME    := NS | NUMBER{ns|us|ms|s}, a whole number of ns: 3300us, 1.5ms\n"
 		"BASE    := TIME (since the clock's epoch) | now | now+TIME; now is read\n"
 		"           from CLOCKID (given or CLOCK_TAI) after all options\n"
+		"WINDOW  := window OFFSET LENGTH [class MINOR]\n"
 		"OFFSET, LENGTH := TIME\n"
+		"MINOR   := 1 (the gated class, default) | 3..34 (destination classes)\n"
 		"MBIT    := NUMBER (Mbit/s) | NUMBERmbit | NUMBERgbit | auto (ethtool)\n"
 		"CLOCKID := CLOCK_TAI (default) | CLOCK_REALTIME | CLOCK_MONOTONIC |\n"
 		"           CLOCK_BOOTTIME, also without CLOCK_, or a number\n"
@@ -285,6 +289,7 @@ struct tdmwin_args {
 	struct {
 		__u64	offset;
 		__u64	length;
+		__u32	cls;	/* minor of its class; 0: not given (1:1) */
 	} win[TDMWIN_MAX_WINDOWS];
 };
 
@@ -452,6 +457,17 @@ static int parse_args(struct tdmwin_args *a, int argc, char **argv)
 			}
 			a->win[a->nwin].offset = offset;
 			a->win[a->nwin].length = length;
+			a->win[a->nwin].cls = 0;
+			if (argc > 1 && strcmp(argv[1], "class") == 0) {
+				NEXT_ARG_FOR("window", "class MINOR");
+				NEXT_ARG_FOR("class", "MINOR");
+				if (parse_u32_arg("class", "MINOR", *argv,
+						  &a->win[a->nwin].cls))
+					return -1;
+				if (!a->win[a->nwin].cls)
+					return invalid_arg("class", "MINOR", *argv,
+							   "classes start at 1");
+			}
 			a->nwin++;
 			a->given |= GIVEN(TCA_TDMWIN_WINDOWS);
 		} else if (strcmp(*argv, "guard") == 0) {
@@ -614,6 +630,9 @@ static int add_windows(struct nlmsghdr *n, const struct tdmwin_args *a)
 				 a->win[i].offset);
 		err |= addattr64(n, TDMWIN_MSG_MAX, TCA_TDMWIN_WIN_LENGTH,
 				 a->win[i].length);
+		if (a->win[i].cls)
+			err |= addattr32(n, TDMWIN_MSG_MAX,
+					 TCA_TDMWIN_WIN_CLASS, a->win[i].cls);
 		addattr_nest_end(n, w);
 	}
 	addattr_nest_end(n, list);
@@ -791,7 +810,10 @@ static void print_bypass_prios(const struct rtattr *rta)
 	print_string(PRINT_FP, NULL, "%s ", first ? "none" : "");
 }
 
-/* windows 0ns+1ms 2200us+500us; JSON: [{"offset": 0, "length": ...}]. */
+/*
+ * windows 0ns+1ms 2200us+500us class 3; JSON: [{"offset": 0, "length":
+ * ...}, {..., "class": 3}]: the class of a window that is not 1:1's.
+ */
 static void print_windows(struct rtattr *list)
 {
 	struct rtattr *wtb[TCA_TDMWIN_WIN_MAX + 1];
@@ -810,6 +832,10 @@ static void print_windows(struct rtattr *list)
 		open_json_object(NULL);
 		print_ns_attr(wtb[TCA_TDMWIN_WIN_OFFSET], "offset", "%s+");
 		print_ns_attr(wtb[TCA_TDMWIN_WIN_LENGTH], "length", "%s ");
+		if (wtb[TCA_TDMWIN_WIN_CLASS] &&
+		    RTA_PAYLOAD(wtb[TCA_TDMWIN_WIN_CLASS]) >= sizeof(__u32))
+			print_uint(PRINT_ANY, "class", "class %u ",
+				   rta_getattr_u32(wtb[TCA_TDMWIN_WIN_CLASS]));
 		close_json_object();
 	}
 	close_json_array(PRINT_JSON, NULL);
@@ -1073,6 +1099,7 @@ static int tdmwin_print_xstats(struct qdisc_util *qu, FILE *f,
 	print_xstat(st, len, guard_deferrals, " guard-deferrals %" PRIu64);
 	print_xstat(st, len, oversize_drops, " oversize-drops %" PRIu64);
 	print_xstat(st, len, hold_drops, " hold-drops %" PRIu64);
+	print_xstat(st, len, nowindow_drops, " nowindow-drops %" PRIu64);
 	print_xstat(st, len, plan_switches, " plan-switches %" PRIu64);
 	if (XSTAT_SENT(len, wire_backlog))
 		print_nl();

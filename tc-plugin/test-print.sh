@@ -53,7 +53,7 @@ show "full dump with a pending plan and counters" '{
 		"windows": [[0, 1000000], [2200000, 500000]]},
 	"pending": {"plan_version": 13, "base_time": 1700000005000000000,
 		"cycle_time": 3300000, "guard": 1500, "unconfirmed": 1,
-		"windows": [[1000000, 1000000]]},
+		"windows": [[1000000, 1000000, 3], [2200000, 500000, 34]]},
 	"xstats": {"windows_opened": 123, "window_packets": 4567,
 		"window_bytes": 6543210, "bypass_packets": 12,
 		"bypass_bytes": 1234, "guard_deferrals": 3, "oversize_drops": 4,
@@ -65,12 +65,12 @@ show "full dump with a pending plan and counters" '{
 		"wire_deferrals": 7, "wire_backlog_max": 250000,
 		"wire_backlog": 1500, "txtime_drops": 2, "lease_expiries": 2,
 		"unconfirmed_holds": 1, "pending_aborts": 3, "lease_held": 0,
-		"pending_unconfirmed": 1}}' \
+		"pending_unconfirmed": 1, "nowindow_drops": 6}}' \
 'qdisc tdmwin 1: root clockid TAI cycle-time 3300us base-time 1700000000000000000 plan-version 12 link-speed 10000Mbit guard 2us bypass-prio 5,7 bypass-ptp on wire-clock on txtime on limit 1000 hold lease 500ms left 120ms
 	windows 0ns+1ms 2200us+500us
-	pending plan-version 13 base-time 1700000005000000000 cycle-time 3300us guard 1500ns unconfirmed windows 1ms+1ms
+	pending plan-version 13 base-time 1700000005000000000 cycle-time 3300us guard 1500ns unconfirmed windows 1ms+1ms class 3 2200us+500us class 34
  windows 123 sent 4567 pkts 6543210 bytes bypass 12 pkts 1234 bytes
- guard-deferrals 3 oversize-drops 4 hold-drops 5 plan-switches 1
+ guard-deferrals 3 oversize-drops 4 hold-drops 5 nowindow-drops 6 plan-switches 1
  wire-deferrals 7 wire-backlog 1500ns max 250000ns txtime-drops 2
  lease-expiries 2 unconfirmed-holds 1 pending-aborts 3
  open-latency min 1200ns mean 3400ns max 9000ns (120 samples) plan-version 12 pending 13 at 1700000005000000000 hold unconfirmed' \
@@ -85,7 +85,8 @@ show "full dump with a pending plan and counters" '{
 		    {"offset": 2200000, "length": 500000}],
 	"pending": {"plan_version": 13, "base_time": 1700000005000000000,
 		"cycle_time": 3300000, "guard": 1500, "unconfirmed": true,
-		"windows": [{"offset": 1000000, "length": 1000000}]}},
+		"windows": [{"offset": 1000000, "length": 1000000, "class": 3},
+			    {"offset": 2200000, "length": 500000, "class": 34}]}},
   "xstats": {"windows_opened": 123, "window_packets": 4567,
 	"window_bytes": 6543210, "bypass_packets": 12, "bypass_bytes": 1234,
 	"guard_deferrals": 3, "oversize_drops": 4, "hold_drops": 5,
@@ -96,7 +97,8 @@ show "full dump with a pending plan and counters" '{
 	"pending_version": 13, "pending": 1, "hold": 1,
 	"wire_deferrals": 7, "wire_backlog_max": 250000, "wire_backlog": 1500,
 	"txtime_drops": 2, "lease_expiries": 2, "unconfirmed_holds": 1,
-	"pending_aborts": 3, "lease_held": 0, "pending_unconfirmed": 1}}'
+	"pending_aborts": 3, "lease_held": 0, "pending_unconfirmed": 1,
+	"nowindow_drops": 6}}'
 
 show "counters of a kernel before the wire clock" '{
 	"options": {"clockid": 11, "bypass_ptp": 1},
@@ -137,11 +139,11 @@ show "newer kernel's longer counters, no open-latency samples" '{
 		"windows": [[0, 250], [1000000001, 999999999]]},
 	"xstats": {"windows_opened": 0, "plan_version": 4,
 		"open_latency_min": 18446744073709551615},
-	"xstats_len": 200}' \
+	"xstats_len": 216}' \
 'qdisc tdmwin 1: root clockid REALTIME cycle-time 10s base-time 0 plan-version 0 guard 0ns
 	windows 0ns+250ns 1000000001ns+999999999ns
  windows 0 sent 0 pkts 0 bytes bypass 0 pkts 0 bytes
- guard-deferrals 0 oversize-drops 0 hold-drops 0 plan-switches 0
+ guard-deferrals 0 oversize-drops 0 hold-drops 0 nowindow-drops 0 plan-switches 0
  wire-deferrals 0 wire-backlog 0ns max 0ns txtime-drops 0
  lease-expiries 0 unconfirmed-holds 0 pending-aborts 0
  open-latency (0 samples) plan-version 4' \
@@ -151,7 +153,7 @@ show "newer kernel's longer counters, no open-latency samples" '{
 		    {"offset": 1000000001, "length": 999999999}]},
   "xstats": {"windows_opened": 0, "window_packets": 0, "window_bytes": 0,
 	"bypass_packets": 0, "bypass_bytes": 0, "guard_deferrals": 0,
-	"oversize_drops": 0, "hold_drops": 0,
+	"oversize_drops": 0, "hold_drops": 0, "nowindow_drops": 0,
 	"open_latency_min": 18446744073709551615, "open_latency_max": 0,
 	"open_latency_sum": 0, "open_latency_count": 0,
 	"open_latency_mean": 0, "plan_switches": 0, "pending_base_time": 0,
@@ -167,7 +169,7 @@ show "a lease that ran out, a qdisc created unconfirmed" '{
 		"pending_unconfirmed": 1}}' \
 'qdisc tdmwin 1: root clockid TAI lease 100ms ran-out 1500ms ago unconfirmed
  windows 0 sent 0 pkts 0 bytes bypass 0 pkts 0 bytes
- guard-deferrals 0 oversize-drops 0 hold-drops 0 plan-switches 0
+ guard-deferrals 0 oversize-drops 0 hold-drops 0 nowindow-drops 0 plan-switches 0
  wire-deferrals 0 wire-backlog 0ns max 0ns txtime-drops 0
  lease-expiries 1 unconfirmed-holds 0 pending-aborts 0
  open-latency (0 samples) plan-version 0 lease-held unconfirmed' \
@@ -175,7 +177,7 @@ show "a lease that ran out, a qdisc created unconfirmed" '{
 	"unconfirmed": true},
   "xstats": {"windows_opened": 0, "window_packets": 0, "window_bytes": 0,
 	"bypass_packets": 0, "bypass_bytes": 0, "guard_deferrals": 0,
-	"oversize_drops": 0, "hold_drops": 0, "open_latency_min": 0,
+	"oversize_drops": 0, "hold_drops": 0, "nowindow_drops": 0, "open_latency_min": 0,
 	"open_latency_max": 0, "open_latency_sum": 0, "open_latency_count": 0,
 	"open_latency_mean": 0, "plan_switches": 0, "pending_base_time": 0,
 	"plan_version": 0, "pending_version": 0, "pending": 0, "hold": 0,
@@ -202,7 +204,7 @@ show "counters per window slot" '{
 'qdisc tdmwin 1: root clockid TAI cycle-time 10ms plan-version 7
 	windows 1ms+2ms 6ms+1ms
  windows 40 sent 120 pkts 0 bytes bypass 0 pkts 0 bytes
- guard-deferrals 0 oversize-drops 0 hold-drops 0 plan-switches 0
+ guard-deferrals 0 oversize-drops 0 hold-drops 0 nowindow-drops 0 plan-switches 0
  wire-deferrals 0 wire-backlog 0ns max 0ns txtime-drops 0
  lease-expiries 0 unconfirmed-holds 0 pending-aborts 0
  open-latency (0 samples) plan-version 7
@@ -214,7 +216,7 @@ show "counters per window slot" '{
 		    {"offset": 6000000, "length": 1000000}]},
   "xstats": {"windows_opened": 40, "window_packets": 120, "window_bytes": 0,
 	"bypass_packets": 0, "bypass_bytes": 0, "guard_deferrals": 0,
-	"oversize_drops": 0, "hold_drops": 0, "open_latency_min": 0,
+	"oversize_drops": 0, "hold_drops": 0, "nowindow_drops": 0, "open_latency_min": 0,
 	"open_latency_max": 0, "open_latency_sum": 0, "open_latency_count": 0,
 	"open_latency_mean": 0, "plan_switches": 0, "pending_base_time": 0,
 	"plan_version": 7, "pending_version": 0, "pending": 0, "hold": 0,

@@ -14,7 +14,7 @@
       SPEC: {"options": {...}, "pending": {...}, "xstats": {...},
       "xstats_len": N}; options and pending use the names above, a value
       {"raw": HEX} gives an attribute's payload as is, and a window of one
-      number has no length; options' "slots" is {"version": V, "slots":
+      number has no length, of three numbers a class (TCA_TDMWIN_WIN_CLASS); options' "slots" is {"version": V, "slots":
       [{"index": 0, "frames": N, ...}]} (TCA_TDMWIN_SLOT_* names).
   tdmwin_nl.py json-subset ACTUAL EXPECTED
       ACTUAL is `tc -j` output (a list of qdiscs); every key of EXPECTED must
@@ -34,7 +34,8 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 '..', '..', 'selftests'))
 from tdm_uapi import (ATTR, ATTR_NAME, FLAGS, FORMATS, SLOT,  # noqa: E402
-                      SLOTS, WINDOW, WIN_LENGTH, WIN_OFFSET, xstats_struct)
+                      SLOTS, WINDOW, WIN_CLASS, WIN_LENGTH, WIN_OFFSET,
+                      xstats_struct)
 
 NLA_F_NESTED = 1 << 15
 NLA_TYPE_MASK = ~((1 << 15) | (1 << 14))
@@ -87,12 +88,16 @@ def decode_windows(payload, errors):
             errors.append('TCA_TDMWIN_WINDOW without NLA_F_NESTED')
         fields = {}
         for wtyp, v in attrs(w):
-            if len(v) != 8:
+            size = 4 if wtyp == WIN_CLASS else 8
+            if len(v) != size:
                 errors.append('window attribute %d has %d bytes' %
                               (wtyp, len(v)))
                 continue
-            fields[wtyp] = struct.unpack('=Q', v)[0]
-        windows.append([fields.get(WIN_OFFSET), fields.get(WIN_LENGTH)])
+            fields[wtyp] = struct.unpack('=I' if size == 4 else '=Q', v)[0]
+        win = [fields.get(WIN_OFFSET), fields.get(WIN_LENGTH)]
+        if WIN_CLASS in fields:     # [offset, length, class]
+            win.append(fields[WIN_CLASS])
+        windows.append(win)
     return windows
 
 
@@ -175,11 +180,13 @@ def encode_options(opts):
             out += attr(ATTR['slots'] | NLA_F_NESTED, body)
         elif isinstance(value, dict):       # {"raw": "hex payload"}
             out += attr(ATTR[name], bytes.fromhex(value['raw']))
-        elif name == 'windows':             # [[offset, length], ...]
+        elif name == 'windows':             # [[offset, length[, class]], ...]
             wins = b''
             for w in value:
                 fields = b''.join(attr(t, struct.pack('=Q', v))
                                   for t, v in zip((WIN_OFFSET, WIN_LENGTH), w))
+                if len(w) > 2:
+                    fields += attr(WIN_CLASS, struct.pack('=I', w[2]))
                 wins += attr(WINDOW | NLA_F_NESTED, fields)
             out += attr(ATTR['windows'] | NLA_F_NESTED, wins)
         else:

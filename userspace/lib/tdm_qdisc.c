@@ -97,39 +97,55 @@ static uint64_t get_u64(const struct nlattr *a)
 	return v;
 }
 
-/* Windows of one plan: at most TDMWIN_MAX_WINDOWS are kept. */
-static int parse_windows(const struct nlattr *list, struct tdm_window *win,
-			 unsigned int *nwin)
+/* One window: offset and length (u64) required, its class (u32) optional. */
+static int parse_window(const struct nlattr *w, struct tdm_window *win,
+			uint32_t *cls)
 {
-	const struct nlattr *w, *x;
+	const struct nlattr *x;
+	bool off = false, len = false;
+
+	*cls = TDMWIN_CLASS_GATED;
+	mnl_attr_for_each_nested(x, w) {
+		uint16_t type = mnl_attr_get_type(x);
+
+		switch (type) {
+		case TCA_TDMWIN_WIN_OFFSET:
+		case TCA_TDMWIN_WIN_LENGTH:
+			if (mnl_attr_get_payload_len(x) != 8)
+				return -1;
+			*(type == TCA_TDMWIN_WIN_OFFSET ? &win->offset :
+						       &win->length) = get_u64(x);
+			*(type == TCA_TDMWIN_WIN_OFFSET ? &off : &len) = true;
+			break;
+		case TCA_TDMWIN_WIN_CLASS:
+			if (mnl_attr_get_payload_len(x) != 4)
+				return -1;
+			*cls = mnl_attr_get_u32(x);
+			break;
+		}
+	}
+	return off && len ? 0 : -1;
+}
+
+/* Windows of one plan and their classes: at most TDMWIN_MAX_WINDOWS kept. */
+static int parse_windows(const struct nlattr *list, struct tdm_window *win,
+			 uint32_t *cls, unsigned int *nwin)
+{
+	const struct nlattr *w;
 	unsigned int n = 0;
 
 	mnl_attr_for_each_nested(w, list) {
 		struct tdm_window cur = { 0 };
-		bool off = false, len = false;
+		uint32_t c;
 
 		if (mnl_attr_get_type(w) != TCA_TDMWIN_WINDOW)
 			continue;
-		mnl_attr_for_each_nested(x, w) {
-			uint16_t type = mnl_attr_get_type(x);
-
-			if (type != TCA_TDMWIN_WIN_OFFSET &&
-			    type != TCA_TDMWIN_WIN_LENGTH)
-				continue;
-			if (mnl_attr_get_payload_len(x) != 8)
-				return -1;
-			if (type == TCA_TDMWIN_WIN_OFFSET) {
-				cur.offset = get_u64(x);
-				off = true;
-			} else {
-				cur.length = get_u64(x);
-				len = true;
-			}
-		}
-		if (!off || !len)
+		if (parse_window(w, &cur, &c) < 0)
 			return -1;
-		if (n < TDMWIN_MAX_WINDOWS)
+		if (n < TDMWIN_MAX_WINDOWS) {
 			win[n] = cur;
+			cls[n] = c;
+		}
 		n++;
 	}
 	*nwin = n < TDMWIN_MAX_WINDOWS ? n : TDMWIN_MAX_WINDOWS;
@@ -142,6 +158,7 @@ struct plan_view {
 	int64_t *base;
 	uint32_t *guard;
 	struct tdm_window *win;
+	uint32_t *cls;
 	unsigned int *nwin;
 };
 
@@ -157,7 +174,7 @@ static int parse_plan(struct opt_tb *o, const struct plan_view *v)
 	*v->base = (int64_t)get_u64(tb[TCA_TDMWIN_BASE_TIME]);
 	if (tb[TCA_TDMWIN_GUARD])
 		*v->guard = mnl_attr_get_u32(tb[TCA_TDMWIN_GUARD]);
-	return parse_windows(tb[TCA_TDMWIN_WINDOWS], v->win, v->nwin);
+	return parse_windows(tb[TCA_TDMWIN_WINDOWS], v->win, v->cls, v->nwin);
 }
 
 static int parse_pending(const struct nlattr *nest, struct tdm_qdisc_info *in)
@@ -165,7 +182,8 @@ static int parse_pending(const struct nlattr *nest, struct tdm_qdisc_info *in)
 	struct opt_tb o;
 	const struct plan_view v = {
 		&in->pending_version, &in->pending_cycle_ns, &in->pending_base,
-		&in->pending_guard_ns, in->pending_win, &in->pending_nwin,
+		&in->pending_guard_ns, in->pending_win, in->pending_win_class,
+		&in->pending_nwin,
 	};
 
 	memset(&o, 0, sizeof(o));
@@ -271,7 +289,7 @@ static int parse_options(const struct nlattr *opts, struct tdm_qdisc_info *in)
 {
 	const struct plan_view v = {
 		&in->version, &in->cycle_ns, &in->base_time, &in->guard_ns,
-		in->win, &in->nwin,
+		in->win, in->win_class, &in->nwin,
 	};
 	const struct nlattr *const *tb;
 	struct opt_tb o;
@@ -537,16 +555,29 @@ struct install_req {
 	uint32_t handle;	/* of the existing qdisc when changing */
 };
 
-static void put_windows(struct nlmsghdr *nlh, const struct tdm_sender *s)
+uint32_t tdm_qdisc_window_class(const struct tdm_plan *p,
+				const struct tdm_window *w)
+{
+	if (!p->nreceivers)
+		return TDMWIN_CLASS_GATED;
+	return TDMWIN_CLASS_DEST_FIRST + w->dest;
+}
+
+void tdm_qdisc_put_windows(struct nlmsghdr *nlh, const struct tdm_plan *p,
+			   const struct tdm_sender *s)
 {
 	struct nlattr *list, *w;
 	unsigned int i;
 
 	list = mnl_attr_nest_start(nlh, TCA_TDMWIN_WINDOWS);
 	for (i = 0; i < s->nwin; i++) {
+		uint32_t cls = tdm_qdisc_window_class(p, &s->win[i]);
+
 		w = mnl_attr_nest_start(nlh, TCA_TDMWIN_WINDOW);
 		mnl_attr_put_u64(nlh, TCA_TDMWIN_WIN_OFFSET, s->win[i].offset);
 		mnl_attr_put_u64(nlh, TCA_TDMWIN_WIN_LENGTH, s->win[i].length);
+		if (cls != TDMWIN_CLASS_GATED)
+			mnl_attr_put_u32(nlh, TCA_TDMWIN_WIN_CLASS, cls);
 		mnl_attr_nest_end(nlh, w);
 	}
 	mnl_attr_nest_end(nlh, list);
@@ -574,7 +605,7 @@ static struct nlmsghdr *build_install(char *buf, const struct install_req *q)
 	opts = mnl_attr_nest_start(nlh, TCA_OPTIONS);
 	mnl_attr_put_u64(nlh, TCA_TDMWIN_CYCLE_TIME, p->cycle_ns);
 	mnl_attr_put_u64(nlh, TCA_TDMWIN_BASE_TIME, (uint64_t)p->base_time);
-	put_windows(nlh, q->s);
+	tdm_qdisc_put_windows(nlh, p, q->s);
 	mnl_attr_put_u32(nlh, TCA_TDMWIN_GUARD, p->guard_ns);
 	/* The kernel refuses any clockid on change, even the same one. */
 	if (q->mode != MODE_CHANGE)
@@ -604,7 +635,9 @@ static struct nlmsghdr *build_install(char *buf, const struct install_req *q)
 	return nlh;
 }
 
-static bool same_windows(const struct tdm_window *a, unsigned int na,
+/* Does the kernel hold sender s's windows of plan p, classes and all? */
+static bool same_windows(const struct tdm_window *a, const uint32_t *cls,
+			 unsigned int na, const struct tdm_plan *p,
 			 const struct tdm_sender *s)
 {
 	unsigned int i;
@@ -613,7 +646,8 @@ static bool same_windows(const struct tdm_window *a, unsigned int na,
 		return false;
 	for (i = 0; i < na; i++)
 		if (a[i].offset != s->win[i].offset ||
-		    a[i].length != s->win[i].length)
+		    a[i].length != s->win[i].length ||
+		    cls[i] != tdm_qdisc_window_class(p, &s->win[i]))
 			return false;
 	return true;
 }
@@ -653,11 +687,13 @@ static int verify_install(struct tdm_rtnl *r, const struct install_req *q,
 	}
 	if (in->version == p->version && in->base_time == p->base_time) {
 		ret = in->cycle_ns == p->cycle_ns &&
-		      same_windows(in->win, in->nwin, q->s) ? 0 : 1;
+		      same_windows(in->win, in->win_class, in->nwin, p, q->s) ?
+		      0 : 1;
 	} else if (in->pending && in->pending_version == p->version &&
 		   in->pending_base == p->base_time) {
 		ret = in->pending_cycle_ns == p->cycle_ns &&
-		      same_windows(in->pending_win, in->pending_nwin, q->s) ?
+		      same_windows(in->pending_win, in->pending_win_class,
+				   in->pending_nwin, p, q->s) ?
 		      0 : 1;
 	}
 	if (!ret && q->unconfirmed && !in->pending_unconfirmed) {

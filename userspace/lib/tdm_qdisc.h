@@ -90,7 +90,31 @@ struct tdm_qdisc_info {
 	unsigned int nslots;	/* slots[0 .. nslots - 1], by index */
 	struct tdm_qdisc_slot slots[TDMWIN_MAX_WINDOWS];
 	bool txtime;	/* launch times for an etf child (TCA_TDMWIN_TXTIME) */
+	/* The class each window opens for (TCA_TDMWIN_WIN_CLASS), by the
+	 * index of win[] and pending_win[]: TDMWIN_CLASS_GATED when the dump
+	 * gave none (a classic window), else a destination class's minor.
+	 */
+	uint32_t win_class[TDMWIN_MAX_WINDOWS];
+	uint32_t pending_win_class[TDMWIN_MAX_WINDOWS];
 };
+
+/*
+ * The class of the qdisc that window w of plan p opens for: the gated
+ * class 1:1 in a plan without receivers (the classic plan), else the
+ * destination class of its receiver, TDMWIN_CLASS_DEST_FIRST + w->dest.
+ * A receiver past TDMWIN_MAX_DESTS gets a minor the kernel refuses.
+ */
+uint32_t tdm_qdisc_window_class(const struct tdm_plan *p,
+				const struct tdm_window *w);
+
+/*
+ * Put sender s's windows of plan p as TCA_TDMWIN_WINDOWS into nlh (inside
+ * TCA_OPTIONS), each with TCA_TDMWIN_WIN_CLASS when its class is not 1:1,
+ * as tdm_qdisc_install() and tdm_qdisc_prepare() send them.
+ */
+struct nlmsghdr;
+void tdm_qdisc_put_windows(struct nlmsghdr *nlh, const struct tdm_plan *p,
+			   const struct tdm_sender *s);
 
 /*
  * The worst slots of info (has_slots): the index of the slot with the

@@ -4,7 +4,8 @@
  * label values and help text, times in exact decimal seconds, and the
  * qdisc's families (each once, counters ending in _total); the counters
  * per window slot from a dump message through tdm_qdisc_parse() to their
- * samples and the worst slots.
+ * samples and the worst slots; the class of each window from libtdm's
+ * plan builder (tdm_qdisc_put_windows) through the parser.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,6 +21,7 @@
 #include <linux/rtnetlink.h>
 
 #include "tdm_prom.h"
+#include "tdm_qdisc.h"
 
 /* What fn wrote, NUL-terminated; the caller frees it. */
 static char *capture(void (*fn)(struct tdm_prom *p, void *arg), void *arg)
@@ -128,15 +130,11 @@ static void put_slot(struct nlmsghdr *nlh, uint32_t index, uint64_t frames,
 	mnl_attr_nest_end(nlh, n);
 }
 
-/* A dump of a tdmwin qdisc with three windows and their slots; with
- * @bad, one more slot whose index is beyond the limit of windows.
- */
-static struct nlmsghdr *slot_dump(char *buf, bool bad)
+/* The header of a tdmwin dump with a plan's scalars, options open. */
+static struct nlmsghdr *plan_head(char *buf, struct nlattr **opts)
 {
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
 	struct tcmsg *tcm;
-	struct nlattr *opts, *list, *w, *slots;
-	unsigned int i;
 
 	nlh->nlmsg_type = RTM_NEWQDISC;
 	tcm = mnl_nlmsg_put_extra_header(nlh, sizeof(*tcm));
@@ -144,10 +142,22 @@ static struct nlmsghdr *slot_dump(char *buf, bool bad)
 	tcm->tcm_parent = TC_H_ROOT;
 	tcm->tcm_handle = 0x10000;
 	mnl_attr_put_strz(nlh, TCA_KIND, "tdmwin");
-	opts = mnl_attr_nest_start(nlh, TCA_OPTIONS);
+	*opts = mnl_attr_nest_start(nlh, TCA_OPTIONS);
 	mnl_attr_put_u32(nlh, TCA_TDMWIN_PLAN_VERSION, 5);
 	mnl_attr_put_u64(nlh, TCA_TDMWIN_CYCLE_TIME, 10000000);
 	mnl_attr_put_u64(nlh, TCA_TDMWIN_BASE_TIME, 0);
+	return nlh;
+}
+
+/* A dump of a tdmwin qdisc with three windows and their slots; with
+ * @bad, one more slot whose index is beyond the limit of windows.
+ */
+static struct nlmsghdr *slot_dump(char *buf, bool bad)
+{
+	struct nlattr *opts, *list, *w, *slots;
+	struct nlmsghdr *nlh = plan_head(buf, &opts);
+	unsigned int i;
+
 	list = mnl_attr_nest_start(nlh, TCA_TDMWIN_WINDOWS);
 	for (i = 0; i < 3; i++) {
 		w = mnl_attr_nest_start(nlh, TCA_TDMWIN_WINDOW);
@@ -247,6 +257,79 @@ static void test_slot_bad_index(void **state)
 			 -1);
 }
 
+/*
+ * A plan with receivers gives each window its receiver's class, a plan
+ * without gives none (1:1), and the parser reads back what the builder
+ * wrote, active and pending.
+ */
+static void test_window_classes(void **state)
+{
+	struct tdm_receiver rx[2] = { { .name = "x0" }, { .name = "x1" } };
+	struct tdm_sender s = {
+		.name = "a", .nwin = 3,
+		.win = { { 0, 1000000, 1 }, { 2000000, 1000000, 0 },
+			 { 4000000, 500000, 1 } },
+	};
+	struct tdm_plan dests = { .nreceivers = 2, .receivers = rx };
+	struct tdm_plan classic = { .nreceivers = 0 };
+	struct nlattr *opts, *pend;
+	struct tdm_qdisc_info *q = calloc(1, sizeof(*q));
+	char buf[8192];
+	struct nlmsghdr *nlh;
+
+	(void)state;
+	assert_non_null(q);
+	assert_int_equal(tdm_qdisc_window_class(&classic, &s.win[0]),
+			 TDMWIN_CLASS_GATED);
+	assert_int_equal(tdm_qdisc_window_class(&dests, &s.win[0]),
+			 TDMWIN_CLASS_DEST_FIRST + 1);
+
+	nlh = plan_head(buf, &opts);
+	tdm_qdisc_put_windows(nlh, &dests, &s);
+	pend = mnl_attr_nest_start(nlh, TCA_TDMWIN_PENDING);
+	mnl_attr_put_u32(nlh, TCA_TDMWIN_PLAN_VERSION, 6);
+	mnl_attr_put_u64(nlh, TCA_TDMWIN_CYCLE_TIME, 10000000);
+	mnl_attr_put_u64(nlh, TCA_TDMWIN_BASE_TIME, 1);
+	tdm_qdisc_put_windows(nlh, &classic, &s);
+	mnl_attr_nest_end(nlh, pend);
+	mnl_attr_nest_end(nlh, opts);
+
+	assert_int_equal(tdm_qdisc_parse(nlh, 2, TC_H_ROOT, q), 1);
+	assert_int_equal(q->nwin, 3);
+	assert_int_equal(q->win[1].offset, 2000000);
+	assert_int_equal(q->win_class[0], TDMWIN_CLASS_DEST_FIRST + 1);
+	assert_int_equal(q->win_class[1], TDMWIN_CLASS_DEST_FIRST);
+	assert_int_equal(q->win_class[2], TDMWIN_CLASS_DEST_FIRST + 1);
+	assert_true(q->pending);
+	assert_int_equal(q->pending_nwin, 3);
+	assert_int_equal(q->pending_win_class[0], TDMWIN_CLASS_GATED);
+	assert_int_equal(q->pending_win_class[2], TDMWIN_CLASS_GATED);
+	free(q);
+}
+
+/* A window class that is not a u32 makes the dump malformed. */
+static void test_window_class_bad(void **state)
+{
+	struct tdm_qdisc_info *q = calloc(1, sizeof(*q));
+	struct nlattr *opts, *list, *w;
+	char buf[8192];
+	struct nlmsghdr *nlh;
+
+	(void)state;
+	assert_non_null(q);
+	nlh = plan_head(buf, &opts);
+	list = mnl_attr_nest_start(nlh, TCA_TDMWIN_WINDOWS);
+	w = mnl_attr_nest_start(nlh, TCA_TDMWIN_WINDOW);
+	mnl_attr_put_u64(nlh, TCA_TDMWIN_WIN_OFFSET, 0);
+	mnl_attr_put_u64(nlh, TCA_TDMWIN_WIN_LENGTH, 1000000);
+	mnl_attr_put_u64(nlh, TCA_TDMWIN_WIN_CLASS, 3);
+	mnl_attr_nest_end(nlh, w);
+	mnl_attr_nest_end(nlh, list);
+	mnl_attr_nest_end(nlh, opts);
+	assert_int_equal(tdm_qdisc_parse(nlh, 2, TC_H_ROOT, q), -1);
+	free(q);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -254,6 +337,8 @@ int main(void)
 		cmocka_unit_test(test_qdisc),
 		cmocka_unit_test(test_slots),
 		cmocka_unit_test(test_slot_bad_index),
+		cmocka_unit_test(test_window_classes),
+		cmocka_unit_test(test_window_class_bad),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -80,6 +80,10 @@ enum {
 	TCA_TDMWIN_WIN_PAD,
 	TCA_TDMWIN_WIN_OFFSET,		/* u64, ns from the start of the cycle */
 	TCA_TDMWIN_WIN_LENGTH,		/* u64, ns */
+	TCA_TDMWIN_WIN_CLASS,		/* u32: minor of the class the window
+					 * opens for; absent = TDMWIN_CLASS_GATED
+					 * (dumped only when not 1)
+					 */
 	__TCA_TDMWIN_WIN_MAX,
 };
 
@@ -124,9 +128,17 @@ enum {
 
 #define TCA_TDMWIN_SLOT_MAX (__TCA_TDMWIN_SLOT_MAX - 1)
 
-/* Classes: 1 = gated traffic, 2 = bypass traffic. */
+/*
+ * Classes: 1 = gated traffic (the classic plan, and the default of a frame
+ * no filter classifies), 2 = bypass traffic, and the destination classes
+ * TDMWIN_CLASS_DEST_FIRST .. TDMWIN_CLASS_DEST_FIRST + TDMWIN_MAX_DESTS - 1,
+ * each gated by the windows whose TCA_TDMWIN_WIN_CLASS names it.  Windows of
+ * all classes are one plan: they never overlap and share one cycle and base.
+ */
 #define TDMWIN_CLASS_GATED	1
 #define TDMWIN_CLASS_BYPASS	2
+#define TDMWIN_CLASS_DEST_FIRST	3
+#define TDMWIN_MAX_DESTS	32
 
 /*
  * Extended statistics (TCA_STATS_APP).  Fields are only ever appended; a
@@ -163,6 +175,9 @@ struct tc_tdmwin_xstats {
 	__u64	pending_aborts;		/* pending plans removed by TCA_TDMWIN_ABORT */
 	__u32	lease_held;		/* 1 if the gate holds: lease ran out */
 	__u32	pending_unconfirmed;	/* 1 if the pending plan is unconfirmed */
+	__u64	nowindow_drops;		/* gated frames of a class that has no
+					 * window in the active or pending plan
+					 */
 };
 
 #endif /* _UAPI_LINUX_TDMWIN_H */
