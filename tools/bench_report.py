@@ -223,6 +223,20 @@ def outlier_permille():
     return int(m.group(1))
 
 
+def sweep_settings(r):
+    """The settings of sweep R (the JSON's head) its sections print: time
+    scale, wire (Mbit/s), frame time (us), bytes on the wire, switch port
+    and NIC FIFO (frames), window (ms), guard (us), cycles a point, load
+    (%)."""
+    fr = wire_sweep.frame_time_ns(r)
+    return (r.get("timescale", 1), r.get("mbit"),
+            "-" if fr is None else "%.0f" % (fr / 1e3),
+            r.get("frame_bytes", r.get("payload", 0) + wire_sweep.FRAME_EXTRA),
+            r.get("switch_buffer"), r.get("nic_ring"),
+            r.get("window_ns", 0) / 1e6, r.get("guard_ns", 0) / 1e3,
+            r.get("min_cycles"), r.get("load_pct", 100))
+
+
 WIRE_METHODS = ("free", "usertdm", "taprio", "taprio_txtime", "tdmwin",
                 "tdmwin_txtime", "tdmwin_nowire")
 
@@ -248,12 +262,7 @@ def wire_section(runs):
                    "frames, windows %.1f ms, guard %.0f us, at least %s cycles "
                    "per point, each sender offering %s %% of what its window "
                    "carries (Documentation/testbed.rst).\n"
-                   % (r.get("timescale", 1), r.get("mbit"),
-                      "-" if fr is None else "%.0f" % (fr / 1e3),
-                      r.get("frame_bytes", r.get("payload", 0) + wire_sweep.FRAME_EXTRA),
-                      r.get("switch_buffer"), r.get("nic_ring"),
-                      r.get("window_ns", 0) / 1e6, r.get("guard_ns", 0) / 1e3,
-                      r.get("min_cycles"), r.get("load_pct", 100)))
+                   % sweep_settings(r))
         fig = {}
         us = lambda d: None if d is None else "%.0f" % (d / 1e3)
         pct = lambda x: None if x is None else "%.1f %%" % (x * 100)
@@ -368,20 +377,16 @@ def corner_section(runs):
             continue
         fr = wire_sweep.frame_time_ns(r)
         out.append("### The corner turn, kernel %s (%s)\n" % (r.get("kernel"), name))
-        out.append("Time scale %s: wires %s Mbit/s, frame time %s us, each "
-                   "receiver's switch port %s frames, NIC FIFO %s frames, windows "
-                   "%.1f ms (a slot is the window and the dead time), guard "
-                   "%.0f us, at least %s cycles a point, each sender offering "
-                   "%s %% of what its windows carry.  Judged at the ideal ports "
-                   "(the senders' taps on perfect wires, each frame into its "
-                   "receiver's port); utilization: a receiver's frames out of "
-                   "its port within the run over the line rate, framing "
-                   "included (payload only in brackets).\n"
-                   % (r.get("timescale", 1), r.get("mbit"),
-                      "-" if fr is None else "%.0f" % (fr / 1e3),
-                      r.get("switch_buffer"), r.get("nic_ring"),
-                      r.get("window_ns", 0) / 1e6, r.get("guard_ns", 0) / 1e3,
-                      r.get("min_cycles"), r.get("load_pct", 100)))
+        out.append("Time scale %s: wires %s Mbit/s, frame time %s us (%s "
+                   "bytes on the wire), each receiver's switch port %s frames, "
+                   "NIC FIFO %s frames, windows %.1f ms (a slot is the window "
+                   "and the dead time), guard %.0f us, at least %s cycles a "
+                   "point, each sender offering %s %% of what its windows "
+                   "carry.  Judged at the ideal ports (the senders' taps on "
+                   "perfect wires, each frame into its receiver's port); "
+                   "utilization: a receiver's frames out of its port within the "
+                   "run over the line rate, framing included (payload only in "
+                   "brackets).\n" % sweep_settings(r))
         figs = {}
         for c in sorted({p["corner"] for p in pts},
                         key=lambda c: tuple(int(x) for x in c.split("x"))):
