@@ -384,9 +384,9 @@ def corner_section(runs):
                    "point, each sender offering %s %% of what its windows "
                    "carry.  Judged at the ideal ports (the senders' taps on "
                    "perfect wires, each frame into its receiver's port); "
-                   "utilization: a receiver's frames out of its port within the "
-                   "run over the line rate, framing included (payload only in "
-                   "brackets).\n" % sweep_settings(r))
+                   "utilization: a receiver's frames out of its port in the steady "
+                   "state (whole cycles, the first and last left out) over the "
+                   "line rate, framing included (payload only in brackets).\n" % sweep_settings(r))
         figs = {}
         for c in sorted({p["corner"] for p in pts},
                         key=lambda c: tuple(int(x) for x in c.split("x"))):

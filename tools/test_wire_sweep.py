@@ -436,6 +436,18 @@ eq([(r["receiver"], r["address"], r["planned"], r["departed"], r["utilization"],
    [(1, "198.18.2.101", 0.45, 50, 0.5064, 0.48, 0, 50),
     (2, "198.18.2.102", 0.45, 50, 0.5064, 0.48, 1, 49)],
    "judge_corner: each receiver's link: planned share, frames, utilization (framing, payload)")
+eq([(r["steady_cycles"], r["run_utilization"]) for r in c["ports"]], [(0, 0.5064)] * 2,
+   "judge_corner: a run of fewer than three cycles: its utilization is the run's")
+# The steady state: a frame a ms for 10 s, but every other one missing in
+# the first cycle of 1 s (a gate's queues filling) and none after 9.5 s.
+ramp = [k * MS for k in range(0, 1000, 2)] + [k * MS for k in range(1000, 9500)]
+eq(wj.steady_goodput(ramp, 10, 1000 * MS, 1000), (1000 * 1000 * 8, 8),
+   "steady_goodput: whole cycles from one after the first frame, the last left out")
+eq(wj.steady_goodput(ramp, 10, 3000 * MS, 1000), (1000 * 1000 * 8, 1),
+   "steady_goodput: one whole cycle")
+eq((wj.steady_goodput(ramp, 2, 1000 * MS, 1000), wj.steady_goodput([], 10, MS, 1000)),
+   ((wj.goodput(ramp, 2, 1000), 0), (0, 0)),
+   "steady_goodput: fewer than three cycles, or no frame: the run's goodput")
 eq(ws.corner_clean(c, 2), True, "corner_clean: no frame lost: clean")
 eq(ws.corner_clean(c, 3), False, "corner_clean: fewer cycles than the sweep's least: not clean")
 cc = wj.judge_point(corner_dir(os.path.join(tmp, "corner-collide"), collide=True))

@@ -144,6 +144,23 @@ def goodput(times, secs, frame_bytes):
     return sum(1 for t in times if t < end) * frame_bytes * 8 // secs
 
 
+def steady_goodput(times, secs, cycle_ns, frame_bytes):
+    """The goodput (bit/s) of a port whose frames left it at TIMES (ns) in
+    the steady state of a run of SECS: over the whole cycles of CYCLE_NS
+    from one cycle after its first frame, less one at the end, so that
+    neither the first cycle (a gate's queues filling, a sender's first
+    window partly past) nor the last (what a gate still holds) counts;
+    the run's goodput() when it has fewer than three cycles.  Returns
+    (bit/s, the cycles counted)."""
+    k = secs * 1000000000 // cycle_ns - 2
+    if not times or k < 1:
+        return goodput(times, secs, frame_bytes), 0
+    start = min(times) + cycle_ns
+    end = start + k * cycle_ns
+    n = sum(1 for t in times if start <= t < end)
+    return n * frame_bytes * 8 * 1000000000 // (k * cycle_ns), k
+
+
 def planned_shares(plan):
     """Each receiver's planned share of its link, by address: its windows'
     open time per cycle over the cycle (tdmctl -j plan check), {} when
@@ -175,9 +192,11 @@ def judge_corner(d, m):
     """The corner turn's point of directory D (meta M): the senders' taps
     on their perfect wires into the port of each frame's receiver
     (tdmtb.idealport.ports_by_dest), each port's drops told apart, and
-    each receiver's link: its frames out of its ideal port within the
-    run's seconds of its first, over the line rate (utilization: wire
-    bytes, framing included; payload_utilization: UDP payload)."""
+    each receiver's link: its frames out of its ideal port in the steady
+    state (steady_goodput: whole cycles, the first and last left out)
+    over the line rate (utilization: wire bytes, framing included;
+    payload_utilization: UDP payload), and within the run's seconds of
+    its first frame (run_utilization, the ramps included)."""
     from tdmtb import idealport, portdrops
     num = lambda k: int(m[k])
     n, recv, secs = num("senders"), num("receivers"), num("secs")
@@ -196,14 +215,18 @@ def judge_corner(d, m):
     for a in sorted(addr, key=addr.get):
         arr, dep = got.get(a, ([], {}))
         res, _, _ = portdrops.port_drops(arr, dep)
-        gp = goodput(list(dep.values()), secs, fb)
+        times = list(dep.values())
+        gp, k = steady_goodput(times, secs, num("cycle_ns"), fb)
+        run = goodput(times, secs, fb)
         j = addr[a]
         rows.append({"receiver": j, "address": a, "planned": share.get(a),
                      "arrived": res["arrived"], "departed": res["departed"],
                      "dropped": res["dropped"], "collisions": res["collision"],
                      "self_drops": res["self"], "goodput_bps": gp,
+                     "steady_cycles": k,
                      "utilization": round(gp / line, 4),
                      "payload_utilization": round(gp * payload / fb / line, 4),
+                     "run_utilization": round(run / line, 4),
                      "emulated_sent": cnt.get("sw.%d.sent" % j),
                      "emulated_drops": cnt.get("sw.%d.drops" % j),
                      "received": cnt.get("rx.%d" % j)})
