@@ -449,6 +449,8 @@ eq((wj.steady_goodput(ramp, 2, 1000 * MS, 1000), wj.steady_goodput([], 10, MS, 1
    ((wj.goodput(ramp, 2, 1000), 0), (0, 0)),
    "steady_goodput: fewer than three cycles, or no frame: the run's goodput")
 eq(ws.corner_clean(c, 2), True, "corner_clean: no frame lost: clean")
+eq((c["untapped"], ws.corner_clean(dict(c, untapped=1), 2)), (0, False),
+   "corner_clean: a frame the taps missed cannot be judged: not clean")
 eq(ws.corner_clean(c, 3), False, "corner_clean: fewer cycles than the sweep's least: not clean")
 cc = wj.judge_point(corner_dir(os.path.join(tmp, "corner-collide"), collide=True))
 eq((cc["ideal_collisions"] > 0, cc["ideal_loss"] == cc["ideal_collisions"],
@@ -457,8 +459,9 @@ eq((cc["ideal_collisions"] > 0, cc["ideal_loss"] == cc["ideal_collisions"],
    "judge_corner: both senders at one receiver collide there; the idle receiver's row stays")
 eq(ws.corner_clean(cc, 1), False, "corner_clean: collisions: not clean")
 cq = wj.judge_point(corner_dir(os.path.join(tmp, "corner-qdrops"), qdrops=3))
-eq((cq["qdisc_drops"], ws.corner_clean(cq, 1), ws.corner_clean(cq, 1, permille=60)),
-   (6, False, True),
+eq((cq["qdisc_drops"], cq["untapped"], ws.corner_clean(cq, 1),
+    ws.corner_clean(dict(cq, untapped=0), 1, permille=60)),
+   (6, -6, False, True),
    "corner_clean: the roots' qdisc drops are losses (not their children's twice); "
    "the allowance takes 6 in 100")
 wj.judge_dir(os.path.join(tmp, "corner-collide"), 1)

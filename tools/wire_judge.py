@@ -233,14 +233,18 @@ def judge_corner(d, m):
     stray = sorted(a for a in got if a not in addr)
     load = lambda k: float(m[k]) if m.get(k) else None
     c = num("cycle_ns")
+    sent = sum(gen_sent(f("gen-%d.json" % i)) for i in senders)
+    tapped = sum(len(a) for _, (a, _) in ports) + sum(nic.values())
+    qd = qdisc_drops([f("qdisc-%d.json" % i) for i in senders])
     return {
         "corner": "%dx%d" % (n, recv), "method": m["method"], "senders": n,
         "receivers": recv, "dead_ns": num("dead_ns"), "window_ns": num("window_ns"),
         "slot_ns": num("slot_ns"), "guard_ns": num("guard_ns"), "cycle_ns": c,
         "cycles": secs * 1000000000 // c, "offered_pps": num("offered_pps"),
-        "sent": sum(gen_sent(f("gen-%d.json" % i)) for i in senders),
-        "tapped": sum(len(a) for _, (a, _) in ports) + sum(nic.values()),
-        "qdisc_drops": qdisc_drops([f("qdisc-%d.json" % i) for i in senders]),
+        "sent": sent, "tapped": tapped, "qdisc_drops": qd,
+        # frames sent that neither the taps saw nor a qdisc dropped: a
+        # tap that missed frames, which the ideal ports cannot judge
+        "untapped": None if qd is None else sent - tapped - qd,
         "ideal_loss": sum(r["dropped"] for r in rows),
         "ideal_collisions": sum(r["collisions"] for r in rows),
         "ideal_nic_drops": sum(nic.values()),

@@ -211,9 +211,11 @@ CORNER_UTILIZATION_TARGET = 0.90
 
 def corner_losses(p):
     """The frames corner point P lost: at its ideal ports, at its ideal
-    NICs and in its senders' qdiscs; None when any of them is unknown."""
+    NICs and in its senders' qdiscs; None when any of them is unknown, or
+    the taps missed frames (untapped: sent, neither tapped nor dropped by
+    a qdisc), whose fate the ideal ports cannot tell."""
     ks = ("ideal_loss", "ideal_nic_drops", "qdisc_drops")
-    if any(p.get(k) is None for k in ks):
+    if any(p.get(k) is None for k in ks) or p.get("untapped"):
         return None
     return sum(p[k] for k in ks)
 
