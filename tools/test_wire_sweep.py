@@ -364,7 +364,7 @@ fol = subprocess.run([sys.executable, wj.__file__, "follow", os.path.join(tmp, "
 eq(fol.returncode, 0, "follow: ends when the process it follows is gone")
 
 # assemble: the sweep's JSON, the head and the points in the guest's order.
-out = os.path.join(tmp, "wire.json")
+out = os.path.join(tmp, "new", "wire.json")
 r = subprocess.run([sys.executable, wj.__file__, "assemble", run_dir, "-o", out],
                    capture_output=True, text=True)
 j = json.load(open(out))

@@ -435,6 +435,8 @@ def assemble(run, out=None):
             bad += 1
     out = out or os.path.join(os.path.dirname(os.path.abspath(run)),
                               "wire-%s.json" % h.get("kernel", "unknown"))
+    if os.path.dirname(out):
+        os.makedirs(os.path.dirname(out), exist_ok=True)
     body = ",\n".join(json.dumps(p) for p in pts)
     hd = json.dumps(h)
     write_atomic(out, '%s, "points": [\n%s\n]}\n' % (hd[:-1], body))
