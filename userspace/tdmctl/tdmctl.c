@@ -274,7 +274,10 @@ static int plan_tc(const char *text, const char *label, const char *name,
 		if (!p.nreceivers || (used & (1ULL << r)))
 			continue;
 		used |= 1ULL << r;
-		printf("filter add dev %s parent 1: protocol %s prio 1 flower dst_ip %s classid 1:%u\n",
+		/* tc reads a classid's minor in hex (the window's class is
+		 * decimal above).
+		 */
+		printf("filter add dev %s parent 1: protocol %s prio 1 flower dst_ip %s classid 1:%x\n",
 		       dev, strchr(p.receivers[r].addr, ':') ? "ipv6" : "ip",
 		       p.receivers[r].addr, tdm_qdisc_window_class(&p, w));
 	}

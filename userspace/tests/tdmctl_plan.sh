@@ -64,6 +64,18 @@ check_eq "plan tc: a flower filter per receiver, in window order" \
 	"$(sed -n '2,$p' <<<"$out")" \
 	"filter add dev tx0 parent 1: protocol ip prio 1 flower dst_ip 198.18.1.2 classid 1:4
 filter add dev tx0 parent 1: protocol ip prio 1 flower dst_ip 198.18.1.1 classid 1:3"
+# tc reads a classid's minor in hex: receiver 7 is class 10 in the
+# qdisc's windows (decimal there) and 1:a in its filter.
+{
+	printf '[global]\nbase_time 1\n'
+	for r in 0 1 2 3 4 5 6 7; do printf '[receiver x%s]\naddress 198.18.1.%s\n' $r $((r + 1)); done
+	printf '[barrel]\nsenders 1\nslot 1ms\ndead_time 0\n'
+} >"$tmp/eight.conf"
+out=$("$tdmctl" plan tc "$tmp/eight.conf" 0 tx0)
+check_match "plan tc: the eighth receiver's window is for class 10" "$(sed -n 1p <<<"$out")" \
+	" window 7000000ns 1000000ns class 10$"
+check_eq "plan tc: its filter names 1:a (tc's minor is hex)" "$(sed -n '$p' <<<"$out")" \
+	"filter add dev tx0 parent 1: protocol ip prio 1 flower dst_ip 198.18.1.8 classid 1:a"
 printf '[global]\ncycle_time 1ms\nbase_time 5\n[sender a]\nwindow 0 10us\n' >"$tmp/classic.conf"
 check_eq "plan tc: a plan without receivers: windows of 1:1, no filter" \
 	"$("$tdmctl" plan tc "$tmp/classic.conf" a eth0)" \
