@@ -451,6 +451,8 @@ eq((wj.steady_goodput(ramp, 2, 1000 * MS, 1000), wj.steady_goodput([], 10, MS, 1
 eq(ws.corner_clean(c, 2), True, "corner_clean: no frame lost: clean")
 eq((c["untapped"], ws.corner_clean(dict(c, untapped=1), 2)), (0, False),
    "corner_clean: a frame the taps missed cannot be judged: not clean")
+eq(ws.corner_clean(dict(c, sent=0), 2), False,
+   "corner_clean: a point where nothing was sent judges nothing: not clean")
 eq(ws.corner_clean(c, 3), False, "corner_clean: fewer cycles than the sweep's least: not clean")
 cc = wj.judge_point(corner_dir(os.path.join(tmp, "corner-collide"), collide=True))
 eq((cc["ideal_collisions"] > 0, cc["ideal_loss"] == cc["ideal_collisions"],

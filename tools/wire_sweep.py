@@ -221,11 +221,11 @@ def corner_losses(p):
 
 
 def corner_clean(p, min_cycles, permille=0):
-    """A corner point is clean when it ran at least MIN_CYCLES cycles and
-    lost no frame (corner_losses; with PERMILLE, at most that share of
+    """A corner point is clean when it ran at least MIN_CYCLES cycles, sent
+    frames (none sent judges nothing) and lost no frame (corner_losses; with PERMILLE, at most that share of
     the frames sent: the selftests' departure allowance)."""
     lost = corner_losses(p)
-    if p.get("cycles", 0) < min_cycles or lost is None:
+    if p.get("cycles", 0) < min_cycles or lost is None or p.get("sent", 0) <= 0:
         return False
     return lost <= p.get("sent", 0) * permille // 1000
 
