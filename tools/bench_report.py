@@ -242,6 +242,20 @@ def outlier_permille():
     return int(m.group(1))
 
 
+def sweep_settings(r):
+    """The settings of sweep R (the JSON's head) its sections print: time
+    scale, wire (Mbit/s), frame time (us), bytes on the wire, switch port
+    and NIC FIFO (frames), window (ms), guard (us), cycles a point, load
+    (%)."""
+    fr = wire_sweep.frame_time_ns(r)
+    return (r.get("timescale", 1), r.get("mbit"),
+            "-" if fr is None else "%.0f" % (fr / 1e3),
+            r.get("frame_bytes", r.get("payload", 0) + wire_sweep.FRAME_EXTRA),
+            r.get("switch_buffer"), r.get("nic_ring"),
+            r.get("window_ns", 0) / 1e6, r.get("guard_ns", 0) / 1e3,
+            r.get("min_cycles"), r.get("load_pct", 100))
+
+
 WIRE_METHODS = ("free", "usertdm", "taprio", "taprio_txtime", "tdmwin",
                 "tdmwin_txtime", "tdmwin_nowire")
 
@@ -256,7 +270,9 @@ def wire_section(runs):
     out = []
     allow = outlier_permille()
     for name, r in runs.items():
-        pts = r.get("points", [])
+        pts = [p for p in r.get("points", []) if not p.get("corner")]
+        if not pts:
+            continue
         fr = wire_sweep.frame_time_ns(r)
         out.append("### Dead-time sweep on the switch testbed, kernel %s (%s)\n"
                    % (r.get("kernel"), name))
@@ -265,12 +281,7 @@ def wire_section(runs):
                    "frames, windows %.1f ms, guard %.0f us, at least %s cycles "
                    "per point, each sender offering %s %% of what its window "
                    "carries (Documentation/testbed.rst).\n"
-                   % (r.get("timescale", 1), r.get("mbit"),
-                      "-" if fr is None else "%.0f" % (fr / 1e3),
-                      r.get("frame_bytes", r.get("payload", 0) + wire_sweep.FRAME_EXTRA),
-                      r.get("switch_buffer"), r.get("nic_ring"),
-                      r.get("window_ns", 0) / 1e6, r.get("guard_ns", 0) / 1e3,
-                      r.get("min_cycles"), r.get("load_pct", 100)))
+                   % sweep_settings(r))
         fig = {}
         us = lambda d: None if d is None else "%.0f" % (d / 1e3)
         pct = lambda x: None if x is None else "%.1f %%" % (x * 100)
@@ -369,6 +380,93 @@ def wire_section(runs):
     return out
 
 
+def corner_section(runs):
+    """The corner turn's sweep (N senders to M receivers): per size and
+    method the smallest dead time with no frame lost (at the ideal ports,
+    the ideal NICs and the senders' qdiscs), each receiver's link's
+    utilization there, the ratios of tdmwin's barrel shifter to the other
+    methods, per receiver, and the target; then every point."""
+    out = []
+    allow = outlier_permille()
+    pct = lambda x: None if x is None else "%.1f %%" % (x * 100)
+    us = lambda d: "none" if d is None else "%.0f" % (d / 1e3)
+    for name, r in runs.items():
+        pts = [p for p in r.get("points", []) if p.get("corner")]
+        if not pts:
+            continue
+        fr = wire_sweep.frame_time_ns(r)
+        out.append("### The corner turn, kernel %s (%s)\n" % (r.get("kernel"), name))
+        out.append("Time scale %s: wires %s Mbit/s, frame time %s us (%s "
+                   "bytes on the wire), each receiver's switch port %s frames, "
+                   "NIC FIFO %s frames, windows %.1f ms (a slot is the window "
+                   "and the dead time), guard %.0f us, at least %s cycles a "
+                   "point, each sender offering %s %% of what its windows "
+                   "carry.  Judged at the ideal ports (the senders' taps on "
+                   "perfect wires, each frame into its receiver's port); "
+                   "utilization: a receiver's frames out of its port in the steady "
+                   "state (whole cycles, the first and last left out) over the "
+                   "line rate, framing included (payload only in brackets).\n" % sweep_settings(r))
+        figs = {}
+        for c in sorted({p["corner"] for p in pts},
+                        key=lambda c: tuple(int(x) for x in c.split("x"))):
+            at = [p for p in pts if p["corner"] == c]
+            methods = [m for m in wire_sweep.CORNER_METHODS
+                       if any(p["method"] == m for p in at)]
+            h = wire_sweep.corner_headline(r, c, methods, allow)
+            figs[c] = h
+            nrecv = max(len(p.get("ports", [])) for p in at)
+            rows = []
+            for m in methods:
+                f = h["strict"][m]
+                a = f["at"] or {}
+                util = a.get("utilization") or [None] * nrecv
+                pay = a.get("payload_utilization") or [None] * nrecv
+                fa = h["allowance"][m]
+                rows.append([m, us(f["dead_ns"]), f.get("dead_frames"),
+                             pct((a.get("planned") or [None])[0])]
+                            + ["%s (%s)" % (pct(u), pct(q)) if u is not None else None
+                               for u, q in zip(util, pay)]
+                            + [us(fa["dead_ns"])])
+            out.append("%s: per method the smallest clean dead time (no frame "
+                       "lost, at that point and every larger dead time), the "
+                       "planned share of a receiver's link there and each "
+                       "receiver's measured utilization:\n" % c)
+            out.append(table(["method", "dead time (us)", "frame times",
+                              "planned (receiver 1)"]
+                             + ["receiver %d" % (j + 1) for j in range(nrecv)]
+                             + ["with %d per mille allowance (us)" % allow], rows))
+            out.append("")
+            rr = [[m] + (["-"] * nrecv if q is None else q)
+                  for m, q in h["ratios"].items()]
+            if rr:
+                out.append("Ratios, %s's utilization at its smallest clean dead "
+                           "time over each method's at its own, per receiver "
+                           "(- where one is clean nowhere):\n" % wire_sweep.CORNER_BASE)
+                out.append(table(["method"] + ["receiver %d" % (j + 1)
+                                               for j in range(nrecv)], rr))
+                out.append("")
+            out.append("Target: %s.\n" % "; ".join(
+                "%s: %s (%s)" % (t, wire_sweep.verdict(ok), v)
+                for t, v, ok in h["targets"]))
+            out.append(table(["method", "dead time (us)", "sent", "left the senders (taps)",
+                              "qdisc drops", "ideal NIC drops", "lost at the ideal ports",
+                              "of them collisions", "least utilized link",
+                              "emulated ports: lost", "host's other work (CPUs, mean / max)"],
+                             [(p["method"], "%.0f" % (p["dead_ns"] / 1e3), p.get("sent"),
+                               p.get("tapped"), p.get("qdisc_drops"), p.get("ideal_nic_drops"),
+                               p.get("ideal_loss"), p.get("ideal_collisions"),
+                               pct(min((x.get("utilization") or 0 for x in p.get("ports", [])),
+                                       default=None)),
+                               p.get("loss"),
+                               None if p.get("host_load_cpus") is None else
+                               "%.2f / %.2f" % (p["host_load_cpus"],
+                                                p.get("host_load_max_cpus") or 0))
+                              for p in sorted(at, key=lambda p: (p["method"], p["dead_ns"]))]))
+            out.append("")
+        r["corner_figure"] = figs
+    return out
+
+
 def main():
     folder = sys.argv[1] if len(sys.argv) > 1 else "build/bench"
     parts = {
@@ -388,6 +486,7 @@ def main():
     md += ["## Receiver"] + rx_section(parts["rx"])
     md += ["## tdmstat"] + tdmstat_section(parts["tdmstat"])
     md += ["## The switch testbed"] + wire_section(parts["wire"])
+    md += ["## The corner turn"] + corner_section(parts["wire"])
     missing = [k for k, v in parts.items() if not v]
     if missing:
         md.append("Not measured in this run: %s." % ", ".join(missing))

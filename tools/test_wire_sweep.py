@@ -364,7 +364,7 @@ fol = subprocess.run([sys.executable, wj.__file__, "follow", os.path.join(tmp, "
 eq(fol.returncode, 0, "follow: ends when the process it follows is gone")
 
 # assemble: the sweep's JSON, the head and the points in the guest's order.
-out = os.path.join(tmp, "wire.json")
+out = os.path.join(tmp, "new", "wire.json")
 r = subprocess.run([sys.executable, wj.__file__, "assemble", run_dir, "-o", out],
                    capture_output=True, text=True)
 j = json.load(open(out))
@@ -379,6 +379,142 @@ r = subprocess.run([sys.executable, wj.__file__, "assemble", run_dir, "-o", out]
                    capture_output=True, text=True)
 eq((r.returncode, len(json.load(open(out))["points"])), (0, 1),
    "assemble: a point the guest did not complete is left out")
+
+# ---- the corner turn: judge_corner on the host, the figure -----------------
+# 2 senders to 2 receivers (198.18.2.101, .102) of 1200-byte frames on
+# 1 Mbit/s wires (frame time 10,128,000 ns), a run of 1 s: each sender
+# sends 50 frames back to back from 0, sender 1 to .101, sender 2 to
+# .102 (or, COLLIDE, to .101 too).  Each port then sends 50 frames in
+# 506.4 ms: utilization 0.5064 of the line, 0.48 of it payload.  tdmctl is
+# a stand-in that plans 45 % of each link.
+tstub = os.path.join(tmp, "tdmctl")
+with open(tstub, "w") as f:
+    f.write('#!/bin/sh\necho \'{"cycle_ns": 1000, "receivers": ['
+            '{"address": "198.18.2.101", "open_ns": 450}, '
+            '{"address": "198.18.2.102", "open_ns": 450}]}\'\n')
+os.chmod(tstub, 0o755)
+wj.TDMCTL = tstub
+FT1 = 10128000
+
+
+def corner_dir(d, collide=False, qdrops=0):
+    os.makedirs(d)
+    dst = ["198.18.2.101", "198.18.2.101" if collide else "198.18.2.102"]
+    for s in range(2):
+        helpers.write(os.path.join(d, "tx%d.pcap" % (s + 1)),
+                      [(k * FT1, helpers.tdm_frame(s, k, size=1200, dst=dst[s]))
+                       for k in range(50)])
+        with open(os.path.join(d, "gen-%d.json" % (s + 1)), "w") as f:
+            f.write('{"sent": 50}\n')
+        with open(os.path.join(d, "qdisc-%d.json" % (s + 1)), "w") as f:
+            f.write('[{"kind":"tdmwin","root":true,"drops":%d},'
+                    '{"kind":"pfifo","parent":"1:3","drops":7}]\n' % qdrops)
+    open(os.path.join(d, "plan.conf"), "w").close()
+    meta = dict(method="tdmwin_barrel", senders=2, receivers=2, dead_ns=0,
+                window_ns=400 * MS, slot_ns=500 * MS, guard_ns=0, cycle_ns=500 * MS,
+                secs=1, fpc=39, offered_pps=100, load_pct=100, payload=1200,
+                frame_bytes=1266, line_mbit=1, buffer=2, ring=64, port=8081,
+                permille=5, host_load_cpus="0.10", host_load_max_cpus="0.30",
+                host_loaded="")
+    meta.update({"addr.1": "198.18.2.101", "addr.2": "198.18.2.102",
+                 "count.sw.1.sent": 50, "count.sw.1.drops": 0,
+                 "count.sw.2.sent": 49, "count.sw.2.drops": 1, "count.sw.drops": 1,
+                 "count.rx.1": 50, "count.rx.2": 49, "count.rx": 99})
+    with open(os.path.join(d, "meta"), "w") as f:
+        f.write("".join("%s=%s\n" % kv for kv in meta.items()))
+    return d
+
+
+c = wj.judge_point(corner_dir(os.path.join(tmp, "corner")))
+eq((c["corner"], c["method"], c["cycles"], c["sent"], c["tapped"], c["qdisc_drops"],
+    c["ideal_loss"], c["ideal_collisions"], c["ideal_nic_drops"], c["stray"],
+    c["loss"], c["received"]),
+   ("2x2", "tdmwin_barrel", 2, 100, 100, 0, 0, 0, 0, 0, 1, 99),
+   "judge_corner: two senders to two receivers apart lose nothing at the ideal ports")
+eq([(r["receiver"], r["address"], r["planned"], r["departed"], r["utilization"],
+     r["payload_utilization"], r["emulated_drops"], r["received"]) for r in c["ports"]],
+   [(1, "198.18.2.101", 0.45, 50, 0.5064, 0.48, 0, 50),
+    (2, "198.18.2.102", 0.45, 50, 0.5064, 0.48, 1, 49)],
+   "judge_corner: each receiver's link: planned share, frames, utilization (framing, payload)")
+eq([(r["steady_cycles"], r["run_utilization"]) for r in c["ports"]], [(0, 0.5064)] * 2,
+   "judge_corner: a run of fewer than three cycles: its utilization is the run's")
+# The steady state: a frame a ms for 10 s, but every other one missing in
+# the first cycle of 1 s (a gate's queues filling) and none after 9.5 s.
+ramp = [k * MS for k in range(0, 1000, 2)] + [k * MS for k in range(1000, 9500)]
+eq(wj.steady_goodput(ramp, 10, 1000 * MS, 1000), (1000 * 1000 * 8, 8),
+   "steady_goodput: whole cycles from one after the first frame, the last left out")
+eq(wj.steady_goodput(ramp, 10, 3000 * MS, 1000), (1000 * 1000 * 8, 1),
+   "steady_goodput: one whole cycle")
+eq((wj.steady_goodput(ramp, 2, 1000 * MS, 1000), wj.steady_goodput([], 10, MS, 1000)),
+   ((wj.goodput(ramp, 2, 1000), 0), (0, 0)),
+   "steady_goodput: fewer than three cycles, or no frame: the run's goodput")
+eq(ws.corner_clean(c, 2), True, "corner_clean: no frame lost: clean")
+eq((c["untapped"], ws.corner_clean(dict(c, untapped=1), 2)), (0, False),
+   "corner_clean: a frame the taps missed cannot be judged: not clean")
+eq(ws.corner_clean(dict(c, sent=0), 2), False,
+   "corner_clean: a point where nothing was sent judges nothing: not clean")
+eq(ws.corner_clean(c, 3), False, "corner_clean: fewer cycles than the sweep's least: not clean")
+cc = wj.judge_point(corner_dir(os.path.join(tmp, "corner-collide"), collide=True))
+eq((cc["ideal_collisions"] > 0, cc["ideal_loss"] == cc["ideal_collisions"],
+    [r["address"] for r in cc["ports"]], cc["ports"][1]["departed"]),
+   (True, True, ["198.18.2.101", "198.18.2.102"], 0),
+   "judge_corner: both senders at one receiver collide there; the idle receiver's row stays")
+eq(ws.corner_clean(cc, 1), False, "corner_clean: collisions: not clean")
+cq = wj.judge_point(corner_dir(os.path.join(tmp, "corner-qdrops"), qdrops=3))
+eq((cq["qdisc_drops"], cq["untapped"], ws.corner_clean(cq, 1),
+    ws.corner_clean(dict(cq, untapped=0), 1, permille=60)),
+   (6, -6, False, True),
+   "corner_clean: the roots' qdisc drops are losses (not their children's twice); "
+   "the allowance takes 6 in 100")
+wj.judge_dir(os.path.join(tmp, "corner-collide"), 1)
+eq(open(os.path.join(tmp, "corner-collide", "verdict")).read(),
+   "ideal=0\nideal_allowance=0\n", "judge_dir: a corner point's verdict")
+
+
+def cpt(method, dead_us, util, lost=0, corner="3x3", cycles=100, sent=1000):
+    """A corner point: receivers' utilizations UTIL, LOST frames at the
+    ideal ports."""
+    return {"corner": corner, "method": method, "dead_ns": dead_us * US,
+            "cycles": cycles, "sent": sent, "ideal_loss": lost,
+            "ideal_collisions": lost, "ideal_nic_drops": 0, "qdisc_drops": 0,
+            "ports": [{"utilization": u, "payload_utilization": u * 0.95,
+                       "planned": 0.9} for u in util]}
+
+
+cs = [cpt("tdmwin_barrel", 0, [0.93, 0.95, 0.94], lost=2),
+      cpt("tdmwin_barrel", 250, [0.92, 0.93, 0.91]),
+      cpt("tdmwin_barrel", 1000, [0.85, 0.86, 0.86]),
+      cpt("usertdm_barrel", 0, [0.9, 0.9, 0.9], lost=50),
+      cpt("usertdm_barrel", 250, [0.9, 0.9, 0.9], lost=1),
+      cpt("usertdm_barrel", 1000, [0.80, 0.86, 0.43]),
+      cpt("free", 0, [0.6, 0.6, 0.6], lost=900), cpt("free", 250, [0.6, 0.6, 0.6], lost=800),
+      cpt("free", 1000, [0.5, 0.5, 0.5], lost=700),
+      cpt("tdmwin_barrel", 0, [0.2, 0.2, 0.2], corner="4x4")]
+fig = ws.corner_figure([p for p in cs if p["corner"] == "3x3"],
+                       ["tdmwin_barrel", "usertdm_barrel", "free"], 100)
+eq([fig[m]["dead_ns"] for m in ("tdmwin_barrel", "usertdm_barrel", "free")],
+   [250 * US, 1000 * US, None], "corner_figure: the smallest clean dead time per method")
+eq((fig["tdmwin_barrel"]["at"]["utilization"], fig["tdmwin_barrel"]["at"]["min_utilization"]),
+   ([0.92, 0.93, 0.91], 0.91), "corner_figure: each receiver's utilization there, the least")
+eq(ws.corner_ratios(fig), {"usertdm_barrel": [1.15, 1.081, 2.116], "free": None},
+   "corner_ratios: tdmwin's over each method's, per receiver; none where one is clean nowhere")
+t = ws.corner_targets(fig, cs)
+eq([(x[1], x[2]) for x in t], [("least 91.0 %", True), ("800 of 1000 lost", True)],
+   "corner_targets: >= 90 % at tdmwin's dead time, where free loses frames")
+fig2 = ws.corner_figure(cs[:3] + cs[6:9], ["tdmwin_barrel", "free"], 100)
+fig2["tdmwin_barrel"]["at"]["min_utilization"] = 0.899
+eq(ws.corner_targets(fig2, cs)[0][2], False, "corner_targets: 89.9 % is not 90 %")
+eq(ws.corner_targets(ws.corner_figure(cs[6:9], ["tdmwin_barrel", "free"], 100), cs)[0][1:],
+   ("none clean", False), "corner_targets: tdmwin clean nowhere: not met")
+rep = [cpt("m", 100, [0.9]), cpt("m", 100, [0.8]), cpt("m", 100, [1.0], lost=1)]
+eq(ws.smallest_clean(rep, "m", 100, ok=lambda p: ws.corner_clean(p, 100)), None,
+   "corner: a dirty repeat spoils its dead time")
+eq(ws.corner_at(rep[:2], "m", 100 * US)["utilization"], [0.85],
+   "corner_at: repeats averaged per receiver")
+h = ws.corner_headline({"points": cs, "frame_ns": 250 * US, "min_cycles": 100}, "3x3",
+                       ["tdmwin_barrel", "usertdm_barrel", "free"], 5)
+eq((h["strict"]["tdmwin_barrel"]["dead_frames"], h["allowance"]["usertdm_barrel"]["dead_ns"]),
+   (1.0, 250 * US), "corner_headline: in frame times; the allowance forgives 1 in 1000")
 shutil.rmtree(tmp)
 
 sys.exit(T.done())

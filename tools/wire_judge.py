@@ -17,13 +17,24 @@ host):
       gen-<i>.json      tdmgen's report
       qdisc-<i>.json    tc -s -j qdisc show of each sender's device
       complete          written last: the point is all there
+    NNN-<N>x<M>-<method>-<dead>us/
+                        a point of the corner turn (WIRE_CORNER): N senders
+                        to M receivers on the corner testbed
+      meta              as above, with receivers=M, slot_ns, addr.<j>
+                        (receiver j's address) and count.sw.<j>.* (port j)
+      plan.conf         the barrel shifter of the point ([barrel]; free
+                        also plan-<i>.conf, each sender's own)
+      tx<i>.pcap        taps on the senders' devices
+      gen-<i>.json, qdisc-<i>.json, class-<i>.json (tc -s -j class show)
+      complete
     done                the guest's sweep is over
 
 Here, on the host's CPU: the ideal port on the senders' taps
 (tdmtb.idealport), the switch port's drops told apart (tdmtb.portdrops),
 tdmstat analyze of the port's tap and of the ideal port's output, and
 the point's JSON object (the fields tools/bench_report.py and tdmplot
-read), written to point.json in the point's directory, then the verdict
+read; for the corner turn the ideal ports by destination and each
+receiver's link, judge_corner), written to point.json in the point's directory, then the verdict
 (tools/wire_sweep.py clean) in "verdict":
 
     ideal_allowance=0|1   clean at the ideal port with the allowance
@@ -61,6 +72,9 @@ import wire_sweep  # noqa: E402
 # tdmstat on the host (the guest ran the same build); WIRE_TDMSTAT
 # replaces it (the host tests give a stand-in).
 TDMSTAT = os.environ.get("WIRE_TDMSTAT", os.path.join(TOP, "build", "us", "tdmstat"))
+# tdmctl plan check gives each receiver's planned share (WIRE_TDMCTL
+# replaces it).
+TDMCTL = os.environ.get("WIRE_TDMCTL", os.path.join(TOP, "build", "us", "tdmctl"))
 POINT = "point.json"
 VERDICT = "verdict"
 COMPLETE = "complete"
@@ -130,13 +144,132 @@ def goodput(times, secs, frame_bytes):
     return sum(1 for t in times if t < end) * frame_bytes * 8 // secs
 
 
+def steady_goodput(times, secs, cycle_ns, frame_bytes):
+    """The goodput (bit/s) of a port whose frames left it at TIMES (ns) in
+    the steady state of a run of SECS: over the whole cycles of CYCLE_NS
+    from one cycle after its first frame, less one at the end, so that
+    neither the first cycle (a gate's queues filling, a sender's first
+    window partly past) nor the last (what a gate still holds) counts;
+    the run's goodput() when it has fewer than three cycles.  Returns
+    (bit/s, the cycles counted)."""
+    k = secs * 1000000000 // cycle_ns - 2
+    if not times or k < 1:
+        return goodput(times, secs, frame_bytes), 0
+    start = min(times) + cycle_ns
+    end = start + k * cycle_ns
+    n = sum(1 for t in times if start <= t < end)
+    return n * frame_bytes * 8 * 1000000000 // (k * cycle_ns), k
+
+
+def planned_shares(plan):
+    """Each receiver's planned share of its link, by address: its windows'
+    open time per cycle over the cycle (tdmctl -j plan check), {} when
+    tdmctl cannot say."""
+    r = subprocess.run([TDMCTL, "-j", "plan", "check", plan],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        j = json.loads(r.stdout)
+        return {x["address"]: x["open_ns"] / j["cycle_ns"] for x in j["receivers"]}
+    except (ValueError, KeyError, TypeError, ZeroDivisionError):
+        return {}
+
+
+def qdisc_drops(paths):
+    """The frames the senders' root qdiscs dropped (tc -s -j qdisc show:
+    the root's "drops"), or None when a dump is missing."""
+    n = 0
+    for p in paths:
+        try:
+            with open(p) as f:
+                qs = json.load(f)
+        except (OSError, ValueError):
+            return None
+        n += sum(q.get("drops", 0) for q in qs if q.get("root"))
+    return n
+
+
+def judge_corner(d, m):
+    """The corner turn's point of directory D (meta M): the senders' taps
+    on their perfect wires into the port of each frame's receiver
+    (tdmtb.idealport.ports_by_dest), each port's drops told apart, and
+    each receiver's link: its frames out of its ideal port in the steady
+    state (steady_goodput: whole cycles, the first and last left out)
+    over the line rate (utilization: wire bytes, framing included;
+    payload_utilization: UDP payload), and within the run's seconds of
+    its first frame (run_utilization, the ramps included)."""
+    from tdmtb import idealport, portdrops
+    num = lambda k: int(m[k])
+    n, recv, secs = num("senders"), num("receivers"), num("secs")
+    fb, payload, line = num("frame_bytes"), num("payload"), num("line_mbit") * 1e6
+    f = lambda name: os.path.join(d, name)
+    senders = range(1, n + 1)
+    cnt = {k[len("count."):]: int(v) for k, v in m.items()
+           if k.startswith("count.")}
+    addr = {m["addr.%d" % j]: j for j in range(1, recv + 1)}
+    ports, nic = idealport.ports_by_dest([f("tx%d.pcap" % i) for i in senders],
+                                         payload, num("line_mbit"), num("buffer"),
+                                         num("ring"), num("port"))
+    share = planned_shares(f("plan.conf"))
+    got = dict(ports)
+    rows = []
+    for a in sorted(addr, key=addr.get):
+        arr, dep = got.get(a, ([], {}))
+        res, _, _ = portdrops.port_drops(arr, dep)
+        times = list(dep.values())
+        gp, k = steady_goodput(times, secs, num("cycle_ns"), fb)
+        run = goodput(times, secs, fb)
+        j = addr[a]
+        rows.append({"receiver": j, "address": a, "planned": share.get(a),
+                     "arrived": res["arrived"], "departed": res["departed"],
+                     "dropped": res["dropped"], "collisions": res["collision"],
+                     "self_drops": res["self"], "goodput_bps": gp,
+                     "steady_cycles": k,
+                     "utilization": round(gp / line, 4),
+                     "payload_utilization": round(gp * payload / fb / line, 4),
+                     "run_utilization": round(run / line, 4),
+                     "emulated_sent": cnt.get("sw.%d.sent" % j),
+                     "emulated_drops": cnt.get("sw.%d.drops" % j),
+                     "received": cnt.get("rx.%d" % j)})
+    stray = sorted(a for a in got if a not in addr)
+    load = lambda k: float(m[k]) if m.get(k) else None
+    c = num("cycle_ns")
+    sent = sum(gen_sent(f("gen-%d.json" % i)) for i in senders)
+    tapped = sum(len(a) for _, (a, _) in ports) + sum(nic.values())
+    qd = qdisc_drops([f("qdisc-%d.json" % i) for i in senders])
+    return {
+        "corner": "%dx%d" % (n, recv), "method": m["method"], "senders": n,
+        "receivers": recv, "dead_ns": num("dead_ns"), "window_ns": num("window_ns"),
+        "slot_ns": num("slot_ns"), "guard_ns": num("guard_ns"), "cycle_ns": c,
+        "cycles": secs * 1000000000 // c, "offered_pps": num("offered_pps"),
+        "sent": sent, "tapped": tapped, "qdisc_drops": qd,
+        # frames sent that neither the taps saw nor a qdisc dropped: a
+        # tap that missed frames, which the ideal ports cannot judge
+        "untapped": None if qd is None else sent - tapped - qd,
+        "ideal_loss": sum(r["dropped"] for r in rows),
+        "ideal_collisions": sum(r["collisions"] for r in rows),
+        "ideal_nic_drops": sum(nic.values()),
+        # frames to an address that is no receiver's: none, or the taps
+        # caught something else
+        "stray": sum(len(got[a][0]) for a in stray),
+        "loss": cnt.get("sw.drops"), "received": cnt.get("rx"),
+        "ports": rows,
+        "open_latency_mean_ns": open_latency([f("qdisc-%d.json" % i) for i in senders]),
+        "host_load_cpus": load("host_load_cpus"),
+        "host_load_max_cpus": load("host_load_max_cpus"),
+        "host_loaded": m.get("host_loaded", ""),
+    }
+
+
 def judge_point(d):
     """The point of directory D as the dict tools/bench-wire-guest printed
     before the judge moved to the host (the same keys, in the same
-    order)."""
+    order); a corner turn's point (receivers in its meta) as
+    judge_corner gives it."""
     from tdmtb import idealport, portdrops
     from tdmtb.pcap import PcapError, tdm_frames
     m = read_meta(os.path.join(d, "meta"))
+    if "receivers" in m:
+        return judge_corner(d, m)
     num = lambda k: int(m[k])
     n, c, secs = num("senders"), num("cycle_ns"), num("secs")
     port, frame_bytes = num("port"), num("frame_bytes")
@@ -224,8 +357,12 @@ def judge_dir(d, min_cycles):
     m = read_meta(os.path.join(d, "meta"))
     permille = int(m.get("permille", 0))
     write_atomic(os.path.join(d, POINT), json.dumps(p) + "\n")
-    v = {"ideal_allowance": wire_sweep.clean(p, min_cycles, "ideal", permille),
-         "emulated": wire_sweep.clean(p, min_cycles, "emulated")}
+    if "corner" in p:
+        v = {"ideal_allowance": wire_sweep.corner_clean(p, min_cycles, permille),
+             "ideal": wire_sweep.corner_clean(p, min_cycles)}
+    else:
+        v = {"ideal_allowance": wire_sweep.clean(p, min_cycles, "ideal", permille),
+             "emulated": wire_sweep.clean(p, min_cycles, "emulated")}
     write_atomic(os.path.join(d, VERDICT),
                  "".join("%s=%d\n" % (k, v[k]) for k in sorted(v)))
     return p
@@ -298,6 +435,8 @@ def assemble(run, out=None):
             bad += 1
     out = out or os.path.join(os.path.dirname(os.path.abspath(run)),
                               "wire-%s.json" % h.get("kernel", "unknown"))
+    if os.path.dirname(out):
+        os.makedirs(os.path.dirname(out), exist_ok=True)
     body = ",\n".join(json.dumps(p) for p in pts)
     hd = json.dumps(h)
     write_atomic(out, '%s, "points": [\n%s\n]}\n' % (hd[:-1], body))

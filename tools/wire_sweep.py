@@ -45,18 +45,21 @@ def clean(p, min_cycles, port="ideal", permille=0):
             and c <= p.get("sent", 0) * permille // 1000)
 
 
-def smallest_clean(points, method, min_cycles, port="ideal", permille=0):
+def smallest_clean(points, method, min_cycles, port="ideal", permille=0,
+                   ok=None):
     """The smallest dead time D of METHOD's points such that the point at D
     and every point of a larger dead time are clean: a clean point below a
     dirty one is luck, not a setting to deploy.  None if the point of the
     largest dead time is not clean (or there are none).  Points of the
-    same dead time (repeats) must all be clean."""
+    same dead time (repeats) must all be clean.  OK(point) says what
+    clean is, when not clean() at PORT."""
+    if ok is None:
+        ok = lambda p: clean(p, min_cycles, port, permille)
     pts = sorted((p for p in points if p.get("method") == method),
                  key=lambda p: p["dead_ns"])
     best = None
     for d in sorted({p["dead_ns"] for p in pts}, reverse=True):
-        if not all(clean(p, min_cycles, port, permille)
-                   for p in pts if p["dead_ns"] == d):
+        if not all(ok(p) for p in pts if p["dead_ns"] == d):
             break
         best = d
     return best
@@ -191,6 +194,131 @@ def ratio(a, b):
     if a is None or b is None or b == 0:
         return None
     return round(a / float(b), 3)
+
+
+# The corner turn (N senders to M receivers, WIRE_CORNER): a point has
+# "corner" ("3x3"), the ideal ports' losses summed (ideal_loss: every
+# frame a receiver's port dropped, collisions among them), the ideal NICs'
+# drops, the senders' qdiscs' drops, and "ports": each receiver's link
+# (utilization: its frames out of its ideal port within the run over the
+# line rate; planned: its windows' share of the cycle).
+CORNER_METHODS = ("free", "free_rr", "usertdm_barrel", "tdmwin_barrel")
+CORNER_BASE = "tdmwin_barrel"
+# The target: each receiver's link at least this utilized at zero loss
+# with the tdmwin barrel shifter (issue 25).
+CORNER_UTILIZATION_TARGET = 0.90
+
+
+def corner_losses(p):
+    """The frames corner point P lost: at its ideal ports, at its ideal
+    NICs and in its senders' qdiscs; None when any of them is unknown, or
+    the taps missed frames (untapped: sent, neither tapped nor dropped by
+    a qdisc), whose fate the ideal ports cannot tell."""
+    ks = ("ideal_loss", "ideal_nic_drops", "qdisc_drops")
+    if any(p.get(k) is None for k in ks) or p.get("untapped"):
+        return None
+    return sum(p[k] for k in ks)
+
+
+def corner_clean(p, min_cycles, permille=0):
+    """A corner point is clean when it ran at least MIN_CYCLES cycles, sent
+    frames (none sent judges nothing) and lost no frame (corner_losses; with PERMILLE, at most that share of
+    the frames sent: the selftests' departure allowance)."""
+    lost = corner_losses(p)
+    if p.get("cycles", 0) < min_cycles or lost is None or p.get("sent", 0) <= 0:
+        return False
+    return lost <= p.get("sent", 0) * permille // 1000
+
+
+def _mean(xs):
+    xs = [x for x in xs if x is not None]
+    return round(sum(xs) / len(xs), 4) if xs else None
+
+
+def corner_at(points, method, dead_ns):
+    """METHOD's points at DEAD_NS, summed up: per receiver (in order) the
+    mean utilization, payload utilization and planned share over the
+    repeats, the least utilization of any receiver, and the frames lost
+    and sent over the repeats.  None without such a point."""
+    at = [p for p in points if p.get("method") == method and p["dead_ns"] == dead_ns]
+    if not at:
+        return None
+    m = min(len(p.get("ports", [])) for p in at)
+    per = lambda k: [_mean(p["ports"][j].get(k) for p in at) for j in range(m)]
+    util = per("utilization")
+    losses = [corner_losses(p) for p in at]
+    return {"dead_ns": dead_ns, "utilization": util,
+            "payload_utilization": per("payload_utilization"),
+            "planned": per("planned"),
+            "min_utilization": min((u for u in util if u is not None), default=None),
+            "lost": None if None in losses else sum(losses),
+            "collisions": sum(p.get("ideal_collisions") or 0 for p in at),
+            "sent": sum(p.get("sent", 0) for p in at)}
+
+
+def corner_figure(points, methods, min_cycles, permille=0, frame_ns=None):
+    """Per method: its smallest clean dead time (corner_clean, with
+    PERMILLE), in frame times with FRAME_NS, and corner_at() there."""
+    ok = lambda p: corner_clean(p, min_cycles, permille)
+    out = {}
+    for m in methods:
+        d = smallest_clean(points, m, min_cycles, ok=ok)
+        row = {"dead_ns": d, "dead_frames": in_frames(d, frame_ns),
+               "at": None if d is None else corner_at(points, m, d)}
+        out[m] = row
+    return out
+
+
+def corner_ratios(fig, base=CORNER_BASE):
+    """Per method other than BASE: per receiver, BASE's utilization at its
+    smallest clean dead time over the method's at its own (None where
+    either is clean nowhere)."""
+    b = (fig.get(base) or {}).get("at")
+    out = {}
+    for m, row in fig.items():
+        if m == base:
+            continue
+        o = row.get("at")
+        if not b or not o:
+            out[m] = None
+            continue
+        out[m] = [ratio(x, y) for x, y in zip(b["utilization"], o["utilization"])]
+    return out
+
+
+def corner_targets(fig, points, base=CORNER_BASE, free="free",
+                   goal=CORNER_UTILIZATION_TARGET):
+    """The target of the corner turn: at BASE's smallest clean dead time
+    every receiver's link at least GOAL utilized, in a plan whose
+    free-running equivalent (FREE at that dead time) loses frames.  A
+    list of (name, measured, met), met True, False or None (the sweep
+    cannot tell)."""
+    b = (fig.get(base) or {}).get("at")
+    u = None if not b else b["min_utilization"]
+    out = [("every receiver's link >= %.0f %% utilized at zero loss with %s"
+            % (goal * 100, base),
+            "none clean" if b is None else "least %.1f %%" % (u * 100),
+            False if b is None else u >= goal)]
+    f = None if b is None else corner_at(points, free, b["dead_ns"])
+    out.append(("%s loses frames at that dead time" % free,
+                "-" if f is None or f["lost"] is None else
+                "%d of %d lost" % (f["lost"], f["sent"]),
+                None if f is None or f["lost"] is None else f["lost"] > 0))
+    return out
+
+
+def corner_headline(run, corner, methods, permille):
+    """The corner turn's headline for CORNER ("3x3") of RUN: figure()'s
+    corner form, strict and with PERMILLE, the ratios to tdmwin's barrel
+    shifter and the target."""
+    pts = [p for p in run.get("points", []) if p.get("corner") == corner]
+    fr = frame_time_ns(run)
+    mc = run.get("min_cycles", 0)
+    strict = corner_figure(pts, methods, mc, frame_ns=fr)
+    return {"frame_ns": fr, "strict": strict,
+            "allowance": corner_figure(pts, methods, mc, permille, fr),
+            "ratios": corner_ratios(strict),
+            "targets": corner_targets(strict, pts)}
 
 
 def main(argv):

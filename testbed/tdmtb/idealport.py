@@ -101,21 +101,31 @@ def from_taps(inputs, size, mbit, buffer, ring, port=8081, pcap=None):
     return res, by
 
 
-def from_taps_by_dest(inputs, size, mbit, buffer, ring, port=8081):
-    """ideal_ports on the senders' taps, each frame to the port of its IP
-    destination: the drops of every port told apart and summed.  Returns
-    (totals, by-sender drops over all ports, [(address, counts)] per port
-    in address order); totals has port_drops's counts, nic_drops and
-    ports."""
+def ports_by_dest(inputs, size, mbit, buffer, ring, port=8081):
+    """ideal_ports on the senders' taps (INPUTS, pcaps of the tdmgen
+    --corner frames of SIZE bytes of UDP payload to PORT), each frame to
+    the port of its IP destination, on wires of MBIT Mbit/s.  Returns
+    ([(address, (arrivals, departures))] in address order, in
+    ideal_port's form, and the NICs' drops {sender: n})."""
     import ipaddress
     dep = [(t, snd, seq, ip_dst(frame, lt))
            for t, snd, seq, frame, lt in _records(inputs, port)]
     ports, nic = ideal_ports(dep, wire_frame_ns(size, mbit), buffer, ring)
+    return [(d, ports[d]) for d in sorted(
+        ports, key=lambda a: ipaddress.ip_address(a or "0.0.0.0"))], nic
+
+
+def from_taps_by_dest(inputs, size, mbit, buffer, ring, port=8081):
+    """ports_by_dest's ports with their drops told apart and summed.
+    Returns (totals, by-sender drops over all ports, [(address, counts)]
+    per port in address order); totals has port_drops's counts, nic_drops
+    and ports."""
+    ports, nic = ports_by_dest(inputs, size, mbit, buffer, ring, port)
     tot = {"arrived": 0, "departed": 0, "dropped": 0, "collision": 0,
            "self": 0}
     by_all, per = {}, []
-    for dst in sorted(ports, key=lambda a: ipaddress.ip_address(a or "0.0.0.0")):
-        res, _, by = port_drops(*ports[dst])
+    for dst, ad in ports:
+        res, _, by = port_drops(*ad)
         per.append((dst, res))
         for k in tot:
             tot[k] += res[k]

@@ -8,6 +8,7 @@
  *   tdmctl [-s SOCKET] reload
  *   tdmctl [-s SOCKET] metrics
  *   tdmctl plan check FILE|-
+ *   tdmctl plan tc FILE|- SENDER DEV
  *   tdmctl doctor [-i IFACE] [--role sender|receiver] [--ptp-socket PATH] [-j]
  *
  * Exit status: 0 success, 1 tdmd refused or reported a failure (a plan
@@ -25,6 +26,7 @@
 #include "tdm_ctl.h"
 #include "tdm_json.h"
 #include "tdm_plan.h"
+#include "tdm_qdisc.h"
 #include "tdm_util.h"
 
 #define MAX_PLAN	(1024 * 1024)
@@ -42,6 +44,11 @@ static void usage(FILE *f)
 		"                       receiver, no sender at two receivers at once,\n"
 		"                       every pair its share; prints each receiver's\n"
 		"                       link utilization\n"
+		"  plan tc FILE|- SENDER DEV\n"
+		"                       SENDER's qdisc on DEV as tc batch lines (tc -b -):\n"
+		"                       tdmwin at root handle 1: with its windows, each\n"
+		"                       for its receiver's class, and a flower filter on\n"
+		"                       each receiver's address to its class\n"
 		"  metrics              this node's metrics in the Prometheus text format\n"
 		"                       (tdmd's role and state, its qdisc's counters)\n"
 		"  reload               tdmd reads its configuration again; refused\n"
@@ -192,6 +199,94 @@ static int check_plan(const char *text, const char *label, bool quiet,
 	return 0;
 }
 
+/*
+ * Sender name's qdisc on dev as tc batch lines, what a tdmd member
+ * installs through libtdm (tdm_qdisc_install: the same attributes, each
+ * window's class from tdm_qdisc_window_class), for a device without tdmd:
+ * the tdmwin qdisc at root handle 1:, then a flower filter on each
+ * receiver's address to its class.  The plan needs its base_time (tc
+ * needs one; tdmd picks its own).
+ */
+static int plan_tc(const char *text, const char *label, const char *name,
+		   const char *dev)
+{
+	const struct tdm_sender *s;
+	struct tdm_plan p;
+	char err[512];
+	uint64_t used = 0;
+	unsigned int i, r;
+	int rc = 1;
+
+	if (tdm_plan_parse(text, label, &p, err, sizeof(err))) {
+		fprintf(stderr, "tdmctl: %s\n", err);
+		return 1;
+	}
+	s = tdm_plan_sender(&p, name);
+	if (!s) {
+		fprintf(stderr, "tdmctl: %s: no sender '%s' in the plan\n",
+			label, name);
+		goto out;
+	}
+	if (!p.base_time) {
+		fprintf(stderr, "tdmctl: %s: the plan has no base_time (tc needs one)\n",
+			label);
+		goto out;
+	}
+	if (strspn(dev, "0123456789abcdefghijklmnopqrstuvwxyz"
+		   "ABCDEFGHIJKLMNOPQRSTUVWXYZ_.-@") != strlen(dev) ||
+	    !*dev || strlen(dev) >= 16) {
+		fprintf(stderr, "tdmctl: '%s' is not a device name\n", dev);
+		goto out;
+	}
+	for (i = 0; i < s->nwin; i++)
+		if (p.nreceivers && s->win[i].dest >= TDMWIN_MAX_DESTS) {
+			fprintf(stderr, "tdmctl: %s: receiver '%s' is destination %u: the qdisc has %u destination classes\n",
+				label, p.receivers[s->win[i].dest].name,
+				s->win[i].dest + 1, TDMWIN_MAX_DESTS);
+			goto out;
+		}
+	printf("qdisc replace dev %s root handle 1: tdmwin cycle-time %lluns base-time %lld clockid %s guard %uns",
+	       dev, (unsigned long long)p.cycle_ns, (long long)p.base_time,
+	       tdm_clock_name(p.clockid), p.guard_ns);
+	if (p.link_speed)
+		printf(" link-speed %u", p.link_speed);
+	printf(" bypass-ptp %s", p.bypass_ptp ? "on" : "off");
+	for (i = 0; i <= TDM_MAX_PRIO; i++)
+		if (p.bypass_prios & (1u << i))
+			printf("%s%u", p.bypass_prios & ((1u << i) - 1) ?
+			       "," : " bypass-prio ", i);
+	if (p.version)
+		printf(" plan-version %u", p.version);
+	for (i = 0; i < s->nwin; i++) {
+		uint32_t cls = tdm_qdisc_window_class(&p, &s->win[i]);
+
+		printf(" window %lluns %lluns",
+		       (unsigned long long)s->win[i].offset,
+		       (unsigned long long)s->win[i].length);
+		if (cls != TDMWIN_CLASS_GATED)
+			printf(" class %u", cls);
+	}
+	printf("\n");
+	for (i = 0; i < s->nwin; i++) {
+		const struct tdm_window *w = &s->win[i];
+
+		r = w->dest;
+		if (!p.nreceivers || (used & (1ULL << r)))
+			continue;
+		used |= 1ULL << r;
+		/* tc reads a classid's minor in hex (the window's class is
+		 * decimal above).
+		 */
+		printf("filter add dev %s parent 1: protocol %s prio 1 flower dst_ip %s classid 1:%x\n",
+		       dev, strchr(p.receivers[r].addr, ':') ? "ipv6" : "ip",
+		       p.receivers[r].addr, tdm_qdisc_window_class(&p, w));
+	}
+	rc = 0;
+out:
+	tdm_plan_free(&p);
+	return rc;
+}
+
 /* Exit status: 0 ok, 1 refused or failed, 2 bad path, 3 unreachable. */
 static int request(const char *path, const char *line, const char *body,
 		   int timeout_s, bool json)
@@ -302,6 +397,14 @@ int main(int argc, char **argv)
 				 json ? " json" : "");
 			rc = request(sock, line, text, timeout, json);
 		}
+		free(text);
+		return rc;
+	}
+	if (argc == 5 && !strcmp(argv[0], "plan") && !strcmp(argv[1], "tc")) {
+		text = read_plan(argv[2], &label);
+		if (!text)
+			return 1;
+		rc = plan_tc(text, label, argv[3], argv[4]);
 		free(text);
 		return rc;
 	}

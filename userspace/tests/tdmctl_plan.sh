@@ -49,4 +49,41 @@ check_refused "plan check: a pair without its share" \
 	"$tdmctl" plan check "$tmp/no-share.conf"
 "$tdmctl" plan check "$tmp/no-share.conf" >/dev/null 2>&1
 check_eq "plan check: exit 1 for a bad plan" "$?" 1
+
+# plan tc: sender f2's qdisc of a 3 x 2 barrel shifter, as tc batch lines:
+# slot k sends to receiver (1 + k) mod 3 (idle in slot 1: receiver 2 is
+# none), each window for its receiver's class 1:(3 + r), a filter per
+# receiver it sends to.
+printf '[global]\nclock realtime\nguard 5us\nbase_time 7000000\nlink_speed 50\nbypass_prio 6 7\n%s\n[barrel]\nsenders f1 f2 f3\nslot 1ms\ndead_time 100us\n' "$rx" >"$tmp/barrel.conf"
+out=$("$tdmctl" plan tc "$tmp/barrel.conf" f2 tx0)
+check_eq "plan tc: exit 0" "$?" 0
+check_eq "plan tc: f2's tdmwin, windows to x1 then x0, each for its class" \
+	"$(sed -n 1p <<<"$out")" \
+	"qdisc replace dev tx0 root handle 1: tdmwin cycle-time 3000000ns base-time 7000000 clockid realtime guard 5000ns link-speed 50 bypass-ptp on bypass-prio 6,7 window 0ns 900000ns class 4 window 2000000ns 900000ns class 3"
+check_eq "plan tc: a flower filter per receiver, in window order" \
+	"$(sed -n '2,$p' <<<"$out")" \
+	"filter add dev tx0 parent 1: protocol ip prio 1 flower dst_ip 198.18.1.2 classid 1:4
+filter add dev tx0 parent 1: protocol ip prio 1 flower dst_ip 198.18.1.1 classid 1:3"
+# tc reads a classid's minor in hex: receiver 7 is class 10 in the
+# qdisc's windows (decimal there) and 1:a in its filter.
+{
+	printf '[global]\nbase_time 1\n'
+	for r in 0 1 2 3 4 5 6 7; do printf '[receiver x%s]\naddress 198.18.1.%s\n' $r $((r + 1)); done
+	printf '[barrel]\nsenders 1\nslot 1ms\ndead_time 0\n'
+} >"$tmp/eight.conf"
+out=$("$tdmctl" plan tc "$tmp/eight.conf" 0 tx0)
+check_match "plan tc: the eighth receiver's window is for class 10" "$(sed -n 1p <<<"$out")" \
+	" window 7000000ns 1000000ns class 10$"
+check_eq "plan tc: its filter names 1:a (tc's minor is hex)" "$(sed -n '$p' <<<"$out")" \
+	"filter add dev tx0 parent 1: protocol ip prio 1 flower dst_ip 198.18.1.8 classid 1:a"
+printf '[global]\ncycle_time 1ms\nbase_time 5\n[sender a]\nwindow 0 10us\n' >"$tmp/classic.conf"
+check_eq "plan tc: a plan without receivers: windows of 1:1, no filter" \
+	"$("$tdmctl" plan tc "$tmp/classic.conf" a eth0)" \
+	"qdisc replace dev eth0 root handle 1: tdmwin cycle-time 1000000ns base-time 5 clockid tai guard 0ns bypass-ptp on window 0ns 10000ns"
+check_refused "plan tc: an unknown sender" "barrel.conf: no sender 'f9' in the plan" \
+	"$tdmctl" plan tc "$tmp/barrel.conf" f9 tx0
+check_refused "plan tc: a plan without base_time" "the plan has no base_time" \
+	"$tdmctl" plan tc "$examples/plan-barrel.conf" f0 tx0
+check_refused "plan tc: a device name tc cannot take" "'a b' is not a device name" \
+	"$tdmctl" plan tc "$tmp/barrel.conf" f1 "a b"
 tdm_exit

@@ -88,7 +88,12 @@ pt() { # method dead_us ideal_loss ideal_overlap collisions overlap
 	pt free 4000 164805 6254 170000 6300; echo ,
 	pt tdmwin 4000 0 0 300 12; echo ,
 	pt tdmwin 2000 0 0 null 40; echo ,
-	pt tdmwin 1000 3 6 900 80
+	pt tdmwin 1000 3 6 900 80; echo ,
+	# the corner turn: a column of its own (loss, the least utilized link)
+	printf '{"corner": "3x3", "method": "free", "senders": 3, "dead_ns": 0, "ideal_loss": 812, '
+	printf '"ports": [{"utilization": 0.61}, {"utilization": 0.58}, {"utilization": 0.6}]},\n'
+	printf '{"corner": "3x3", "method": "tdmwin_barrel", "senders": 3, "dead_ns": 0, "ideal_loss": 0, '
+	printf '"ports": [{"utilization": 0.95}, {"utilization": 0.94}, {"utilization": null}]}'
 	printf '\n]}\n'
 } >"$tmp/sweep.json"
 plotted "tdmplot methods on a downward sweep" "$tmp/p-methods" "$tdmplot" methods \
