@@ -34,6 +34,14 @@ ip -n "$ns" link set dvb txqueuelen 1000 &&
 ip -n "$ns" addr add 198.18.9.1/24 dev dva && ip -n "$ns" link set dva up &&
 ip -n "$ns" addr add 198.18.9.2/24 dev dvb && ip -n "$ns" link set dvb up ||
 	{ tdm_fail "veth setup"; exit 1; }
+# The kernel's link watch reports a veth up some time after "link set up"
+# (a second's delay, more on a loaded host): doctor's nic.link reads the
+# operstate, so wait for it rather than race it.
+for _ in $(seq 100); do
+	[ "$(ip netns exec "$ns" cat /sys/class/net/dva/operstate)" = up ] &&
+		[ "$(ip netns exec "$ns" cat /sys/class/net/dvb/operstate)" = up ] && break
+	sleep 0.1
+done
 
 doctor() { ip netns exec "$ns" "$bin/tdmctl" doctor "$@"; }
 # f FILE ID FIELD: one field of one finding ("" if absent or null)
