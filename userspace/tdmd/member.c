@@ -1479,6 +1479,21 @@ struct status {
 };
 
 /*
+ * Read the qdisc for a status or metrics reply: the first instance there
+ * into st->q and, with @all, every instance into st->inst (NULL when out
+ * of memory; the caller frees it).
+ */
+static void status_read(struct member *me, struct status *st, bool all)
+{
+	unsigned int i;
+
+	read_qdisc(me, &st->q);
+	st->inst = all ? calloc(me->ninst, sizeof(*st->inst)) : NULL;
+	for (i = 0; st->inst && i < me->ninst; i++)
+		read_inst(me, i, &st->inst[i]);
+}
+
+/*
  * The worst slots (tdm_qdisc_worst_slots()): for each of open latency,
  * margin, guard and wire deferrals, the slot (-1: none) and its value.
  */
@@ -2000,23 +2015,14 @@ void member_control(struct member *me, struct ctl_req *r)
 {
 	if (!strcmp(r->cmd, "status")) {
 		struct status st = { .me = me };
-		unsigned int i;
 
-		read_qdisc(me, &st.q);
-		st.inst = calloc(me->ninst, sizeof(*st.inst));
-		for (i = 0; st.inst && i < me->ninst; i++)
-			read_inst(me, i, &st.inst[i]);
+		status_read(me, &st, true);
 		report_reply(r, true, status_json, status_text, &st);
 		free(st.inst);
 	} else if (!strcmp(r->cmd, "metrics")) {
 		struct status st = { .me = me };
-		unsigned int i;
 
-		read_qdisc(me, &st.q);
-		if (me->mq)
-			st.inst = calloc(me->ninst, sizeof(*st.inst));
-		for (i = 0; st.inst && i < me->ninst; i++)
-			read_inst(me, i, &st.inst[i]);
+		status_read(me, &st, me->mq);
 		report_reply_text(r, metrics_text, &st);
 		free(st.inst);
 	} else if (!strcmp(r->cmd, "plan show")) {
