@@ -1305,7 +1305,6 @@ static struct sk_buff *tdmwin_peek(struct Qdisc *sch)
 static void tdmwin_reset(struct Qdisc *sch)
 {
 	struct tdmwin_sched_data *q = qdisc_priv(sch);
-
 	u32 i;
 
 	qdisc_reset(q->gated);
@@ -1968,7 +1967,6 @@ static void tdmwin_commit(struct Qdisc *sch, struct tdmwin_request *req)
 	struct nlattr **tb = req->tb;
 	struct tdmwin_plan *old_plan = NULL, *old_pending = NULL;
 	bool kick = false;
-
 	u32 i;
 
 	sch_tree_lock(sch);
@@ -2436,14 +2434,12 @@ static unsigned long tdmwin_find(struct Qdisc *sch, u32 classid)
 
 static void tdmwin_walk(struct Qdisc *sch, struct qdisc_walker *walker)
 {
-	struct tdmwin_sched_data *q = qdisc_priv(sch);
 	unsigned long cl;
 
 	if (walker->stop)
 		return;
 	for (cl = TDMWIN_CLASS_GATED; cl <= TDMWIN_CLASS_DEST_LAST; cl++) {
-		if (cl >= TDMWIN_CLASS_DEST_FIRST &&
-		    !q->dest[cl - TDMWIN_CLASS_DEST_FIRST])
+		if (!tdmwin_find(sch, cl))
 			continue;
 		if (!tc_qdisc_stats_dump(sch, cl, walker))
 			break;
