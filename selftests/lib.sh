@@ -156,8 +156,10 @@ cleanup_all_ns() {
 	NS_LIST=()
 }
 
-tdm_cleanup() {
-	local pid kv
+# tdm_stop_bg: stop the test's background processes (TDM_BG_PIDS) and
+# wait for them, e.g. before removing what they hold open.
+tdm_stop_bg() {
+	local pid
 	for pid in "${TDM_BG_PIDS[@]}"; do
 		kill "$pid" 2>/dev/null
 	done
@@ -165,6 +167,11 @@ tdm_cleanup() {
 		wait "$pid" 2>/dev/null
 	done
 	TDM_BG_PIDS=()
+}
+
+tdm_cleanup() {
+	local kv
+	tdm_stop_bg
 	[ -n "$TDM_CLOCK_SAVED" ] && py clock restore "$TDM_CLOCK_SAVED"
 	for kv in "${TDM_SYSCTL_SAVED[@]}"; do
 		sysctl -qw "$kv"

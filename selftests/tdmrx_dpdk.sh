@@ -38,12 +38,7 @@ RING=dpdk$$
 declare -A Q
 
 dpdk_cleanup() {
-	local pid
-	for pid in "${TDM_BG_PIDS[@]}"; do
-		kill "$pid" 2>/dev/null
-		wait "$pid" 2>/dev/null
-	done
-	TDM_BG_PIDS=()
+	tdm_stop_bg
 	rm -f "/dev/shm/tdmrx-ring-$RING"
 	tdm_cleanup
 }

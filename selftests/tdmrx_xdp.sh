@@ -52,12 +52,7 @@ BOUND_NS=10000000000	# tells 1000 s from 0: not a timing check
 declare -A X K Q H
 
 xdp_cleanup() {
-	local pid
-	for pid in "${TDM_BG_PIDS[@]}"; do
-		kill "$pid" 2>/dev/null
-		wait "$pid" 2>/dev/null
-	done
-	TDM_BG_PIDS=()
+	tdm_stop_bg
 	umount "$BPFFS" 2>/dev/null
 	rm -f "/dev/shm/tdmrx-ring-$RING"
 	tdm_cleanup
