@@ -52,7 +52,10 @@ nsenter --net="/run/netns/$A" "$TDMGEN" --stack afxdp --ungated -I $D -p 5009 \
 	-c 1000 -r 100pps -E 0 -q "$TDM_IP_B" >/dev/null 2>&1 &
 dpid=$!
 TDM_BG_PIDS+=("$dpid")
-sleep 0.5
+# Until its socket exists: tdmgen binds it once its UMEM is set up, which
+# took more than 0.5 s on a loaded 6.12 guest (a fixed sleep raced it).
+doctor_warns() { doctor | grep -q WARN; }
+tdm_wait_for 20 doctor_warns
 doc=$(doctor)
 tdm_log "doctor while an AF_XDP sender runs: $doc"
 check_match "doctor: the AF_XDP sender beside tdmwin, a warning" "$doc" \
