@@ -1008,6 +1008,18 @@ static void read_inst(struct member *me, unsigned int i,
 	}
 }
 
+/* What read_qdisc() picked: a plan's qdisc gone is logged once. */
+static void qdisc_seen(struct member *me, const struct tdm_qdisc_info *info)
+{
+	if (!info->present && !info->other && !inst_placed(me))
+		return;
+	if (me->have_plan && !info->present && !me->qdisc_gone_logged) {
+		log_warn("the tdmwin qdisc on %s is gone (deleted by hand?); plan v%u is not in force",
+			 me->target.ifname, me->plan.version);
+		me->qdisc_gone_logged = true;
+	}
+}
+
 /*
  * The first instance there (else the first): what heartbeats, status
  * and metrics report.
@@ -1023,13 +1035,7 @@ static void read_qdisc(struct member *me, struct tdm_qdisc_info *info)
 	}
 	if (i == me->ninst && i > 1)
 		read_inst(me, 0, info);
-	if (!info->present && !info->other && !inst_placed(me))
-		return;
-	if (me->have_plan && !info->present && !me->qdisc_gone_logged) {
-		log_warn("the tdmwin qdisc on %s is gone (deleted by hand?); plan v%u is not in force",
-			 me->target.ifname, me->plan.version);
-		me->qdisc_gone_logged = true;
-	}
+	qdisc_seen(me, info);
 }
 
 static void send_heartbeat(struct member *me)
@@ -1487,10 +1493,18 @@ static void status_read(struct member *me, struct status *st, bool all)
 {
 	unsigned int i;
 
-	read_qdisc(me, &st->q);
-	st->inst = all ? calloc(me->ninst, sizeof(*st->inst)) : NULL;
-	for (i = 0; st->inst && i < me->ninst; i++)
+	st->inst = all && me->ninst ? calloc(me->ninst, sizeof(*st->inst)) : NULL;
+	if (!st->inst) {
+		read_qdisc(me, &st->q);
+		return;
+	}
+	/* Each instance read once; st->q is read_qdisc()'s pick of them. */
+	for (i = 0; i < me->ninst; i++)
 		read_inst(me, i, &st->inst[i]);
+	for (i = 0; i < me->ninst && !st->inst[i].present; i++)
+		;
+	st->q = st->inst[i < me->ninst ? i : 0];
+	qdisc_seen(me, &st->q);
 }
 
 /*
