@@ -125,9 +125,10 @@ tdmgate_gated() {
 		'phase2 >= 300'
 	tdm_timing tdm_judge_check "gated: frames outside their plan's windows, at most the allowance" \
 		gated 'outside <= allowed(judged)'
-	# What a user-space gate holds under TCG today (bypass.rst, "Not yet
-	# held under TCG": 2-4 % outside, ungated 30-50 %): a gate that stops
-	# working fails here even where the allowance above is out of reach.
+	# What a user-space gate held under TCG before the shared sending loop
+	# (bypass.rst, "Measured": 2-4 % outside, ungated 30-50 %): a gate that
+	# stops working fails here even where the allowance above is out of
+	# reach.
 	tdm_timing tdm_judge_check "gated: the gate does most of its work: at most 10 % outside" \
 		gated 'outside * 10 <= judged'
 	tdm_judge_check "gated: no reordering" gated 'reorder == 0'
