@@ -563,23 +563,29 @@ uint32_t tdm_qdisc_window_class(const struct tdm_plan *p,
 	return TDMWIN_CLASS_DEST_FIRST + w->dest;
 }
 
+/* One TCA_TDMWIN_WINDOW, its class only when it is not 1:1. */
+static void put_window(struct nlmsghdr *nlh, const struct tdm_window *win,
+		       uint32_t cls)
+{
+	struct nlattr *w = mnl_attr_nest_start(nlh, TCA_TDMWIN_WINDOW);
+
+	mnl_attr_put_u64(nlh, TCA_TDMWIN_WIN_OFFSET, win->offset);
+	mnl_attr_put_u64(nlh, TCA_TDMWIN_WIN_LENGTH, win->length);
+	if (cls != TDMWIN_CLASS_GATED)
+		mnl_attr_put_u32(nlh, TCA_TDMWIN_WIN_CLASS, cls);
+	mnl_attr_nest_end(nlh, w);
+}
+
 void tdm_qdisc_put_windows(struct nlmsghdr *nlh, const struct tdm_plan *p,
 			   const struct tdm_sender *s)
 {
-	struct nlattr *list, *w;
+	struct nlattr *list;
 	unsigned int i;
 
 	list = mnl_attr_nest_start(nlh, TCA_TDMWIN_WINDOWS);
-	for (i = 0; i < s->nwin; i++) {
-		uint32_t cls = tdm_qdisc_window_class(p, &s->win[i]);
-
-		w = mnl_attr_nest_start(nlh, TCA_TDMWIN_WINDOW);
-		mnl_attr_put_u64(nlh, TCA_TDMWIN_WIN_OFFSET, s->win[i].offset);
-		mnl_attr_put_u64(nlh, TCA_TDMWIN_WIN_LENGTH, s->win[i].length);
-		if (cls != TDMWIN_CLASS_GATED)
-			mnl_attr_put_u32(nlh, TCA_TDMWIN_WIN_CLASS, cls);
-		mnl_attr_nest_end(nlh, w);
-	}
+	for (i = 0; i < s->nwin; i++)
+		put_window(nlh, &s->win[i],
+			   tdm_qdisc_window_class(p, &s->win[i]));
 	mnl_attr_nest_end(nlh, list);
 }
 
@@ -1293,6 +1299,96 @@ int tdm_qdisc_txtime(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
 out:
 	free(in);
 	return ret;
+}
+
+/* ---- the dump, as the kernel sends it (tdm_qdisc_put_info()) ---------- */
+
+/* One plan: version, cycle, base, guard and its windows with classes. */
+static void put_plan(struct nlmsghdr *nlh, uint32_t version, uint64_t cycle,
+		     int64_t base, uint32_t guard, const struct tdm_window *win,
+		     const uint32_t *cls, unsigned int nwin)
+{
+	struct nlattr *list;
+	unsigned int i;
+
+	mnl_attr_put_u32(nlh, TCA_TDMWIN_PLAN_VERSION, version);
+	mnl_attr_put_u64(nlh, TCA_TDMWIN_CYCLE_TIME, cycle);
+	mnl_attr_put_u64(nlh, TCA_TDMWIN_BASE_TIME, (uint64_t)base);
+	mnl_attr_put_u32(nlh, TCA_TDMWIN_GUARD, guard);
+	list = mnl_attr_nest_start(nlh, TCA_TDMWIN_WINDOWS);
+	for (i = 0; i < nwin && i < TDMWIN_MAX_WINDOWS; i++)
+		put_window(nlh, &win[i], cls[i]);
+	mnl_attr_nest_end(nlh, list);
+}
+
+static void put_dump_options(struct nlmsghdr *nlh,
+			     const struct tdm_qdisc_info *in)
+{
+	struct nlattr *opts, *pend;
+
+	opts = mnl_attr_nest_start(nlh, TCA_OPTIONS);
+	mnl_attr_put_u32(nlh, TCA_TDMWIN_CLOCKID, (uint32_t)in->clockid);
+	mnl_attr_put_u32(nlh, TCA_TDMWIN_LINK_SPEED, in->link_speed);
+	mnl_attr_put_u32(nlh, TCA_TDMWIN_EFF_LINK_SPEED, in->eff_link_speed);
+	mnl_attr_put_u32(nlh, TCA_TDMWIN_BYPASS_PRIOS, in->bypass_prios);
+	mnl_attr_put_u8(nlh, TCA_TDMWIN_BYPASS_PTP, in->bypass_ptp);
+	mnl_attr_put_u8(nlh, TCA_TDMWIN_HOLD, in->hold);
+	mnl_attr_put_u8(nlh, TCA_TDMWIN_TXTIME, in->txtime);
+	mnl_attr_put_u32(nlh, TCA_TDMWIN_LIMIT, in->limit);
+	if (in->lease_ns) {
+		mnl_attr_put_u64(nlh, TCA_TDMWIN_LEASE, in->lease_ns);
+		mnl_attr_put_u64(nlh, TCA_TDMWIN_LEASE_LEFT,
+				 (uint64_t)in->lease_left_ns);
+	}
+	/* At the top level only when no plan is pending, as the kernel. */
+	if (in->pending_unconfirmed && !in->pending)
+		mnl_attr_put_u8(nlh, TCA_TDMWIN_UNCONFIRMED, 1);
+	put_plan(nlh, in->version, in->cycle_ns, in->base_time, in->guard_ns,
+		 in->win, in->win_class, in->nwin);
+	if (in->pending) {
+		pend = mnl_attr_nest_start(nlh, TCA_TDMWIN_PENDING);
+		put_plan(nlh, in->pending_version, in->pending_cycle_ns,
+			 in->pending_base, in->pending_guard_ns,
+			 in->pending_win, in->pending_win_class,
+			 in->pending_nwin);
+		if (in->pending_unconfirmed)
+			mnl_attr_put_u8(nlh, TCA_TDMWIN_UNCONFIRMED, 1);
+		mnl_attr_nest_end(nlh, pend);
+	}
+	mnl_attr_nest_end(nlh, opts);
+}
+
+static void put_dump_stats(struct nlmsghdr *nlh,
+			   const struct tdm_qdisc_info *in)
+{
+	struct gnet_stats_basic b = { .bytes = in->bytes,
+				      .packets = (uint32_t)in->packets };
+	struct gnet_stats_queue q = { .qlen = (uint32_t)in->qlen,
+				      .backlog = (uint32_t)in->backlog,
+				      .drops = (uint32_t)in->drops };
+	struct nlattr *stats;
+
+	stats = mnl_attr_nest_start(nlh, TCA_STATS2);
+	mnl_attr_put(nlh, TCA_STATS_BASIC, sizeof(b), &b);
+	mnl_attr_put(nlh, TCA_STATS_QUEUE, sizeof(q), &q);
+	mnl_attr_put(nlh, TCA_STATS_APP, sizeof(in->xstats), &in->xstats);
+	mnl_attr_nest_end(nlh, stats);
+}
+
+struct nlmsghdr *tdm_qdisc_put_info(char *buf, int ifindex, uint32_t parent,
+				    const struct tdm_qdisc_info *in)
+{
+	struct nlmsghdr *nlh;
+
+	memset(buf, 0, TDM_QDISC_MSG_MAX);
+	nlh = put_tc_header(buf, in->present && !in->deleted ? RTM_NEWQDISC :
+			    RTM_DELQDISC, 0, ifindex, parent, in->handle);
+	mnl_attr_put_strz(nlh, TCA_KIND, TDMWIN_KIND);
+	if (nlh->nlmsg_type == RTM_DELQDISC)
+		return nlh;
+	put_dump_options(nlh, in);
+	put_dump_stats(nlh, in);
+	return nlh;
 }
 
 /* ---- for the other rtnetlink users of libtdm (tdm_filter.c) ---- */

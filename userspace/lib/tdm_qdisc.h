@@ -251,6 +251,25 @@ int tdm_qdisc_etf_get(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
 int tdm_qdisc_txtime(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
 		     const struct tdm_etf *etf, char *err, size_t errlen);
 
+/* ---- the dump without a kernel (tdmd's plan store, tdmd/store.c) ---- */
+
+/* Room for any message tdm_qdisc_put_info() builds: two plans of 64
+ * windows, the options and the counters.
+ */
+#define TDM_QDISC_MSG_MAX	16384
+
+/*
+ * *in as the kernel's dump of a tdmwin qdisc at @parent of @ifindex would
+ * carry it, built in buf (TDM_QDISC_MSG_MAX bytes): an RTM_NEWQDISC with
+ * TCA_KIND "tdmwin", TCA_OPTIONS (the options, the active plan, the
+ * pending one in TCA_TDMWIN_PENDING) and TCA_STATS2 (basic, queue, and
+ * the xstats as TCA_STATS_APP); or, when !in->present or in->deleted, an
+ * RTM_DELQDISC of it.  tdm_qdisc_parse() reads it back into the same
+ * fields (the counters per window slot are not sent).
+ */
+struct nlmsghdr *tdm_qdisc_put_info(char *buf, int ifindex, uint32_t parent,
+				    const struct tdm_qdisc_info *in);
+
 /* ---- for the other rtnetlink users of libtdm ---- */
 
 /* A traffic-control request (struct tcmsg) at buf, RTNL_SEND_SIZE-sized. */

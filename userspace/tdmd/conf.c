@@ -92,6 +92,12 @@ static const char *const role_names[] = {
 	NULL
 };
 
+static const char *const gate_names[] = {
+	[GATE_QDISC] = "qdisc",
+	[GATE_TDMD] = "tdmd",
+	NULL
+};
+
 static const char *const ptp_policy_names[] = {
 	[PTP_REQUIRE] = "require",
 	[PTP_WARN] = "warn",
@@ -178,6 +184,13 @@ static const struct key keys[] = {
 	{ "etf_delta", MEMBER, K_TIME, F(etf.delta_ns), .def.u = 200000,
 	  .min = 1000, .max = TDM_NSEC_PER_SEC },
 	{ "etf_offload", MEMBER, K_BOOL, F(etf.offload) },
+	/* Where the plan goes: the tdmwin qdisc of the netdev "interface",
+	 * or (no netdev: vfio) tdmd's plan store, published on gate_socket
+	 * for libtdmgate.
+	 */
+	{ "gate", MEMBER, K_ENUM, F(gate), .def.u = GATE_QDISC,
+	  .names = gate_names, .help = "is not one of qdisc, tdmd" },
+	{ "gate_socket", MEMBER, K_STR, F(gate_socket) },
 };
 
 static bool valid_name(const char *s)
@@ -614,6 +627,25 @@ static int tree_check(const struct ctx *x, const char *path, char *err,
 			 seen_at(x, "txtime") ? "" : " (the default)");
 		return -1;
 	}
+	if (c->gate == GATE_TDMD) {
+		static const char *const tree_keys[] = {
+			"queues", "txtime", "parent", "handle"
+		};
+
+		for (i = 0; i < TDM_ARRAY_SIZE(tree_keys); i++) {
+			if (!seen_at(x, tree_keys[i]))
+				continue;
+			snprintf(err, errlen, "%s:%d: '%s' places a tdmwin qdisc, but 'gate tdmd' (line %d) has none: the plan goes to tdmd's store",
+				 path, seen_at(x, tree_keys[i]), tree_keys[i],
+				 seen_at(x, "gate"));
+			return -1;
+		}
+	} else if (seen_at(x, "gate_socket")) {
+		snprintf(err, errlen, "%s:%d: 'gate_socket' is for 'gate tdmd', but the gate is the qdisc%s",
+			 path, seen_at(x, "gate_socket"),
+			 seen_at(x, "gate") ? "" : " (the default)");
+		return -1;
+	}
 	if (c->queues.mode != QUEUES_ROOT && c->target.parent != TC_H_ROOT) {
 		snprintf(err, errlen, "%s:%d: 'parent' places the one instance of 'queues root'; with 'queues' other than root (line %d) the instances go under an mq qdisc at the root",
 			 path, seen_at(x, "parent"), seen_at(x, "queues"));
@@ -672,6 +704,14 @@ int tdmd_conf_load(const char *path, struct tdmd_conf *c, char *err,
 		}
 		if (tree_check(&x, path, err, errlen))
 			return -1;
+		if (c->gate == GATE_TDMD && !c->gate_socket[0] &&
+		    (size_t)snprintf(c->gate_socket, sizeof(c->gate_socket),
+				     "%s/gate-%s.sock", TDMD_GATE_SOCK_DIR,
+				     c->target.ifname) >= sizeof(c->gate_socket)) {
+			snprintf(err, errlen, "%s: the default gate_socket for '%s' is too long: set gate_socket",
+				 path, c->target.ifname);
+			return -1;
+		}
 	}
 	return 0;
 }
@@ -773,6 +813,11 @@ int tdmd_conf_reloadable(const struct tdmd_conf *old,
 const char *tdmd_role_name(enum tdmd_role r)
 {
 	return r <= ROLE_MEMBER ? role_names[r] : "none";
+}
+
+const char *tdmd_gate_name(enum tdmd_gate g)
+{
+	return g <= GATE_TDMD ? gate_names[g] : "qdisc";
 }
 
 const char *tdmd_ptp_policy_name(enum tdmd_ptp_policy p)

@@ -322,41 +322,35 @@ int64_t ctl_tick(struct ctl *ctl, int64_t now)
 	return next;
 }
 
-struct ctl *ctl_open(struct ev_loop *loop, const char *path,
-		     struct role *role, char *err, size_t errlen)
+int unix_listen(const char *path, int type, const char *what,
+		const char *key, char *err, size_t errlen)
 {
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
-	struct ctl *ctl;
 	struct stat st;
 	int fd, probe;
 
 	if (tdm_strlcpy(sun.sun_path, path, sizeof(sun.sun_path))) {
-		snprintf(err, errlen, "control socket path '%s' too long", path);
-		return NULL;
+		snprintf(err, errlen, "%s path '%s' too long (at most %zu characters)",
+			 what, path, sizeof(sun.sun_path) - 1);
+		return -1;
 	}
-	ctl = calloc(1, sizeof(*ctl));
-	if (!ctl) {
-		snprintf(err, errlen, "out of memory");
-		return NULL;
-	}
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	fd = socket(AF_UNIX, type | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0) {
 		snprintf(err, errlen, "socket: %s", strerror(errno));
-		free(ctl);
-		return NULL;
+		return -1;
 	}
 	/*
 	 * Only a stale socket (a crashed tdmd's: nobody accepts on it) is
 	 * removed.  A live one, or anything that is not a socket, is an
-	 * error: control_socket may point at a file that is not ours.
+	 * error: the key may point at a file that is not ours.
 	 */
 	if (lstat(path, &st) == 0) {
 		const char *why = NULL;
 
 		if (!S_ISSOCK(st.st_mode)) {
-			why = "exists and is not a socket; remove it or set control_socket";
+			why = "exists and is not a socket; remove it or set";
 		} else {
-			probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+			probe = socket(AF_UNIX, type | SOCK_CLOEXEC, 0);
 			if (probe < 0)
 				why = "cannot be probed";
 			else if (connect(probe, (struct sockaddr *)&sun,
@@ -368,23 +362,42 @@ struct ctl *ctl_open(struct ev_loop *loop, const char *path,
 				close(probe);
 		}
 		if (why) {
-			snprintf(err, errlen, "control socket %s %s", path, why);
+			snprintf(err, errlen, "%s %s %s%s%s", what, path, why,
+				 S_ISSOCK(st.st_mode) ? "" : " ",
+				 S_ISSOCK(st.st_mode) ? "" : key);
 			close(fd);
-			free(ctl);
-			return NULL;
+			return -1;
 		}
 		unlink(path);
 	}
 	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) ||
 	    chmod(path, 0660) || listen(fd, 16)) {
-		snprintf(err, errlen, "control socket %s: %s", path,
-			 strerror(errno));
+		snprintf(err, errlen, "%s %s: %s", what, path, strerror(errno));
 		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+struct ctl *ctl_open(struct ev_loop *loop, const char *path,
+		     struct role *role, char *err, size_t errlen)
+{
+	struct ctl *ctl;
+	int fd;
+
+	ctl = calloc(1, sizeof(*ctl));
+	if (!ctl) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	fd = unix_listen(path, SOCK_STREAM, "control socket", "control_socket",
+			 err, errlen);
+	if (fd < 0) {
 		free(ctl);
 		return NULL;
 	}
 	ctl->role = role;
-	strcpy(ctl->path, sun.sun_path);
+	strcpy(ctl->path, path);	/* unix_listen() checked its length */
 	ctl->lev.fd = fd;
 	ctl->lev.events = POLLIN;
 	ctl->lev.cb = on_accept;

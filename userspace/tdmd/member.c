@@ -81,6 +81,7 @@ static const char *const sync_names[] = { "unknown", "synced", "unsynced", "off"
 struct member {
 	const struct tdmd_conf *cf;
 	struct member_io io;
+	void *qctx;			/* the qdisc operations' ctx */
 	uint8_t *frame;			/* TDM_MAX_FRAME bytes */
 	struct tdm_qdisc_target target;	/* the device, and the root's place */
 	struct inst *inst;		/* ninst of them */
@@ -240,7 +241,7 @@ static int tree_ensure(struct member *me, char *err, size_t errlen)
 
 	if (!me->mq)
 		return 0;
-	if (me->io.qdisc_mq(me->io.ctx, &me->target, true, &h, err, errlen))
+	if (me->io.qdisc_mq(me->qctx, &me->target, true, &h, err, errlen))
 		return -1;
 	if (h != me->mq_handle)
 		log_info("mq %x: at the root of %s, the parent of %u tdmwin instance%s",
@@ -256,7 +257,7 @@ static int inst_txtime(struct member *me, unsigned int i, char *err,
 {
 	if (!me->cf->txtime)
 		return 0;
-	return me->io.qdisc_txtime(me->io.ctx, &me->inst[i].t, &me->cf->etf,
+	return me->io.qdisc_txtime(me->qctx, &me->inst[i].t, &me->cf->etf,
 				   err, errlen);
 }
 
@@ -287,7 +288,7 @@ static int install_all(struct member *me, const struct tdm_plan *p,
 		return -1;
 	}
 	for (i = 0; i < me->ninst; i++) {
-		if (me->io.qdisc_install(me->io.ctx, &me->inst[i].t, p,
+		if (me->io.qdisc_install(me->qctx, &me->inst[i].t, p,
 					 me->cf->name, hold, err, sizeof(err)) ||
 		    inst_txtime(me, i, err, sizeof(err))) {
 			inst_err(me, i, msg, len, err);
@@ -313,7 +314,7 @@ static unsigned int abort_first(struct member *me, unsigned int n, uint32_t v)
 	unsigned int i, bad = 0;
 
 	for (i = 0; i < n; i++) {
-		if (!me->io.qdisc_abort(me->io.ctx, &me->inst[i].t, v, err,
+		if (!me->io.qdisc_abort(me->qctx, &me->inst[i].t, v, err,
 					sizeof(err)))
 			continue;
 		log_err("plan v%u: abort on %s failed: %s", v,
@@ -340,7 +341,7 @@ static int prepare_all(struct member *me, const struct tdm_plan *p,
 	for (i = 0; i < me->ninst; i++) {
 		bool prepared = false;
 
-		if (!me->io.qdisc_prepare(me->io.ctx, &me->inst[i].t, p,
+		if (!me->io.qdisc_prepare(me->qctx, &me->inst[i].t, p,
 					  me->cf->name, err, sizeof(err))) {
 			prepared = true;
 			if (!inst_txtime(me, i, err, sizeof(err)))
@@ -364,7 +365,7 @@ static bool inst_prepared(struct member *me, unsigned int i, uint32_t v,
 {
 	struct tdm_qdisc_info q;
 
-	if (me->io.qdisc_get(me->io.ctx, &me->inst[i].t, &q, err, errlen))
+	if (me->io.qdisc_get(me->qctx, &me->inst[i].t, &q, err, errlen))
 		return false;
 	if (q.present && q.pending_unconfirmed &&
 	    (q.pending ? q.pending_version : q.version) == v)
@@ -402,7 +403,7 @@ static int commit_all(struct member *me, uint32_t v, char *msg, size_t len)
 		}
 	}
 	for (i = 0; i < me->ninst; i++)
-		if (me->io.qdisc_confirm(me->io.ctx, &me->inst[i].t, v, err,
+		if (me->io.qdisc_confirm(me->qctx, &me->inst[i].t, v, err,
 					 sizeof(err)))
 			break;
 	if (i == me->ninst)
@@ -410,7 +411,7 @@ static int commit_all(struct member *me, uint32_t v, char *msg, size_t len)
 	inst_err(me, i, msg, len, err);
 	for (j = 0; j < i; j++) {
 		if (me->have_prep &&
-		    !me->io.qdisc_prepare(me->io.ctx, &me->inst[j].t, &me->prep,
+		    !me->io.qdisc_prepare(me->qctx, &me->inst[j].t, &me->prep,
 					  me->cf->name, err, sizeof(err)))
 			continue;
 		log_err("plan v%u: cannot roll the commit back on %s: %s", v,
@@ -510,7 +511,7 @@ static int filters_all(struct member *me, const struct tdm_filter *want,
 		return 0;
 	memcpy(w, want, n * sizeof(*w));
 	for (i = 0; i < me->ninst; i++) {
-		if (me->io.filter_sync(me->io.ctx, &me->inst[i].t, w, n, err,
+		if (me->io.filter_sync(me->qctx, &me->inst[i].t, w, n, err,
 				       sizeof(err))) {
 			inst_err(me, i, msg, len, err);
 			/* Some instances may carry want now: sync them all
@@ -1001,7 +1002,7 @@ static void read_inst(struct member *me, unsigned int i,
 
 	memset(info, 0, sizeof(*info));
 	if (inst_placed(me) &&
-	    me->io.qdisc_get(me->io.ctx, &me->inst[i].t, info, err, sizeof(err))) {
+	    me->io.qdisc_get(me->qctx, &me->inst[i].t, info, err, sizeof(err))) {
 		log_debug("reading the qdisc on %s: %s",
 			  inst_name(me, i, name, sizeof(name)), err);
 		memset(info, 0, sizeof(*info));
@@ -1087,7 +1088,7 @@ static void apply_hold(struct member *me)
 	 * next check.
 	 */
 	for (i = 0; i < me->ninst; i++) {
-		if (!me->io.qdisc_set_hold(me->io.ctx, &me->inst[i].t, want,
+		if (!me->io.qdisc_set_hold(me->qctx, &me->inst[i].t, want,
 					   err, sizeof(err)))
 			continue;
 		log_err("cannot %s the gate on %s: %s", want ? "hold" : "release",
@@ -1330,9 +1331,9 @@ static int lease_io(struct member *me, bool set, char *err, size_t errlen)
 	for (i = 0; i < me->ninst; i++) {
 		const struct tdm_qdisc_target *t = &me->inst[i].t;
 
-		if (!set && !me->io.qdisc_renew(me->io.ctx, t, err, errlen))
+		if (!set && !me->io.qdisc_renew(me->qctx, t, err, errlen))
 			return 0;
-		if (!me->io.qdisc_set_lease(me->io.ctx, t, err, errlen))
+		if (!me->io.qdisc_set_lease(me->qctx, t, err, errlen))
 			return 0;
 	}
 	return -1;
@@ -1489,6 +1490,12 @@ struct status {
  * into st->q and, with @all, every instance into st->inst (NULL when out
  * of memory; the caller frees it).
  */
+/* gate tdmd: the followers on the store's socket. */
+static unsigned int gate_followers(const struct member *me)
+{
+	return me->io.gate_followers ? me->io.gate_followers(me->io.ctx) : 0;
+}
+
 static void status_read(struct member *me, struct status *st, bool all)
 {
 	unsigned int i;
@@ -1751,6 +1758,13 @@ static void status_json(struct tdm_json *j, void *arg)
 	tdm_json_str(j, "role", "member");
 	tdm_json_str(j, "name", me->cf->name);
 	tdm_json_str(j, "interface", me->target.ifname);
+	tdm_json_obj_open(j, "gate");
+	tdm_json_str(j, "kind", tdmd_gate_name(me->cf->gate));
+	if (me->cf->gate == GATE_TDMD) {
+		tdm_json_str(j, "socket", me->cf->gate_socket);
+		tdm_json_u64(j, "followers", gate_followers(me));
+	}
+	tdm_json_obj_close(j);
 	tdm_json_obj_open(j, "coordinator");
 	tdm_json_str(j, "address", me->coord_addr);
 	tdm_json_bool(j, "connected", me->welcomed);
@@ -1838,6 +1852,10 @@ static void status_text(FILE *f, void *arg)
 	char tb[64];
 
 	fprintf(f, "role: member '%s' on %s\n", me->cf->name, me->target.ifname);
+	if (me->cf->gate == GATE_TDMD)
+		fprintf(f, "gate: tdmd (no netdev): the plan store, on %s, %u follower%s\n",
+			me->cf->gate_socket, gate_followers(me),
+			gate_followers(me) == 1 ? "" : "s");
 	fprintf(f, "coordinator: %s, %s", me->coord_addr[0] ? me->coord_addr :
 		me->cf->coord.host, me->welcomed ? "connected" : "not connected");
 	if (!me->welcomed && me->last_error[0])
@@ -1874,6 +1892,11 @@ static void status_text(FILE *f, void *arg)
 			" (no windows for us in it: the gate is held)" :
 			" (from its base time the gate holds until then)");
 	instances_text(f, st);
+	if (!q->present && me->cf->gate == GATE_TDMD) {
+		fprintf(f, "qdisc: no plan in the store of %s yet\n",
+			me->target.ifname);
+		return;
+	}
 	if (!q->present) {
 		fprintf(f, "qdisc: no tdmwin qdisc on %s%s%s\n", me->target.ifname,
 			q->other ? ", found " : "", q->other ? q->kind : "");
@@ -2004,6 +2027,10 @@ static void metrics_text(FILE *f, void *arg)
 		     "1 while tdmd renews the qdisc's lease", NULL, me->renewing);
 	tdm_prom_one(&p, "tdmd_lease_renewals_total", "counter",
 		     "lease renewals since tdmd started", NULL, me->renewals);
+	if (me->cf->gate == GATE_TDMD)
+		tdm_prom_one(&p, "tdmd_gate_followers", "gauge",
+			     "libtdmgate handles following the plan store (gate tdmd)",
+			     NULL, gate_followers(me));
 	metrics_qdisc(&p, st);
 }
 
@@ -2101,7 +2128,7 @@ static int inst_setup(struct member *me, char *err, size_t errlen)
 	uint32_t h;
 
 	if ((me->cf->queues.mode != QUEUES_ROOT || me->cf->txtime) &&
-	    me->io.tx_queues(me->io.ctx, &me->target, &n, err, errlen))
+	    me->io.tx_queues(me->qctx, &me->target, &n, err, errlen))
 		return -1;
 	if (me->cf->queues.mode != QUEUES_ROOT) {
 		if (n < 2) {
@@ -2110,7 +2137,7 @@ static int inst_setup(struct member *me, char *err, size_t errlen)
 			return -1;
 		}
 		if (inst_queues(me, n, err, errlen) ||
-		    me->io.qdisc_mq(me->io.ctx, &me->target, false, &h, err,
+		    me->io.qdisc_mq(me->qctx, &me->target, false, &h, err,
 				    errlen))
 			return -1;
 		inst_place(me, h);
@@ -2187,11 +2214,12 @@ struct member *member_new(const struct tdmd_conf *conf,
 	}
 	me->cf = conf;
 	me->io = *io;
+	me->qctx = io->qdisc_ctx ? io->qdisc_ctx : io->ctx;
 	me->phc_index = -1;
 	me->target = me->cf->target;
 	if (me->cf->control_priority >= 0)
 		me->target.extra_bypass |= 1u << me->cf->control_priority;
-	if (me->io.qdisc_resolve(me->io.ctx, &me->target, err, errlen) ||
+	if (me->io.qdisc_resolve(me->qctx, &me->target, err, errlen) ||
 	    inst_setup(me, err, errlen)) {
 		member_free(me);
 		return NULL;
@@ -2202,10 +2230,11 @@ struct member *member_new(const struct tdmd_conf *conf,
 	me->next_renew = me->next_attempt;
 	me->sync = me->cf->ptp_policy == PTP_OFF ? SYNC_OFF : SYNC_UNKNOWN;
 	phc_setup(me);
-	log_info("member '%s' on %s (%u tdmwin instance%s%s%s); coordinator %s port %s; PTP policy %s",
+	log_info("member '%s' on %s (%u tdmwin instance%s%s%s%s); coordinator %s port %s; PTP policy %s",
 		 me->cf->name, me->target.ifname, me->ninst,
 		 me->ninst == 1 ? "" : "s", me->mq ? " under mq" : "",
 		 me->cf->txtime ? ", launch times by etf" : "",
+		 me->cf->gate == GATE_TDMD ? ", in tdmd's plan store" : "",
 		 me->cf->coord.host, me->cf->coord.port,
 		 tdmd_ptp_policy_name(me->cf->ptp_policy));
 	return me;

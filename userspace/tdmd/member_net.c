@@ -31,6 +31,9 @@ struct member_net {
 	struct member_io io;
 	struct tdm_rtnl rtnl;
 	bool rtnl_open;
+	/* gate tdmd: the plan store instead of the qdisc, and its socket */
+	struct store *store;
+	struct store_sock *ss;
 	struct tdm_ptp ptp;
 	bool ptp_open;
 	struct tdm_phc phc;		/* fd -1: closed */
@@ -162,7 +165,13 @@ static int net_ptp_query(void *ctx, int timeout_ms,
 static int net_phc_index(void *ctx, const char *ifname, int *index,
 			 char *err, size_t errlen)
 {
-	(void)ctx;
+	struct member_net *net = ctx;
+
+	/* A device without a netdev shows the kernel no PHC. */
+	if (net->store) {
+		*index = -1;
+		return 0;
+	}
 	return tdm_phc_index(ifname, index, NULL, err, errlen);
 }
 
@@ -367,6 +376,42 @@ static uint64_t net_random(void *ctx)
 	return r;
 }
 
+/* ---- the plan store (gate tdmd) ---- */
+
+static void store_changed(void *ctx)
+{
+	store_sock_changed(((struct member_net *)ctx)->ss);
+}
+
+static unsigned int net_gate_followers(void *ctx)
+{
+	return store_sock_followers(((struct member_net *)ctx)->ss);
+}
+
+/* The store for the device and its socket; its qdisc operations in io. */
+static int store_start(struct member_net *net, char *err, size_t errlen)
+{
+	const struct tdmd_conf *cf = &net->d->conf;
+	const struct store_ops ops = {
+		.clock_ns = net_clock_ns,
+		.changed = store_changed,
+		.ctx = net,
+	};
+
+	net->store = store_new(cf->target.ifname, &ops, err, errlen);
+	if (!net->store)
+		return -1;
+	net->ss = store_sock_open(net->d->loop, net->store, cf->gate_socket,
+				  err, errlen);
+	if (!net->ss)
+		return -1;
+	store_member_io(net->store, &net->io);
+	net->io.gate_followers = net_gate_followers;
+	log_info("gate tdmd: the plan of %s is kept here, for libtdmgate on %s",
+		 cf->target.ifname, cf->gate_socket);
+	return 0;
+}
+
 /* ---- the role ---- */
 
 static void net_stop(struct role *r)
@@ -374,6 +419,8 @@ static void net_stop(struct role *r)
 	struct member_net *net = (struct member_net *)r;
 
 	member_free(net->me);
+	store_sock_close(net->ss);
+	store_free(net->store);
 	net->busy = false;
 	session_free(net);
 	if (net->ptp_open)
@@ -426,11 +473,18 @@ static struct role *net_start(const struct tdmd *d, char *err, size_t errlen)
 		.random = net_random,
 		.ctx = net,
 	};
-	if (tdm_rtnl_open(&net->rtnl, err, errlen)) {
-		net_stop(&net->role);
-		return NULL;
+	if (d->conf.gate == GATE_TDMD) {
+		if (store_start(net, err, errlen)) {
+			net_stop(&net->role);
+			return NULL;
+		}
+	} else {
+		if (tdm_rtnl_open(&net->rtnl, err, errlen)) {
+			net_stop(&net->role);
+			return NULL;
+		}
+		net->rtnl_open = true;
 	}
-	net->rtnl_open = true;
 	net->me = member_new(&d->conf, &net->io, err, errlen);
 	if (!net->me) {
 		net_stop(&net->role);

@@ -55,6 +55,14 @@ static inline bool tdmd_queue_listed(const struct tdmd_queues *q,
 	return n < TDMD_MAX_QUEUES && (q->map[n / 64] >> (n % 64)) & 1;
 }
 enum tdmd_ptp_policy { PTP_REQUIRE, PTP_WARN, PTP_OFF };
+/* Where the member's plan goes (tdm.conf "gate"). */
+enum tdmd_gate {
+	GATE_QDISC,		/* the tdmwin qdisc on the netdev "interface" */
+	GATE_TDMD,		/* no netdev (vfio): tdmd's plan store, published
+				 * on gate_socket for libtdmgate
+				 */
+};
+#define TDMD_GATE_SOCK_DIR	"/run/tdmd"
 enum tdmd_takeover { TAKEOVER_REFUSE, TAKEOVER_ALLOW };
 
 struct tdmd_conf {
@@ -99,6 +107,8 @@ struct tdmd_conf {
 	struct tdmd_queues queues;	/* root, or mq over these TX queues */
 	bool txtime;			/* launch times: etf under each tdmwin */
 	struct tdm_etf etf;		/* its delta and offload flag */
+	int gate;			/* enum tdmd_gate */
+	char gate_socket[108];		/* GATE_TDMD: where followers connect */
 };
 
 int tdmd_conf_load(const char *path, struct tdmd_conf *c,
@@ -114,6 +124,7 @@ int tdmd_conf_reloadable(const struct tdmd_conf *old,
 			 size_t clen, char *err, size_t errlen);
 const char *tdmd_role_name(enum tdmd_role r);
 const char *tdmd_ptp_policy_name(enum tdmd_ptp_policy p);
+const char *tdmd_gate_name(enum tdmd_gate g);
 
 /* ---- event loop (loop.c) ---- */
 
@@ -273,6 +284,14 @@ struct ctl *ctl_open(struct ev_loop *loop, const char *path,
  */
 void ctl_set_reload(struct ctl *c, int (*fn)(void *ctx, char *msg, size_t len),
 		    void *ctx);
+/*
+ * A listening unix socket of type (SOCK_STREAM, SOCK_SEQPACKET) at path,
+ * mode 0660, non-blocking: its fd, or -1 with err ("WHAT PATH: why").  A
+ * stale socket there (nobody accepts) is replaced; a live one, or a file
+ * that is not a socket (err names key, the setting to change), is not.
+ */
+int unix_listen(const char *path, int type, const char *what,
+		const char *key, char *err, size_t errlen);
 /* Drops clients that stopped reading their reply; next deadline. */
 int64_t ctl_tick(struct ctl *c, int64_t now);
 void ctl_close(struct ctl *c);
@@ -417,7 +436,13 @@ struct member_io {
 	int64_t (*mono_ns)(void *ctx);		/* CLOCK_MONOTONIC */
 	int64_t (*clock_ns)(void *ctx, int clockid);	/* a plan's clock */
 	uint64_t (*random)(void *ctx);		/* the reconnect jitter */
+	/* GATE_TDMD: the followers connected to the store's socket. */
+	unsigned int (*gate_followers)(void *ctx);
 	void *ctx;
+	/* What the qdisc's operations above (qdisc_* to filter_sync) get
+	 * for their ctx; NULL: ctx.  The store's (store_member_io()).
+	 */
+	void *qdisc_ctx;
 };
 
 /* Resolves the interface and reads its qdisc; NULL with err set. */
@@ -434,6 +459,64 @@ int64_t member_tick(struct member *me, int64_t now);
 void member_control(struct member *me, struct ctl_req *r);
 /* The configuration changed under me (role_ops.reload). */
 void member_reload(struct member *me, const struct tdmd_conf *old);
+
+/* ---- the plan store of a device without a netdev (store.c) ---- */
+
+/*
+ * What the store is given: the clocks (a plan's, and CLOCK_BOOTTIME for
+ * the lease, as member_io.clock_ns) and changed(), called after every
+ * change (NULL: none), as the kernel sends RTM_NEWQDISC after each.
+ */
+struct store_ops {
+	int64_t (*clock_ns)(void *ctx, int clockid);
+	void (*changed)(void *ctx);
+	void *ctx;
+};
+
+struct store;
+/* An empty store for device dev (no plan: as no qdisc); NULL with err. */
+struct store *store_new(const char *dev, const struct store_ops *ops,
+			char *err, size_t errlen);
+void store_free(struct store *s);
+const char *store_dev(const struct store *s);
+/*
+ * The store's qdisc, as tdm_qdisc.h's functions of those names do it on
+ * the kernel's, with the kernel's rules and its messages ("store: ...").
+ */
+int store_get(struct store *s, struct tdm_qdisc_info *info);
+int store_install(struct store *s, const struct tdm_qdisc_target *t,
+		  const struct tdm_plan *p, const char *name, bool hold,
+		  char *err, size_t errlen);
+int store_prepare(struct store *s, const struct tdm_qdisc_target *t,
+		  const struct tdm_plan *p, const char *name, char *err,
+		  size_t errlen);
+int store_confirm(struct store *s, uint32_t version, char *err, size_t errlen);
+int store_abort(struct store *s, uint32_t version, char *err, size_t errlen);
+int store_renew(struct store *s, char *err, size_t errlen);
+int store_set_lease(struct store *s, uint64_t lease_ns, char *err,
+		    size_t errlen);
+int store_set_hold(struct store *s, bool hold, char *err, size_t errlen);
+/*
+ * The store's state now as the kernel's RTM_NEWQDISC (RTM_DELQDISC with
+ * no plan), at ifindex 0, parent root, in buf (TDM_QDISC_MSG_MAX bytes).
+ */
+struct nlmsghdr *store_msg(struct store *s, char *buf);
+/* The member's qdisc operations on the store (qdisc_ctx = s). */
+void store_member_io(struct store *s, struct member_io *io);
+
+/*
+ * The store's socket (store_sock.c): a SOCK_SEQPACKET unix socket at
+ * path (mode 0660; its directory made 0755 if missing) on which every
+ * follower gets store_msg() at connect and after every change.  NULL
+ * with err.  store_sock_changed() is the store's changed().
+ */
+struct store_sock;
+struct store_sock *store_sock_open(struct ev_loop *loop, struct store *s,
+				   const char *path, char *err, size_t errlen);
+void store_sock_changed(struct store_sock *ss);
+unsigned int store_sock_followers(const struct store_sock *ss);
+/* Closes every follower (they see the gate go) and removes the socket. */
+void store_sock_close(struct store_sock *ss);
 
 /* Shared printing of a plan and of qdisc counters (report.c). */
 struct tdm_json;
