@@ -15,6 +15,7 @@
  *   tdmgate_plan_from_qdisc(if_nametoindex("eth0"), &p);
  *   tdmgate_create(&p, &g);
  *   tdmgate_follow(g, if_nametoindex("eth0"));   // follow tc qdisc change
+ *   // no netdev (vfio): tdmgate_plan_from_tdmd() and tdmgate_follow_tdmd()
  *   for (;;) {
  *           tdmgate_next(g, len, &launch);        // a NIC with launch times
  *           // or: tdmgate_wait(g, len, TDMGATE_NEVER, &start); then send
@@ -251,6 +252,39 @@ int tdmgate_follow_fd(const struct tdmgate *g);
  * by reading the plan afresh.
  */
 int tdmgate_follow_read(struct tdmgate *g);
+
+/* ---- following tdmd's plan store (a device without a netdev) -------- */
+
+/*
+ * A device bound to vfio (DPDK) has no netdev and no qdisc: tdmd keeps
+ * its plan ("gate tdmd" in tdm.conf) and publishes it on a unix socket,
+ * @path (tdm.conf's gate_socket; /run/tdmd/gate-DEVICE.sock by default),
+ * as the messages the qdisc's rtnetlink news would carry.  Everything
+ * above holds for it as for the qdisc.
+ */
+
+/*
+ * The plan and state in the store at @path.  0, -ENOENT (the store holds
+ * no plan yet, or no socket at @path), -ECONNREFUSED (no tdmd serves it),
+ * -EACCES, -ENAMETOOLONG, -ETIMEDOUT (tdmd sent nothing within 1 s),
+ * -EPROTO (a message this library cannot read), -EINVAL.
+ */
+int tdmgate_plan_from_tdmd(const char *path, struct tdmgate_plan *plan);
+
+/*
+ * Follow the store at @path as tdmgate_follow() follows a qdisc: its
+ * state now (tdmgate_set_plan()), then every change, read by
+ * tdmgate_follow_read() (which the clock-reading queries call) from the
+ * socket tdmgate_follow_fd() gives.  With no plan in the store yet, 0 and
+ * the gate holds (TDMGATE_GONE) until one comes.  When tdmd goes away
+ * (the socket closes), a plan with a lease runs until the lease ends and
+ * one without a lease holds at once (TDMGATE_GONE), as with the qdisc
+ * when tdmd dies or the qdisc is deleted; the socket is tried again
+ * every 100 ms and what a new tdmd holds replaces it.  Errors as
+ * tdmgate_plan_from_tdmd() (-EPROTO also for a plan this library
+ * refuses), the gate unchanged.
+ */
+int tdmgate_follow_tdmd(struct tdmgate *g, const char *path);
 
 /* The library's version ("0.1.0"), as every tdmwin tool's --version. */
 const char *tdmgate_version(void);

@@ -12,10 +12,23 @@
  * it, which is no earlier than the last time the socket was found empty
  * (quiet_boot), so the end is taken as quiet_boot + left: early, never
  * late, by at most the time between two reads.
+ *
+ * A device without a netdev has no qdisc: tdmd keeps its plan in a store
+ * and sends the same messages on a unix socket (tdmgate_follow_tdmd(),
+ * tdmd/store_sock.c): the whole state at connect and after every change,
+ * read here with the same parser.  When the socket closes (tdmd stopped),
+ * the plan with a lease runs until the lease ends, as the qdisc's does
+ * without tdmd; one without a lease holds at once.  Either way the
+ * socket is tried again every STORE_RETRY_NS, and the state a new tdmd
+ * sends on connect replaces what was kept.
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
 
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
@@ -25,6 +38,11 @@
 
 /* How often the clock-reading queries read the news: 1 ms. */
 #define FOLLOW_EVERY_NS		1000000LL
+/* tdmd's store: how long to wait for its first message, and how often to
+ * connect again after it went away.
+ */
+#define STORE_FIRST_MS		1000
+#define STORE_RETRY_NS		100000000LL
 
 static void info_sched(struct tdmgate_sched *out, u32 version, u64 cycle,
 		       s64 base, u32 guard, const struct tdm_window *win,
@@ -209,6 +227,204 @@ static int follow_dump(struct tdmgate *g)
 	return err;
 }
 
+/* ---- tdmd's plan store ---------------------------------------------------- */
+
+/* A connected SOCK_SEQPACKET socket to the store at path: fd or -errno. */
+static int store_connect(const char *path)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	int fd, err;
+
+	if (!path || !path[0])
+		return -EINVAL;
+	if (strlen(path) >= sizeof(sun.sun_path))
+		return -ENAMETOOLONG;
+	strcpy(sun.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun))) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+/*
+ * One message from the store, waiting up to @ms (0: not at all): its
+ * length in buf (TDM_QDISC_MSG_MAX bytes), 0 when the store closed the
+ * socket, -EAGAIN when there is none, -ETIMEDOUT when none came in time,
+ * -EPROTO when it is no single netlink message, or the socket's error.
+ */
+static int store_recv(int fd, char *buf, int ms)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	const struct nlmsghdr *nlh = (const void *)buf;
+	ssize_t n;
+
+	if (ms > 0) {
+		int rc = poll(&pfd, 1, ms);
+
+		if (rc < 0)
+			return -errno;
+		if (!rc)
+			return -ETIMEDOUT;
+	}
+	n = recv(fd, buf, TDM_QDISC_MSG_MAX, MSG_DONTWAIT | MSG_TRUNC);
+	if (n < 0)
+		return errno == EWOULDBLOCK ? -EAGAIN : -errno;
+	if (n == 0)
+		return 0;
+	if (n > TDM_QDISC_MSG_MAX || (size_t)n < sizeof(*nlh) ||
+	    nlh->nlmsg_len != (uint32_t)n)
+		return -EPROTO;
+	return (int)n;
+}
+
+/*
+ * A store's message as the kernel's: 1 (a plan, *in), -ENOENT (no plan),
+ * -EPROTO (not the store's qdisc, or malformed).
+ */
+static int store_classify(const char *buf, struct tdm_qdisc_info *in)
+{
+	int r = classify((const struct nlmsghdr *)buf, 0, in);
+
+	return r ? r : -EPROTO;
+}
+
+/* The store's first message on fd, as a plan (its lease as of @boot). */
+static int store_first(int fd, struct tdmgate_plan *plan, s64 boot)
+{
+	struct tdm_qdisc_info *in = malloc(sizeof(*in));
+	char *buf = malloc(TDM_QDISC_MSG_MAX);
+	int r = -ENOMEM;
+
+	if (in && buf) {
+		r = store_recv(fd, buf, STORE_FIRST_MS);
+		if (r == 0)
+			r = -ECONNRESET;
+		else if (r > 0)
+			r = store_classify(buf, in);
+		if (r == 1) {
+			info_to_plan(in, plan, boot);
+			r = 0;
+		}
+	}
+	free(in);
+	free(buf);
+	return r;
+}
+
+int tdmgate_plan_from_tdmd(const char *path, struct tdmgate_plan *plan)
+{
+	s64 boot = gate_boot_ns();
+	int fd, err;
+
+	if (!plan)
+		return -EINVAL;
+	fd = store_connect(path);
+	if (fd < 0)
+		return fd;
+	err = store_first(fd, plan, boot);
+	close(fd);
+	return err;
+}
+
+/* The store went away: the lease decides, or the gate holds. */
+static void store_lost(struct tdmgate *g, s64 boot)
+{
+	struct gate_follow *fo = g->follow;
+
+	close(fo->sock);
+	fo->sock = -1;
+	fo->retry_boot = boot + STORE_RETRY_NS;
+	if (!g->lease_ns)
+		g->gone = true;
+}
+
+/* What the store sent since the last read, each as the kernel's news. */
+static void store_read(struct tdmgate *g, struct follow_ctx *f, s64 boot)
+{
+	struct gate_follow *fo = g->follow;
+	char *buf;
+	int n;
+
+	if (fo->sock < 0) {
+		if (boot < fo->retry_boot)
+			return;
+		fo->sock = store_connect(fo->path);
+		if (fo->sock < 0) {
+			fo->retry_boot = boot + STORE_RETRY_NS;
+			return;
+		}
+	}
+	buf = malloc(TDM_QDISC_MSG_MAX);
+	if (!buf) {
+		f->err = -ENOMEM;
+		return;
+	}
+	for (;;) {
+		n = store_recv(fo->sock, buf, 0);
+		if (n == -EAGAIN)
+			break;
+		if (n > 0 && classify((const struct nlmsghdr *)buf, 0, f->in)) {
+			follow_cb((const struct nlmsghdr *)buf, f);
+			continue;
+		}
+		/* Closed, an error, or garbage: the stream is over. */
+		if (n != 0)
+			f->err = n < 0 ? n : -EPROTO;
+		store_lost(g, boot);
+		f->applied++;
+		break;
+	}
+	free(buf);
+}
+
+int tdmgate_follow_tdmd(struct tdmgate *g, const char *path)
+{
+	struct tdmgate_plan *p;
+	struct gate_follow *f;
+	s64 boot = gate_boot_ns();
+	int fd, err;
+
+	if (!g || !path)
+		return -EINVAL;
+	fd = store_connect(path);
+	if (fd < 0)
+		return fd;
+	p = malloc(sizeof(*p));
+	f = calloc(1, sizeof(*f));
+	if (!p || !f) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	err = store_first(fd, p, boot);
+	if (err && err != -ENOENT)
+		goto fail;
+	if (!err && tdmgate_set_plan(g, p)) {
+		err = -EPROTO;
+		goto fail;
+	}
+	f->tdmd = true;
+	f->sock = fd;
+	f->quiet_boot = boot;
+	strcpy(f->path, path);	/* store_connect() checked its length */
+	gate_follow_stop(g);
+	g->follow = f;
+	/* No plan in the store yet: hold until one comes. */
+	if (err == -ENOENT)
+		g->gone = true;
+	free(p);
+	return 0;
+fail:
+	close(fd);
+	free(p);
+	free(f);
+	return err;
+}
+
 int tdmgate_follow_read(struct tdmgate *g)
 {
 	struct follow_ctx f = { .g = g };
@@ -223,7 +439,12 @@ int tdmgate_follow_read(struct tdmgate *g)
 	if (!f.in)
 		return -ENOMEM;
 	boot = gate_boot_ns();
-	n = tdm_nl_events(&g->follow->ev, follow_cb, &f, NULL, 0);
+	if (g->follow->tdmd) {
+		store_read(g, &f, boot);
+		n = 0;
+	} else {
+		n = tdm_nl_events(&g->follow->ev, follow_cb, &f, NULL, 0);
+	}
 	if (n < 0 && errno == ENOBUFS) {
 		/*
 		 * The kernel dropped news: the newest, those that found the
@@ -258,6 +479,8 @@ void gate_follow_tick(struct tdmgate *g, s64 now)
 
 int tdmgate_follow_fd(const struct tdmgate *g)
 {
+	if (g && g->follow && g->follow->tdmd)
+		return g->follow->sock >= 0 ? g->follow->sock : -EBADF;
 	if (!g || !g->follow || !g->follow->ev.sock)
 		return -EBADF;
 	return mnl_socket_get_fd(g->follow->ev.sock);
@@ -267,6 +490,8 @@ void gate_follow_stop(struct tdmgate *g)
 {
 	if (!g->follow)
 		return;
+	if (g->follow->tdmd && g->follow->sock >= 0)
+		close(g->follow->sock);
 	tdm_nl_close(&g->follow->ev);
 	free(g->follow);
 	g->follow = NULL;

@@ -18,10 +18,16 @@ struct gate_plan {
 	struct tdmwin_window win[TDMWIN_MAX_WINDOWS];
 };
 
-/* Following the qdisc on a device (tdmgate_follow()). */
+/* Following the qdisc on a device (tdmgate_follow()), or tdmd's plan
+ * store (tdmgate_follow_tdmd(): the same messages on a unix socket).
+ */
 struct gate_follow {
 	struct tdm_nl ev;		/* subscribed to RTNLGRP_TC */
-	int ifindex;
+	int ifindex;			/* 0: the store's (no netdev) */
+	bool tdmd;			/* the store's socket, not rtnetlink */
+	int sock;			/* the store's; -1 while not connected */
+	char path[108];			/* where the store is */
+	s64 retry_boot;			/* CLOCK_BOOTTIME of the next connect */
 	/* CLOCK_BOOTTIME before the last read that found the socket empty:
 	 * what is read next was sent after it (the lease's reference).
 	 */
