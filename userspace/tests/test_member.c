@@ -22,6 +22,7 @@
 
 #include <cmocka.h>
 #include <linux/pkt_sched.h>
+#include <linux/rtnetlink.h>
 
 #include "tdm_log.h"
 #include "tdm_phc.h"
@@ -144,6 +145,10 @@ struct fx {
 	bool up;			/* connect() called, not closed */
 	struct fsent s;
 	uint32_t *buf;			/* frames the test builds */
+	/* gate tdmd: the plan store instead of the fake qdisc */
+	struct store *store;
+	char *msg;			/* TDM_QDISC_MSG_MAX bytes */
+	unsigned int publishes;		/* changes the store announced */
 };
 
 /* ---- the fake io ---- */
@@ -640,6 +645,8 @@ static int fx_teardown(void **state)
 	member_free(f->me);
 	/* member_free() closed the session it held. */
 	assert_false(f->up);
+	store_free(f->store);
+	free(f->msg);
 	free(f->buf);
 	free(f);
 	return 0;
@@ -2203,6 +2210,283 @@ static void test_nxm_install(void **state)
 	assert_filters(&f->q, cls_2, 2);
 }
 
+/* ---- gate tdmd: the plan store of a device without a netdev ---- */
+
+/* The fields of the dump a follower acts on: the same in a and b. */
+static void assert_same_info(const struct tdm_qdisc_info *a,
+			     const struct tdm_qdisc_info *b)
+{
+	unsigned int i;
+
+	assert_int_equal(a->present, b->present);
+	assert_int_equal(a->version, b->version);
+	assert_int_equal(a->base_time, b->base_time);
+	assert_int_equal(a->cycle_ns, b->cycle_ns);
+	assert_int_equal(a->guard_ns, b->guard_ns);
+	assert_int_equal(a->nwin, b->nwin);
+	for (i = 0; i < a->nwin; i++) {
+		assert_int_equal(a->win[i].offset, b->win[i].offset);
+		assert_int_equal(a->win[i].length, b->win[i].length);
+		assert_int_equal(a->win_class[i], b->win_class[i]);
+	}
+	assert_int_equal(a->pending, b->pending);
+	if (a->pending) {
+		assert_int_equal(a->pending_version, b->pending_version);
+		assert_int_equal(a->pending_base, b->pending_base);
+		assert_int_equal(a->pending_cycle_ns, b->pending_cycle_ns);
+		assert_int_equal(a->pending_nwin, b->pending_nwin);
+		for (i = 0; i < a->pending_nwin; i++)
+			assert_int_equal(a->pending_win[i].offset,
+					 b->pending_win[i].offset);
+	}
+	assert_int_equal(a->pending_unconfirmed, b->pending_unconfirmed);
+	assert_int_equal(a->hold, b->hold);
+	assert_int_equal(a->clockid, b->clockid);
+	assert_int_equal(a->eff_link_speed, b->eff_link_speed);
+	assert_int_equal(a->bypass_prios, b->bypass_prios);
+	assert_int_equal(a->lease_ns, b->lease_ns);
+	assert_int_equal(a->lease_left_ns, b->lease_left_ns);
+	assert_memory_equal(&a->xstats, &b->xstats, sizeof(a->xstats));
+}
+
+/*
+ * Every change the store announces: its message, read back with the
+ * kernel's parser, says what the store holds.
+ */
+static void store_changed(void *ctx)
+{
+	struct fx *f = ctx;
+	struct tdm_qdisc_info *got = calloc(2, sizeof(*got));
+	const struct nlmsghdr *nlh;
+
+	assert_non_null(got);
+	nlh = store_msg(f->store, f->msg);
+	assert_int_equal(nlh->nlmsg_type, RTM_NEWQDISC);
+	assert_true(nlh->nlmsg_len <= TDM_QDISC_MSG_MAX);
+	assert_int_equal(tdm_qdisc_parse(nlh, 0, TC_H_ROOT, &got[0]), 1);
+	assert_true(got[0].present && !got[0].deleted);
+	store_get(f->store, &got[1]);
+	assert_same_info(&got[0], &got[1]);
+	f->publishes++;
+	free(got);
+}
+
+static void store_setup(struct fx *f)
+{
+	const struct store_ops ops = {
+		.clock_ns = f_clock, .changed = store_changed, .ctx = f,
+	};
+	char err[256];
+
+	f->conf.gate = GATE_TDMD;
+	strcpy(f->conf.target.ifname, "0000:03:00.0");
+	strcpy(f->conf.gate_socket, "/run/tdmd/gate-0000:03:00.0.sock");
+	f->msg = malloc(TDM_QDISC_MSG_MAX);
+	assert_non_null(f->msg);
+	f->store = store_new(f->conf.target.ifname, &ops, err, sizeof(err));
+	if (!f->store)
+		fail_msg("store_new: %s", err);
+	store_member_io(f->store, &f->io);
+}
+
+static void store_start(struct fx *f)
+{
+	store_setup(f);
+	f->conf.target.link_speed = 10000;
+	fx_start(f);
+}
+
+static void store_read(struct fx *f, struct tdm_qdisc_info *in)
+{
+	assert_int_equal(store_get(f->store, in), 0);
+}
+
+/* A plan, a prepare, its commit, and the pending plan at its base. */
+static void test_store_plan_commit(void **state)
+{
+	struct fx *f = *state;
+	struct tdm_qdisc_info in;
+	unsigned int n;
+
+	store_start(f);
+	store_read(f, &in);
+	assert_false(in.present);
+	/* Empty: the message is the qdisc's deletion. */
+	assert_int_equal(store_msg(f->store, f->msg)->nlmsg_type, RTM_DELQDISC);
+	assert_status_has(f, false, "no plan in the store of 0000:03:00.0 yet");
+	session_up(f, 1);
+	assert_int_equal(send_plan(f, plan_ab, 1, 0), 0);
+	assert_ack(f, TDM_PHASE_PREPARE, 1, 0, NULL);
+	assert_int_equal(f->q.installs, 0);	/* not the kernel's */
+	store_read(f, &in);
+	assert_true(in.present && !in.pending && !in.hold);
+	assert_int_equal(in.version, 1);
+	assert_int_equal(in.base_time, TAI_NOW + 11 * SEC);
+	assert_int_equal(in.cycle_ns, 10 * MS);
+	assert_int_equal(in.nwin, 1);
+	assert_int_equal(in.win[0].offset, 0);
+	assert_int_equal(in.win[0].length, 2 * MS);
+	assert_int_equal(in.guard_ns, 2000);
+	assert_int_equal(in.eff_link_speed, 10000);
+	assert_int_equal(in.bypass_prios, 1u << 7);	/* control_priority */
+	n = f->publishes;
+	assert_true(n >= 1);
+	/* v2 prepared, base at +12 s: pending and unconfirmed */
+	assert_int_equal(send_plan(f, plan_ab, 2, TAI_NOW + 11 * SEC), 0);
+	assert_ack(f, TDM_PHASE_PREPARE, 2, 0, NULL);
+	store_read(f, &in);
+	assert_true(in.pending && in.pending_unconfirmed);
+	assert_int_equal(in.pending_version, 2);
+	assert_int_equal(in.pending_base, TAI_NOW + 12 * SEC);
+	assert_true(f->publishes > n);
+	n = f->publishes;
+	assert_int_equal(outcome(f, TDM_MSG_COMMIT, 2), 0);
+	assert_ack(f, TDM_PHASE_COMMIT, 2, 0, NULL);
+	store_read(f, &in);
+	assert_true(in.pending && !in.pending_unconfirmed);
+	assert_int_equal(in.version, 1);
+	assert_int_equal(f->publishes, n + 1);
+	/* at its base (the clock reads TAI_NOW + mono) it takes over */
+	f->mono = 12 * SEC - 1;
+	store_read(f, &in);
+	assert_int_equal(in.version, 1);
+	f->mono = 12 * SEC;
+	store_read(f, &in);
+	assert_false(in.pending);
+	assert_int_equal(in.version, 2);
+	assert_int_equal(in.base_time, TAI_NOW + 12 * SEC);
+	assert_int_equal(in.xstats.plan_switches, 1);
+	assert_int_equal(in.xstats.plan_version, 2);
+	assert_status_has(f, false, "gate: tdmd (no netdev): the plan store, on /run/tdmd/gate-0000:03:00.0.sock, 0 followers");
+	assert_status_has(f, false, "active plan: v2");
+	assert_status_has(f, true, "\"kind\":\"tdmd\"");
+}
+
+/* An abort: back to the plan in force, or a hold with none. */
+static void test_store_abort(void **state)
+{
+	struct fx *f = *state;
+	struct tdm_qdisc_info in;
+	struct tdm_plan p;
+	char err[256];
+
+	store_start(f);
+	session_up(f, 1);
+	assert_int_equal(send_plan(f, plan_ab, 1, 0), 0);
+	assert_int_equal(send_plan(f, plan_ab, 2, TAI_NOW + 11 * SEC), 0);
+	/* confirm and abort name the unconfirmed plan's version */
+	assert_int_equal(store_confirm(f->store, 3, err, sizeof(err)), -1);
+	assert_string_equal(err, "store: No unconfirmed plan of this version");
+	assert_int_equal(outcome(f, TDM_MSG_ABORT, 2), 0);
+	assert_ack(f, TDM_PHASE_ABORT, 2, 0, NULL);
+	store_read(f, &in);
+	assert_false(in.pending || in.pending_unconfirmed || in.hold);
+	assert_int_equal(in.version, 1);
+	assert_int_equal(in.xstats.pending_aborts, 1);
+	assert_int_equal(store_abort(f->store, 2, err, sizeof(err)), -1);
+	assert_string_equal(err, "store: No unconfirmed plan of this version");
+
+	/* A store whose only plan is the unconfirmed one: an abort holds. */
+	store_free(f->store);
+	free(f->msg);
+	store_setup(f);
+	load_plan(plan_ab, 5, &p);
+	f->conf.target.link_speed = 10000;
+	assert_int_equal(store_prepare(f->store, &f->conf.target, &p, "a", err,
+				       sizeof(err)), 0);
+	store_read(f, &in);
+	assert_true(in.present && !in.pending && in.pending_unconfirmed);
+	assert_int_equal(store_abort(f->store, 5, err, sizeof(err)), 0);
+	store_read(f, &in);
+	assert_true(in.hold);
+	assert_false(in.pending_unconfirmed);
+	/* an unconfirmed plan needs its base ahead */
+	p.version = 6;
+	p.base_time = TAI_NOW + f->mono;
+	assert_int_equal(store_prepare(f->store, &f->conf.target, &p, "a", err,
+				       sizeof(err)), -1);
+	assert_string_equal(err, "store: An unconfirmed plan needs a base time in the future");
+	tdm_plan_free(&p);
+}
+
+/* The lease: on CLOCK_BOOTTIME, its end counted once, renewed. */
+static void test_store_lease(void **state)
+{
+	struct fx *f = *state;
+	struct tdm_qdisc_info in;
+	char err[256];
+	unsigned int n;
+
+	f->conf.target.lease_ns = 2 * SEC;
+	store_start(f);
+	session_up(f, 1);
+	assert_int_equal(send_plan(f, plan_ab, 1, 0), 0);
+	store_read(f, &in);
+	assert_int_equal(in.lease_ns, 2 * SEC);
+	assert_int_equal(in.lease_left_ns, 2 * SEC);
+	/* the member renews every 500 ms, each one news */
+	n = f->publishes;
+	run_for(f, 2 * SEC);
+	assert_int_equal(f->publishes, n + 4);
+	store_read(f, &in);
+	assert_int_equal(in.lease_left_ns, 2 * SEC);
+	assert_false(in.xstats.lease_held);
+	/* nobody renews (tdmd stopped): it runs out, counted once */
+	f->mono += 2 * SEC - 1;
+	store_read(f, &in);
+	assert_false(in.xstats.lease_held);
+	assert_int_equal(in.lease_left_ns, 1);
+	f->mono += 1;
+	store_read(f, &in);
+	assert_true(in.xstats.lease_held);
+	assert_int_equal(in.xstats.lease_expiries, 1);
+	f->mono += SEC;
+	store_read(f, &in);
+	assert_int_equal(in.lease_left_ns, -SEC);
+	assert_int_equal(in.xstats.lease_expiries, 1);
+	assert_int_equal(store_renew(f->store, err, sizeof(err)), 0);
+	store_read(f, &in);
+	assert_false(in.xstats.lease_held);
+	assert_int_equal(in.lease_left_ns, 2 * SEC);
+	assert_int_equal(in.xstats.lease_expiries, 1);
+	assert_int_equal(store_set_lease(f->store, 50 * MS, err, sizeof(err)), -1);
+	assert_string_equal(err, "store: Lease must be 0 (none) or from 100 ms to 1 h");
+	assert_int_equal(store_set_lease(f->store, 0, err, sizeof(err)), 0);
+	assert_int_equal(store_renew(f->store, err, sizeof(err)), -1);
+	assert_string_equal(err, "store: Nothing to renew: the device has no lease (set one with lease TIME)");
+}
+
+/* Plans the store refuses, as the kernel would, with the reason in the nack. */
+static void test_store_refused(void **state)
+{
+	struct fx *f = *state;
+	struct tdm_qdisc_info in;
+	char err[256];
+
+	store_setup(f);
+	fx_start(f);	/* no link_speed: neither tdm.conf nor the plan has one */
+	assert_int_equal(store_set_hold(f->store, true, err, sizeof(err)), -1);
+	assert_string_equal(err, "no tdmwin plan in the store of 0000:03:00.0");
+	session_up(f, 1);
+	assert_int_equal(send_plan(f, plan_ab, 1, 0), 0);
+	assert_ack(f, TDM_PHASE_PREPARE, 1, EINVAL,
+		   "store: 0000:03:00.0 has no netdev to take its link speed from: set link_speed in tdm.conf or in the plan");
+	store_read(f, &in);
+	assert_false(in.present);
+	assert_int_equal(f->publishes, 0);
+	/* the plan's 10 Mbit/s: a 10 us window holds no minimum frame */
+	assert_int_equal(send_plan(f, "[global]\nclock tai\ncycle_time 10ms\nlink_speed 10\n"
+				   "[sender a]\nwindow 0 10us\n", 2, 0), 0);
+	assert_ack(f, TDM_PHASE_PREPARE, 2, EINVAL,
+		   "store: Window shorter than one minimum frame plus guard at this link speed");
+	store_read(f, &in);
+	assert_false(in.present);
+	/* and mq or etf have no place without a netdev */
+	assert_int_equal(f->io.qdisc_txtime(f->io.qdisc_ctx, &f->conf.target,
+					    &f->conf.etf, err, sizeof(err)), -1);
+	assert_string_equal(err, "store of 0000:03:00.0: no etf child without a netdev");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2256,6 +2540,10 @@ int main(void)
 		T(test_nxm_class_remap_refused),
 		T(test_nxm_mq),
 		T(test_nxm_install),
+		T(test_store_plan_commit),
+		T(test_store_abort),
+		T(test_store_lease),
+		T(test_store_refused),
 #undef T
 	};
 
