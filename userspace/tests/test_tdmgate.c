@@ -16,6 +16,8 @@
  * qdisc's rtnetlink messages, and bad input of every kind.
  */
 #include <errno.h>
+#include <poll.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -23,8 +25,11 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/time.h>
+#include <sys/un.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 #include <libmnl/libmnl.h>
@@ -944,6 +949,197 @@ static void test_follow_none(void **state)
 	tdmgate_destroy(g);
 }
 
+
+/* ---- tdmd's plan store: the same messages on a unix socket ---------------- */
+
+/* A store: a listening SOCK_SEQPACKET socket at a fresh path. */
+struct fake_store {
+	char path[108];
+	int lfd;
+	int fd;			/* the follower's, once accepted */
+	char first[4096];	/* what the follower gets at connect */
+	size_t nfirst;
+	pthread_t th;
+};
+
+static void store_listen(struct fake_store *st)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+
+	snprintf(st->path, sizeof(st->path), "/tmp/test_tdmgate.%d.sock",
+		 (int)getpid());
+	unlink(st->path);
+	strcpy(sun.sun_path, st->path);
+	st->lfd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	assert_true(st->lfd >= 0);
+	assert_int_equal(bind(st->lfd, (struct sockaddr *)&sun, sizeof(sun)), 0);
+	assert_int_equal(listen(st->lfd, 4), 0);
+	st->fd = -1;
+}
+
+/* The store's side of a connect: accept, send the first message. */
+static void *store_serve(void *arg)
+{
+	struct fake_store *st = arg;
+
+	st->fd = accept(st->lfd, NULL, NULL);
+	if (st->fd >= 0 && st->nfirst)
+		send(st->fd, st->first, st->nfirst, 0);
+	return NULL;
+}
+
+static void store_serve_bg(struct fake_store *st, const struct qmsg *m)
+{
+	st->nfirst = m ? build_msg(st->first, m) : 0;
+	assert_int_equal(pthread_create(&st->th, NULL, store_serve, st), 0);
+}
+
+static void store_served(struct fake_store *st)
+{
+	pthread_join(st->th, NULL);
+	assert_true(st->fd >= 0);
+}
+
+static void store_send(struct fake_store *st, const struct qmsg *m)
+{
+	char buf[4096];
+	size_t n = build_msg(buf, m);
+
+	assert_int_equal(send(st->fd, buf, n, 0), (ssize_t)n);
+}
+
+static void store_close(struct fake_store *st)
+{
+	if (st->fd >= 0)
+		close(st->fd);
+	st->fd = -1;
+}
+
+/* Read the news: wait for it on the follower's socket first. */
+static int news(struct tdmgate *g)
+{
+	struct pollfd pfd = { .fd = tdmgate_follow_fd(g), .events = POLLIN };
+
+	poll(&pfd, 1, 1000);
+	return tdmgate_follow_read(g);
+}
+
+static void test_follow_tdmd(void **state)
+{
+	struct qmsg m = { RTM_NEWQDISC, 0, TC_H_ROOT, "tdmwin",
+			  .lease = 200 * MS, .left = 200 * MS };
+	struct fake_store st;
+	struct tdmgate_plan p;
+	struct tdmgate *g;
+	char longpath[200];
+	int64_t t0;
+
+	(void)state;
+	/* No socket there, a path too long, nothing at all. */
+	assert_int_equal(tdmgate_plan_from_tdmd("/nonexistent/gate.sock", &p), -ENOENT);
+	memset(longpath, 'x', sizeof(longpath) - 1);
+	longpath[sizeof(longpath) - 1] = '\0';
+	assert_int_equal(tdmgate_plan_from_tdmd(longpath, &p), -ENAMETOOLONG);
+	assert_int_equal(tdmgate_plan_from_tdmd(NULL, &p), -EINVAL);
+
+	/* The state at connect: plan v12 with a lease. */
+	store_listen(&st);
+	store_serve_bg(&st, &m);
+	assert_int_equal(tdmgate_plan_from_tdmd(st.path, &p), 0);
+	store_served(&st);
+	store_close(&st);
+	assert_int_equal(p.active.version, 12);
+	assert_int_equal(p.lease_ns, 200 * MS);
+	g = gate_new(&p);
+	store_serve_bg(&st, &m);
+	assert_int_equal(tdmgate_follow_tdmd(g, st.path), 0);
+	store_served(&st);
+	assert_true(tdmgate_follow_fd(g) >= 0);
+	assert_int_equal(tdmgate_state(g, 0), TDMGATE_OPEN);
+	/* News: hold, then a pending plan awaiting its confirm, then none. */
+	m.hold = true;
+	store_send(&st, &m);
+	assert_int_equal(news(g), 1);
+	assert_int_equal(tdmgate_state(g, 0), TDMGATE_HOLD);
+	m.hold = false;
+	m.pending = m.unconfirmed = true;
+	store_send(&st, &m);
+	assert_int_equal(news(g), 1);
+	assert_int_equal(tdmgate_get_plan(g, &p), 0);
+	assert_true(p.has_pending && p.unconfirmed);
+	assert_int_equal(p.pending.version, 13);
+	assert_int_equal(tdmgate_state(g, 5000000), TDMGATE_UNCONFIRMED);
+	m.pending = m.unconfirmed = false;
+	store_send(&st, &m);
+	assert_int_equal(news(g), 1);
+	assert_int_equal(tdmgate_state(g, 5000000), TDMGATE_OPEN);
+
+	/* tdmd goes: the plan runs on its lease, then the gate holds. */
+	t0 = clock_now(CLOCK_BOOTTIME);
+	store_close(&st);
+	assert_int_equal(news(g), 1);
+	assert_int_equal(tdmgate_state(g, 0), TDMGATE_OPEN);
+	assert_int_equal(tdmgate_follow_fd(g), -EBADF);
+	while (tdmgate_state(g, 0) == TDMGATE_OPEN)
+		usleep(1000);
+	assert_int_equal(tdmgate_state(g, 0), TDMGATE_LEASE_OUT);
+	assert_true(clock_now(CLOCK_BOOTTIME) - t0 <= 210 * MS);
+	/* A tdmd again (100 ms later): what it holds replaces it. */
+	usleep(110000);
+	assert_int_equal(tdmgate_follow_read(g), 0);	/* connected */
+	st.fd = accept(st.lfd, NULL, NULL);
+	assert_true(st.fd >= 0);
+	m.type = RTM_DELQDISC;		/* a new tdmd without a plan yet */
+	store_send(&st, &m);
+	assert_int_equal(news(g), 1);
+	assert_int_equal(tdmgate_state(g, 0), TDMGATE_GONE);
+	m.type = RTM_NEWQDISC;
+	m.lease = 0;
+	store_send(&st, &m);
+	assert_int_equal(news(g), 1);
+	assert_int_equal(tdmgate_state(g, 0), TDMGATE_OPEN);
+	/* Without a lease, its going holds the gate at once. */
+	store_close(&st);
+	assert_int_equal(news(g), 1);
+	assert_int_equal(tdmgate_state(g, 0), TDMGATE_GONE);
+	tdmgate_destroy(g);
+
+	/* A store without a plan yet: 0, and the gate holds. */
+	plan_one(&p, 10000, 0, 0, G10, 1, (const uint64_t[]){ 0, 10000 });
+	g = gate_new(&p);
+	m.type = RTM_DELQDISC;
+	store_serve_bg(&st, &m);
+	assert_int_equal(tdmgate_follow_tdmd(g, st.path), 0);
+	store_served(&st);
+	assert_int_equal(tdmgate_state(g, 0), TDMGATE_GONE);
+	store_close(&st);
+	/* Garbage: refused, the gate as it was. */
+	m.type = RTM_NEWQDISC;
+	m.bad = true;
+	store_serve_bg(&st, &m);
+	assert_int_equal(tdmgate_follow_tdmd(g, st.path), -EPROTO);
+	store_served(&st);
+	store_close(&st);
+	/* Another message than a tdmwin qdisc's at the root of ifindex 0. */
+	m.bad = false;
+	m.ifindex = 3;
+	store_serve_bg(&st, &m);
+	assert_int_equal(tdmgate_plan_from_tdmd(st.path, &p), -EPROTO);
+	store_served(&st);
+	store_close(&st);
+	/* Silence: 1 s, then a time-out. */
+	store_serve_bg(&st, NULL);
+	assert_int_equal(tdmgate_follow_tdmd(g, st.path), -ETIMEDOUT);
+	store_served(&st);
+	store_close(&st);
+	/* Nobody serves the socket. */
+	close(st.lfd);
+	assert_int_equal(tdmgate_follow_tdmd(g, st.path), -ECONNREFUSED);
+	unlink(st.path);
+	assert_int_equal(tdmgate_follow_tdmd(NULL, st.path), -EINVAL);
+	tdmgate_destroy(g);
+}
+
 /* ---- bad input ------------------------------------------------------------- */
 
 static void test_bad_plans(void **state)
@@ -1080,6 +1276,7 @@ int main(void)
 		cmocka_unit_test(test_clocks),
 		cmocka_unit_test(test_plan_from_msg),
 		cmocka_unit_test(test_follow_none),
+		cmocka_unit_test(test_follow_tdmd),
 		cmocka_unit_test(test_bad_plans),
 		cmocka_unit_test(test_bad_calls),
 	};
