@@ -498,6 +498,42 @@ static void test_queues(void **state)
 	assert_int_equal(c.queues.mode, QUEUES_ROOT);
 }
 
+/* gate: the qdisc (default), or tdmd's plan store with its socket. */
+static void test_gate(void **state)
+{
+	struct tdmd_conf c;
+	char err[512];
+
+	(void)state;
+	assert_int_equal(load(MEMBER_BASE, &c, err, sizeof(err)), 0);
+	assert_int_equal(c.gate, GATE_QDISC);
+	assert_string_equal(c.gate_socket, "");
+	assert_string_equal(tdmd_gate_name(c.gate), "qdisc");
+	assert_int_equal(load(MEMBER_BASE "gate tdmd\n", &c, err, sizeof(err)), 0);
+	assert_int_equal(c.gate, GATE_TDMD);
+	assert_string_equal(c.gate_socket, "/run/tdmd/gate-eth0.sock");
+	assert_string_equal(tdmd_gate_name(c.gate), "tdmd");
+	assert_int_equal(load(MEMBER_BASE "gate tdmd\ngate_socket /x/g.sock\n",
+			      &c, err, sizeof(err)), 0);
+	assert_string_equal(c.gate_socket, "/x/g.sock");
+	/* what places a qdisc has no place with the store */
+	assert_int_equal(load(MEMBER_BASE "gate tdmd\nqueues all\n", &c, err,
+			      sizeof(err)), -1);
+	assert_non_null(strstr(err, ":7: 'queues' places a tdmwin qdisc, but 'gate tdmd' (line 6) has none: the plan goes to tdmd's store"));
+	assert_int_equal(load(MEMBER_BASE "txtime on\ngate tdmd\n", &c, err,
+			      sizeof(err)), -1);
+	assert_non_null(strstr(err, ":6: 'txtime' places a tdmwin qdisc"));
+	assert_int_equal(load(MEMBER_BASE "gate_socket /g\n", &c, err,
+			      sizeof(err)), -1);
+	assert_non_null(strstr(err, ":6: 'gate_socket' is for 'gate tdmd', but the gate is the qdisc (the default)"));
+	assert_int_equal(load(MEMBER_BASE "gate vfio\n", &c, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "gate: 'vfio' is not one of qdisc, tdmd"));
+	/* a coordinator has no gate */
+	assert_int_equal(load("role coordinator\nkey_file /k\ngate tdmd\n", &c, err,
+			      sizeof(err)), -1);
+	assert_non_null(strstr(err, "'gate' is a member key"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -507,6 +543,7 @@ int main(void)
 		cmocka_unit_test(test_reloadable),
 		cmocka_unit_test(test_example_member),
 		cmocka_unit_test(test_queues),
+		cmocka_unit_test(test_gate),
 	};
 	int rc;
 
