@@ -18,8 +18,12 @@
  * its own instant.
  *
  * Environment:
- *   TDMGATE_DEV    the device whose tdmwin qdisc holds the plan (required:
- *                  without it nothing is gated, said once on stderr)
+ *   TDMGATE_DEV    the device whose tdmwin qdisc holds the plan (required,
+ *                  unless TDMGATE_SOCK: without either nothing is gated,
+ *                  said once on stderr)
+ *   TDMGATE_SOCK   tdmd's plan store for a device without a netdev
+ *                  (tdm.conf gate tdmd, its gate_socket): followed
+ *                  instead of TDMGATE_DEV's qdisc (tdmgate_follow_tdmd())
  *   TDMGATE_SPIN   ns to busy-poll before an opening (default 50000)
  *   TDMGATE_MTU    the MTU frames are cut at (default: TDMGATE_DEV's)
  */
@@ -86,23 +90,29 @@ static void say(const char *fmt, const char *a, const char *b)
 /* The gate, made on the first UDP send (its netlink goes straight through). */
 static void gate_init(void)
 {
-	const char *dev = getenv("TDMGATE_DEV"), *v;
+	const char *dev = getenv("TDMGATE_DEV"), *sock = getenv("TDMGATE_SOCK");
+	const char *v;
 	struct tdmgate_plan p;
 	struct ifreq ifr;
-	int ifindex, fd, err;
+	int ifindex = 0, fd, err;
 
-	if (!dev || !*dev) {
-		say("TDMGATE_DEV not set: %s%snothing is gated", "", "");
+	if (sock && !*sock)
+		sock = NULL;
+	if ((!dev || !*dev) && !sock) {
+		say("TDMGATE_DEV and TDMGATE_SOCK not set: %s%snothing is gated", "", "");
 		gate_err = 0;
 		return;
 	}
-	ifindex = (int)if_nametoindex(dev);
-	if (!ifindex) {
+	if (!dev)
+		dev = "";
+	ifindex = sock ? 0 : (int)if_nametoindex(dev);
+	if (!sock && !ifindex) {
 		gate_err = -errno;
 		say("TDMGATE_DEV %s: %s: UDP sends fail", dev, strerror(errno));
 		return;
 	}
-	err = tdmgate_plan_from_qdisc(ifindex, &p);
+	err = sock ? tdmgate_plan_from_tdmd(sock, &p) :
+		     tdmgate_plan_from_qdisc(ifindex, &p);
 	if (!err)
 		err = tdmgate_create(&p, &gate);
 	else if (err == -ENOENT) {
@@ -117,12 +127,14 @@ static void gate_init(void)
 		err = tdmgate_create(&p, &gate);
 	}
 	if (!err)
-		err = tdmgate_follow(gate, ifindex);
+		err = sock ? tdmgate_follow_tdmd(gate, sock) :
+			     tdmgate_follow(gate, ifindex);
 	if (err) {
 		tdmgate_destroy(gate);
 		gate = NULL;
 		gate_err = err;
-		say("%s: libtdmgate: %s: UDP sends fail", dev, strerror(-err));
+		say("%s: libtdmgate: %s: UDP sends fail", sock ? sock : dev,
+		    strerror(-err));
 		return;
 	}
 	v = getenv("TDMGATE_SPIN");
@@ -133,7 +145,7 @@ static void gate_init(void)
 	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", dev);
 	if (v)
 		mtu = (unsigned int)strtoul(v, NULL, 0);
-	else if (fd >= 0 && !ioctl(fd, SIOCGIFMTU, &ifr))
+	else if (fd >= 0 && *dev && !ioctl(fd, SIOCGIFMTU, &ifr))
 		mtu = (unsigned int)ifr.ifr_mtu;
 	if (fd >= 0)
 		close(fd);

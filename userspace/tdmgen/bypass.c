@@ -100,13 +100,41 @@ static int bypass_frame_addr(const struct opts *o, int fd,
 	return 0;
 }
 
+/*
+ * libtdmgate following tdmd's plan store at --gate-sock, or NULL (said):
+ * one that holds no plan yet is an error here, as a missing qdisc is.
+ */
+static struct tdmgate *store_gate(const struct opts *o)
+{
+	struct tdmgate_plan p;
+	struct tdmgate *g = NULL;
+	int err = tdmgate_plan_from_tdmd(o->gate_sock, &p);
+
+	if (!err)
+		err = tdmgate_create(&p, &g);
+	if (!err)
+		err = tdmgate_follow_tdmd(g, o->gate_sock);
+	if (err) {
+		fprintf(stderr, "tdmgen: --gate-sock %s: libtdmgate: %s%s\n",
+			o->gate_sock, strerror(-err),
+			err == -ENOENT ? " (no such socket, or tdmd holds no plan yet)" : "");
+		tdmgate_destroy(g);
+		return NULL;
+	}
+	tdmgate_set_spin(g, o->spin_ns);
+	return g;
+}
+
 /* libtdmgate following the tdmwin qdisc at the root of @ifindex, or NULL (said). */
 static struct tdmgate *bypass_gate(const struct opts *o, int ifindex)
 {
 	struct tdmgate_plan p;
 	struct tdmgate *g = NULL;
-	int err = tdmgate_plan_from_qdisc(ifindex, &p);
+	int err;
 
+	if (o->gate_sock)
+		return store_gate(o);
+	err = tdmgate_plan_from_qdisc(ifindex, &p);
 	if (!err)
 		err = tdmgate_create(&p, &g);
 	if (!err)

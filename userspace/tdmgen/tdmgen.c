@@ -98,6 +98,9 @@ static void usage(FILE *f)
 		"                           too; both gated by libtdmgate following the\n"
 		"                           tdmwin qdisc on IFACE\n"
 		"      --ungated            afxdp, dpdk: no gate (shows what the qdisc misses)\n"
+		"      --gate-sock PATH     dpdk: follow tdmd's plan store at PATH (tdm.conf\n"
+		"                           gate tdmd: a device without a netdev) instead\n"
+		"                           of the tdmwin qdisc on IFACE\n"
 		"      --dst-mac MAC        afxdp, dpdk: the next hop (default: its ARP entry)\n"
 		"      --queue N            afxdp: the device queue to bind (default 0)\n"
 		"      --eal 'ARGS'         dpdk: the EAL's arguments, split at spaces\n"
@@ -846,6 +849,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "queue", required_argument, NULL, 12 },
 		{ "corner", no_argument, NULL, 13 },
 		{ "eal", required_argument, NULL, 14 },
+		{ "gate-sock", required_argument, NULL, 15 },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *rate = "max";
@@ -980,6 +984,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 10:
 			o->ungated = true;
 			break;
+		case 15:
+			o->gate_sock = optarg;
+			break;
 		case 11:
 			if (parse_mac(optarg, o->dst_mac)) {
 				snprintf(err, sizeof(err), "'%s': a MAC address is aa:bb:cc:dd:ee:ff",
@@ -1048,6 +1055,10 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	}
 	if (o->stack != STACK_AFXDP && o->queue) {
 		fprintf(stderr, "tdmgen: --queue goes with --stack afxdp\n");
+		return -1;
+	}
+	if ((o->stack != STACK_DPDK || o->ungated) && o->gate_sock) {
+		fprintf(stderr, "tdmgen: --gate-sock goes with --stack dpdk, gated\n");
 		return -1;
 	}
 	if (o->stack != STACK_DPDK && o->eal) {

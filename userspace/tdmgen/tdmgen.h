@@ -47,6 +47,9 @@ struct opts {
 	uint8_t dst_mac[6];
 	unsigned int queue;	/* --queue: the AF_XDP socket's queue */
 	const char *eal;	/* --eal: DPDK's EAL arguments, NULL: ours */
+	const char *gate_sock;	/* --gate-sock: tdmd's plan store, not the
+				 * qdisc on -I (a device without a netdev)
+				 */
 };
 
 struct sender {
@@ -109,7 +112,8 @@ struct tdm_pkt;
  * *a, from the connected UDP socket s->fd (IPv4), o->ifname's MAC and the
  * next hop's (--dst-mac, else the neighbour table); its length (at most
  * @max bytes: one @unit a datagram); and libtdmgate following the tdmwin
- * qdisc on o->ifname, with --spin, in *g (NULL with --ungated).  The
+ * qdisc on o->ifname (or tdmd's plan store at --gate-sock), with --spin,
+ * in *g (NULL with --ungated).  The
  * device's ifindex, or -1 (said on stderr; *g NULL).
  */
 int bypass_setup(const struct opts *o, const struct sender *s, size_t max,

@@ -5,7 +5,8 @@
 # (the host cannot load one; selftests/tdmgate_preload.sh judges the gating
 # itself in the guest): it exports the five calls and nothing else; without
 # TDMGATE_DEV it says so once and gates nothing; with a device that does
-# not exist UDP sends fail with ENODEV; with a device without a tdmwin
+# not exist UDP sends fail with ENODEV, as with a TDMGATE_SOCK where no
+# tdmd serves its plan store; with a device without a tdmwin
 # qdisc the gate holds: a UDP sender (tdmgen, sendmmsg()) sends nothing
 # while ping (ICMP) and a write() to a file pass.  Counted at the veth peer.
 # Built into O/tests as test_preload; prints TAP lines.  Needs root and
@@ -62,7 +63,7 @@ pre "$tdmgen" -c 20 -s 100 -E 0 -q 198.18.0.2 2>"$tmp/none.err"
 check_eq "no TDMGATE_DEV: the sender ran" $? 0
 check_num "no TDMGATE_DEV: its 20 datagrams left" $(( $(rx) - r0 )) -ge 20
 check_eq "no TDMGATE_DEV: said once" "$(cat "$tmp/none.err")" \
-	"libtdmgate-preload: TDMGATE_DEV not set: nothing is gated"
+	"libtdmgate-preload: TDMGATE_DEV and TDMGATE_SOCK not set: nothing is gated"
 
 # A device that does not exist: UDP sends fail, said.
 r0=$(rx)
@@ -73,6 +74,14 @@ check_match "no such device: said" "$(cat "$tmp/nodev.err")" \
 check_match "no such device: the send fails with ENODEV" "$(cat "$tmp/nodev.err")" \
 	"send: No such device"
 check_eq "no such device: nothing left" $(( $(rx) - r0 )) 0
+
+# TDMGATE_SOCK (tdmd's plan store) where no tdmd serves: UDP sends fail, said.
+r0=$(rx)
+TDMGATE_SOCK=$tmp/none.gate pre bash -c "$(declare -f send); tdmgen=$tdmgen; send" 2>"$tmp/nosock.err"
+check_eq "no plan store at TDMGATE_SOCK: the sender fails" $? 1
+check_match "no plan store at TDMGATE_SOCK: said" "$(cat "$tmp/nosock.err")" \
+	"$tmp/none.gate: libtdmgate: No such file or directory: UDP sends fail"
+check_eq "no plan store at TDMGATE_SOCK: nothing left" $(( $(rx) - r0 )) 0
 
 # A device without a tdmwin qdisc: the gate holds UDP, not ICMP nor files.
 r0=$(rx)

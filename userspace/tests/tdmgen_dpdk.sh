@@ -10,7 +10,8 @@
 #     sequence, a TX time within the run) and the end markers' count; the
 #     summary says DPDK, ungated, and what the PMD offers for launch time;
 #   - the frames pass the qdisc by: a pfifo root counts none of them;
-#   - without --ungated and without a tdmwin qdisc: exit 2, said;
+#   - without --ungated and without a tdmwin qdisc: exit 2, said; the same
+#     with --gate-sock where no tdmd serves a plan store;
 #   - bad input: an EAL argument it refuses, a port-less EAL, a datagram
 #     larger than an mbuf: exit 2 with a message.
 #
@@ -128,6 +129,9 @@ refused() {	# NAME PATTERN ARGS...
 	check_match "$name: said" "$out" "$pat"
 }
 refused "gated without a tdmwin qdisc" 'dpA: no tdmwin qdisc to follow' -c 1
+refused "gated by a plan store nobody serves" \
+	"--gate-sock $tmp/none.gate: libtdmgate: No such file or directory \\(no such socket, or tdmd holds no plan yet\\)" \
+	-c 1 --gate-sock "$tmp/none.gate"
 refused "an EAL argument the EAL refuses" "DPDK's EAL: Invalid argument \\(arguments: --bogus\\)" \
 	--ungated -c 1 --eal --bogus
 refused "an EAL without a port" 'DPDK: no port' --ungated -c 1 \
