@@ -7,10 +7,12 @@
  * sender's queries do), and prints one line whenever what the gate
  * answers by changes:
  *
- *   real=NS gate=NS v=V base=NS pv=V pbase=NS unconf=0|1 hold=0|1 lease=NS state=S
+ *   real=NS mono=NS gate=NS launch=NS v=V base=NS pv=V pbase=NS unconf=0|1 hold=0|1 lease=NS state=S
  *
- * real: CLOCK_REALTIME when seen (to compare with other processes), gate:
- * the gate's clock (the plan's); v, base: the plan in force; pv, pbase:
+ * real, mono: CLOCK_REALTIME and CLOCK_MONOTONIC when seen (to compare
+ * with other processes and with tdmd's log), gate:
+ * the gate's clock (the plan's); launch: the gate's answer for the frame
+ * then (tdmgate_next_at(), -1 when it holds); v, base: the plan in force; pv, pbase:
  * the pending one (0 if none); lease: the lease, 0 if none; state: open,
  * hold, lease_out, unconfirmed or gone (tdmgate_state()).  It stops after
  * --for TIME seconds or at SIGTERM; exit 0, or 1 with the library's error
@@ -36,12 +38,17 @@ static void on_term(int sig)
 	stop = 1;
 }
 
-static long long real_ns(void)
+static long long clock_ns(clockid_t clk)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
+	clock_gettime(clk, &ts);
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static long long real_ns(void)
+{
+	return clock_ns(CLOCK_REALTIME);
 }
 
 static const char *state_name(enum tdmgate_state s)
@@ -124,10 +131,13 @@ int main(int argc, char **argv)
 			fprintf(stderr, "tdmgate-probe: %s: %s\n", path,
 				strerror(EPROTO));
 		now = tdmgate_now(g);
-		tdmgate_next_at(g, now, 64, &launch);
+		if (tdmgate_next_at(g, now, 64, &launch))
+			launch = -1;
 		if (snapshot(g, now, cur, sizeof(cur)) || !strcmp(cur, last))
 			continue;
-		printf("real=%lld gate=%lld %s\n", real_ns(), (long long)now, cur);
+		printf("real=%lld mono=%lld gate=%lld launch=%lld %s\n",
+		       real_ns(), clock_ns(CLOCK_MONOTONIC), (long long)now,
+		       (long long)launch, cur);
 		strcpy(last, cur);
 	}
 	tdmgate_destroy(g);
