@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # libtdmgate.so.1 as a user gets it: its soname, that it exports every
-# function tdmgate.h declares and nothing else (version TDMGATE_1), that
+# function tdmgate.h declares and nothing else (version TDMGATE_1, and
+# TDMGATE_1.1 for those added with tdmd's plan store), that
 # it needs no library but libc and libmnl, and that a program compiled
 # against the header alone (C11 and C++, -Wall -Wextra -Werror -pedantic)
 # links with it and gets a launch time.  Built into O/tests as
@@ -32,10 +33,18 @@ else
 	tdm_fail "exports the functions of tdmgate.h, nothing else"
 	sed 's/^/#   /' "$tmp/diff"
 fi
-if ! grep -v '@@TDMGATE_1$' "$tmp/raw" | grep -q .; then
-	tdm_ok "every symbol has version TDMGATE_1"
+# Each function's version node: TDMGATE_1, but for those added in
+# TDMGATE_1.1 (following tdmd's plan store).
+v11='tdmgate_follow_tdmd tdmgate_plan_from_tdmd'
+bad=$(awk -v v11=" $v11 " '{
+	split($3, a, "@@")
+	want = index(v11, " " a[1] " ") ? "TDMGATE_1.1" : "TDMGATE_1"
+	if (a[2] != want) print $3 " (want " want ")"
+}' < <(nm -D --defined-only "$so" | awk '$2 == "T"'))
+if [ -z "$bad" ]; then
+	tdm_ok "every symbol has its version: TDMGATE_1, TDMGATE_1.1 for $v11"
 else
-	tdm_fail "every symbol has version TDMGATE_1"
+	tdm_fail "every symbol has its version: $bad"
 fi
 needed=$(readelf -d "$so" | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p' | sort | tr '\n' ' ')
 [ "$needed" = "libc.so.6 libmnl.so.0 " ] && tdm_ok "needs libc and libmnl only" ||
