@@ -1380,11 +1380,13 @@ struct nlmsghdr *tdm_qdisc_put_info(char *buf, int ifindex, uint32_t parent,
 {
 	struct nlmsghdr *nlh;
 
+	bool gone = in->deleted || (!in->present && !in->other);
+
 	memset(buf, 0, TDM_QDISC_MSG_MAX);
-	nlh = put_tc_header(buf, in->present && !in->deleted ? RTM_NEWQDISC :
-			    RTM_DELQDISC, 0, ifindex, parent, in->handle);
-	mnl_attr_put_strz(nlh, TCA_KIND, TDMWIN_KIND);
-	if (nlh->nlmsg_type == RTM_DELQDISC)
+	nlh = put_tc_header(buf, gone ? RTM_DELQDISC : RTM_NEWQDISC, 0, ifindex,
+			    parent, in->handle);
+	mnl_attr_put_strz(nlh, TCA_KIND, in->other ? in->kind : TDMWIN_KIND);
+	if (gone || in->other)
 		return nlh;
 	put_dump_options(nlh, in);
 	put_dump_stats(nlh, in);

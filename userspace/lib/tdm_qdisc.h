@@ -263,8 +263,9 @@ int tdm_qdisc_txtime(struct tdm_rtnl *r, const struct tdm_qdisc_target *t,
  * carry it, built in buf (TDM_QDISC_MSG_MAX bytes): an RTM_NEWQDISC with
  * TCA_KIND "tdmwin", TCA_OPTIONS (the options, the active plan, the
  * pending one in TCA_TDMWIN_PENDING) and TCA_STATS2 (basic, queue, and
- * the xstats as TCA_STATS_APP); or, when !in->present or in->deleted, an
- * RTM_DELQDISC of it.  tdm_qdisc_parse() reads it back into the same
+ * the xstats as TCA_STATS_APP); with in->other, an RTM_NEWQDISC of
+ * in->kind without options; with in->deleted, or neither present nor
+ * other, an RTM_DELQDISC.  tdm_qdisc_parse() reads it back into the same
  * fields (the counters per window slot are not sent).
  */
 struct nlmsghdr *tdm_qdisc_put_info(char *buf, int ifindex, uint32_t parent,

@@ -151,9 +151,9 @@ check_here "the next plan with a's windows releases it" \
 
 # Lease: a's tdmd killed, its socket closes; the follower keeps the plan
 # until the lease ends (renewed every quarter of it), then holds.
-kill -9 "$mpid"
-t0=$(now_ns)
-wait "$mpid" 2>/dev/null
+# stop_now PID: kill -9 and reap it; t0 is when.
+stop_now() { kill -9 "$1"; t0=$(now_ns); wait "$1" 2>/dev/null; }
+stop_now "$mpid"
 mpid=''
 check_here "a's tdmd killed: the follower's gate closes when the lease ends" \
 	wait_line "$d/pa.out" "state=lease_out"
@@ -164,9 +164,7 @@ if [ -n "$l" ]; then
 	check_num "... not before 3/4 of the lease (ms)" "$out_ms" -ge $((LEASE_MS * 3 / 4 - 20))
 	check_num "... and within the lease (ms)" "$out_ms" -le $((LEASE_MS + 100))
 fi
-kill -9 "$bpid"
-t0=$(now_ns)
-wait "$bpid" 2>/dev/null
+stop_now "$bpid"
 bpid=''
 check_here "b's tdmd (no lease) killed: its follower's gate closes at once" \
 	wait_line "$d/pb.out" "state=gone"
