@@ -280,7 +280,9 @@ int tdmgate_plan_from_tdmd(const char *path, struct tdmgate_plan *plan);
  * (the socket closes), a plan with a lease runs until the lease ends and
  * one without a lease holds at once (TDMGATE_GONE), as with the qdisc
  * when tdmd dies or the qdisc is deleted; the socket is tried again
- * every 100 ms and what a new tdmd holds replaces it.  Errors as
+ * at the next read, then every 100 ms, and what tdmd holds then replaces
+ * it (a follower too slow to read its news is dropped by tdmd, and so
+ * gets the whole state again).  Errors as
  * tdmgate_plan_from_tdmd() (-EPROTO also for a plan this library
  * refuses), the gate unchanged.
  */

@@ -19,8 +19,8 @@
  * read here with the same parser.  When the socket closes (tdmd stopped),
  * the plan with a lease runs until the lease ends, as the qdisc's does
  * without tdmd; one without a lease holds at once.  Either way the
- * socket is tried again every STORE_RETRY_NS, and the state a new tdmd
- * sends on connect replaces what was kept.
+ * socket is tried again at the next read, then every STORE_RETRY_NS, and
+ * the state tdmd sends on connect replaces what was kept.
  */
 #include <errno.h>
 #include <poll.h>
@@ -331,14 +331,19 @@ int tdmgate_plan_from_tdmd(const char *path, struct tdmgate_plan *plan)
 	return err;
 }
 
-/* The store went away: the lease decides, or the gate holds. */
+/*
+ * The store went away, or dropped us (we read too late: its queue to us
+ * was full): the lease decides, or the gate holds.  The next read tries
+ * at once (a dropped follower gets the whole state again), then every
+ * STORE_RETRY_NS.
+ */
 static void store_lost(struct tdmgate *g, s64 boot)
 {
 	struct gate_follow *fo = g->follow;
 
 	close(fo->sock);
 	fo->sock = -1;
-	fo->retry_boot = boot + STORE_RETRY_NS;
+	fo->retry_boot = boot;
 	if (!g->lease_ns)
 		g->gone = true;
 }

@@ -291,15 +291,15 @@ static int plan_set(struct store *s, const struct tdm_qdisc_target *t,
 
 	if (plan_check(s, t, p, name, &np, err, errlen))
 		return -1;
+	if (unconfirmed && p->base_time <= s->ops.clock_ns(s->ops.ctx, p->clockid)) {
+		errno = EINVAL;
+		return tdm_set_err(err, errlen, "store: An unconfirmed plan needs a base time in the future");
+	}
 	catch_up(s);
 	/* The kernel cannot change a qdisc's clock: tdmd starts afresh. */
 	if (in->present && in->clockid != p->clockid) {
 		memset(in, 0, sizeof(*in));
 		s->expiry_seen = false;
-	}
-	if (unconfirmed && p->base_time <= s->ops.clock_ns(s->ops.ctx, p->clockid)) {
-		errno = EINVAL;
-		return tdm_set_err(err, errlen, "store: An unconfirmed plan needs a base time in the future");
 	}
 	had_lease = in->lease_ns != 0;
 	plan_put(in, p, np.snd, in->present &&
