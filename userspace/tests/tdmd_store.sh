@@ -161,7 +161,9 @@ l=$(last_match "$d/pa.out" "state=lease_out")
 if [ -n "$l" ]; then
 	out_ms=$(( ($(field "$l" real) - t0) / 1000000 ))
 	tdm_log "tdmd killed -> follower's gate closed (lease ${LEASE_MS} ms): $out_ms ms"
-	check_num "... not before 3/4 of the lease (ms)" "$out_ms" -ge $((LEASE_MS * 3 / 4 - 20))
+	# Renewed every quarter of the lease: it ends 3/4 to 1 lease after
+	# the kill; half a lease allows a renewal starved on a loaded host.
+	check_num "... on its lease, not at once (ms)" "$out_ms" -ge $((LEASE_MS / 2))
 	check_num "... and within the lease (ms)" "$out_ms" -le $((LEASE_MS + 100))
 fi
 stop_now "$bpid"
