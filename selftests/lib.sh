@@ -252,23 +252,13 @@ tdm_veth_ipv6() {
 
 # ---- timing tolerances ------------------------------------------------------
 
-# Where a captured packet may lie relative to its window, for every test
-# that judges departures from a capture (see tdmwin_gate.sh for why):
-# [off - TOL_EARLY, off + len + TOL_LATE) in ns, and at most
-# OUTLIER_PERMILLE per mille of the judged packets outside.  They stand
-# for the emulator's timing noise (TCG's timers, vCPU skew and stalls),
-# which time dilation does not scale: they do not follow TDM_TIMESCALE.
-# shellcheck disable=SC2034  # used by the tests that source this file
-TOL_EARLY=${TDM_TOL_EARLY_NS:-1000000}
-# shellcheck disable=SC2034
-TOL_LATE=${TDM_TOL_LATE_NS:-1500000}
-OUTLIER_PERMILLE=${TDM_OUTLIER_PERMILLE:-5}
+# TOL_EARLY, TOL_LATE, OUTLIER_PERMILLE and tdm_allowed: tolerance.sh, which
+# the host tests that judge captures share.
+# shellcheck source=tolerance.sh
+. "$TDM_DIR/tolerance.sh"
 # The wire testbed's stragglers at the sender's tap (WIRE_* above).
 # shellcheck disable=SC2034
 WIRE_STRAY_PERMILLE=$OUTLIER_PERMILLE
-
-# tdm_allowed N: outliers allowed among N judged packets.
-tdm_allowed() { echo $(( $1 * OUTLIER_PERMILLE / 1000 )); }
 
 # Arrivals at a receiver behind the senders' gates (tdmstat_capture.sh),
 # against the sender's windows, not its departures:
@@ -291,25 +281,7 @@ TRANSIT_MIN_NS=$((-TOL_EARLY))
 # shellcheck source=../testbed/quiet.sh
 . "$TDM_ROOT/testbed/quiet.sh"
 
-# tdm_timing CHECK ARGS...: a check of timing (check, check_num, ...),
-# judged only on a quiet host: with TDM_LOADED set it is a skip that says
-# why.  With TDM_TIMING=report a failure is reported, not judged (see the
-# top of this file).
-tdm_timing() {
-	local rc
-	if [ -n "$TDM_LOADED" ]; then
-		tdm_skip "$2" "$TDM_LOADED"
-		TDM_TIMING_SKIPPED=$((TDM_TIMING_SKIPPED + 1))
-		TDM_TIMING_WHY=${TDM_TIMING_WHY:-$TDM_LOADED}
-		return 0
-	fi
-	TDM_TIMING_JUDGED=$((TDM_TIMING_JUDGED + 1))
-	TDM_TIMING_NOW=1
-	"$@"
-	rc=$?
-	TDM_TIMING_NOW=
-	return "$rc"
-}
+# tdm_timing: quiet.sh.
 
 # ---- judged on the host (testbed/tdmtb/deferred.py) ---------------------------
 

@@ -2,9 +2,11 @@
 # shellcheck shell=bash
 #
 # The quiet-host rule: timing under TCG is judged only on a quiet host.
-# Sourced by selftests/lib.sh (tdm_timing turns a timing check into a
-# skip when TDM_LOADED is set); it uses lib.sh's tdm_log.  vm-run
-# (testbed/guest) samples the host into TDM_HOSTLOAD.
+# Sourced by selftests/lib.sh and by host tests that judge timing (after
+# selftests/tap.sh, whose tdm_log, tdm_skip and counters it uses):
+# tdm_timing turns a timing check into a skip when TDM_LOADED is set.
+# vm-run (testbed/guest) samples the host into TDM_HOSTLOAD; a host test
+# runs testbed/guest/hostload itself.
 
 # Timing under TCG can be judged only on a quiet host: when the host's CPUs
 # are wanted by other work, it preempts the vCPU threads for milliseconds
@@ -74,4 +76,26 @@ tdm_quiet_judge() {
 	fi
 	TDM_LOADED="host loaded: other work on ${load% *} CPUs during the run (quiet below $TDM_QUIET_CPUS)"
 	return 1
+}
+
+# tdm_timing CHECK ARGS...: a check of timing (check, check_num, ...),
+# judged only on a quiet host: with TDM_LOADED set it is a skip that says
+# why.  With TDM_TIMING=report a failure is reported, not judged (see the
+# top of selftests/lib.sh).
+tdm_timing() {
+	local rc
+	if [ -n "$TDM_LOADED" ]; then
+		tdm_skip "$2" "$TDM_LOADED"
+		TDM_TIMING_SKIPPED=$((TDM_TIMING_SKIPPED + 1))
+		TDM_TIMING_WHY=${TDM_TIMING_WHY:-$TDM_LOADED}
+		return 0
+	fi
+	TDM_TIMING_JUDGED=$((TDM_TIMING_JUDGED + 1))
+	# shellcheck disable=SC2034  # tap.sh's tdm_fail reads it
+	TDM_TIMING_NOW=1
+	"$@"
+	rc=$?
+	# shellcheck disable=SC2034
+	TDM_TIMING_NOW=
+	return "$rc"
 }

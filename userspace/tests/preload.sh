@@ -21,33 +21,18 @@ tdmgen=$2
 
 { [ "$(id -u)" = 0 ] && command -v ip >/dev/null && command -v ping >/dev/null; } ||
 	tdm_skip_all "needs root, ip and ping (uid $(id -u))"
+# shellcheck source=veth_ns.sh
+. "$(dirname "$(readlink -f "$0")")/veth_ns.sh"
 tmp=$(mktemp -d) || exit 1
 ns=tdmpre$$
 held=
 cleanup() {
 	[ -n "$held" ] && kill -9 "$held" 2>/dev/null && wait "$held" 2>/dev/null
-	ip netns del "$ns" 2>/dev/null
-	ip netns del "${ns}b" 2>/dev/null
+	veth_ns_del "$ns" "${ns}b"
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-if ! ip netns add "$ns" || ! ip netns add "${ns}b" ||
-	! ip -n "$ns" link add dva type veth peer name dvb netns "${ns}b"; then
-	tdm_skip_all "cannot create network namespaces and a veth here"
-fi
-for n in "$ns" "${ns}b"; do	# no IPv6 housekeeping among the frames counted
-	ip netns exec "$n" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
-		net.ipv6.conf.default.disable_ipv6=1
-done
-ip -n "$ns" addr add 198.18.0.1/24 dev dva
-ip -n "${ns}b" addr add 198.18.0.2/24 dev dvb
-ip -n "$ns" link set dva up
-ip -n "${ns}b" link set dvb up
-# Static neighbours: no ARP among the frames counted.
-ip -n "$ns" neigh add 198.18.0.2 dev dva nud permanent \
-	lladdr "$(ip netns exec "${ns}b" cat /sys/class/net/dvb/address)"
-ip -n "${ns}b" neigh add 198.18.0.1 dev dvb nud permanent \
-	lladdr "$(ip netns exec "$ns" cat /sys/class/net/dva/address)"
+veth_ns "$ns" "${ns}b" dva dvb
 # What reaches the peer (the frames that left dva).
 rx() { ip netns exec "${ns}b" cat /sys/class/net/dvb/statistics/rx_packets; }
 pre() { ip netns exec "$ns" env LD_PRELOAD="$shim" "$@"; }

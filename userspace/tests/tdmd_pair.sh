@@ -15,8 +15,13 @@
 #   pair_start [TDMD_ARGS...]
 #             start both from $d/c.conf and $d/m.conf (the coordinator with
 #             TDMD_ARGS), as cpid and mpid; true once the member is up
+#   gate_member_conf DEVICE SOCKET [LINE...]
+#             member_conf for a device without a netdev (DEVICE, not looked
+#             up): gate tdmd, its plan store on SOCKET
 #   up, wait_for CMD...
 #             the member is up at the coordinator; CMD true within 5 s
+#   now_ns, stop_now PID
+#             CLOCK_REALTIME in ns; kill -9 PID and reap it, t0 when
 d=$(mktemp -d) || exit 1
 cpid='' mpid=''
 trap '[ -n "$mpid" ] && kill "$mpid" 2>/dev/null; [ -n "$cpid" ] && kill "$cpid" 2>/dev/null; rm -rf "$d"' EXIT
@@ -37,6 +42,13 @@ member_conf() {
 	[ $# = 0 ] || printf '%s\n' "$@"
 }
 
+gate_member_conf() {
+	local dev=$1 sock=$2
+	shift 2
+	member_conf "gate tdmd" "gate_socket $sock" "$@" |
+		sed "s/^interface lo\$/interface $dev/"
+}
+
 up() { "$tdmctl" -s "$d/c.sock" status 2>/dev/null | grep -Eq '^ +a +up '; }
 wait_for() { local _; for _ in $(seq 50); do "$@" && return 0; sleep 0.1; done; return 1; }
 
@@ -47,3 +59,7 @@ pair_start() {
 	mpid=$!
 	wait_for up
 }
+
+now_ns() { date +%s%N; }
+# shellcheck disable=SC2034  # t0: for the test that sources this file
+stop_now() { kill -9 "$1"; t0=$(now_ns); wait "$1" 2>/dev/null; }

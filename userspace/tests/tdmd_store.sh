@@ -37,11 +37,9 @@ plan a 0 b 5ms >"$d/ab.conf"
 cp "$d/ab.conf" "$d/plan.conf"
 plan b 5ms >"$d/b.conf"
 coord_conf "commit_lead 100ms" >"$d/c.conf"
-member_conf "gate tdmd" "gate_socket $d/a.gate" "lease ${LEASE_MS}ms" |
-	sed 's/^interface lo$/interface 0000:03:00.0/' >"$d/m.conf"
-member_conf "gate tdmd" "gate_socket $d/b.gate" |
-	sed -e 's/^interface lo$/interface 0000:04:00.0/' -e 's/^name a$/name b/' \
-	    -e "s|$d/m.sock|$d/b.sock|" >"$d/b.conf.tdm"
+gate_member_conf 0000:03:00.0 "$d/a.gate" "lease ${LEASE_MS}ms" >"$d/m.conf"
+gate_member_conf 0000:04:00.0 "$d/b.gate" |
+	sed -e 's/^name a$/name b/' -e "s|$d/m.sock|$d/b.sock|" >"$d/b.conf.tdm"
 
 both_up() {
 	"$tdmctl" -s "$d/c.sock" status 2>/dev/null | grep -Eq '^ +a +up ' &&
@@ -78,7 +76,6 @@ check_here "... and b's" grep -q "^gate: tdmd (no netdev): the plan store, on $d
 # (pending, unconfirmed; when it lasts long enough for the probe to see),
 # then committed (pending, confirmed); and the pending plan taking over
 # at its base.
-now_ns() { date +%s%N; }
 prep_ms=() conf_ms=() late_us=() commit_us=()
 bad=0
 for i in $(seq "$PUSHES"); do
@@ -155,8 +152,6 @@ check_here "the next plan with a's windows releases it" \
 
 # Lease: a's tdmd killed, its socket closes; the follower keeps the plan
 # until the lease ends (renewed every quarter of it), then holds.
-# stop_now PID: kill -9 and reap it; t0 is when.
-stop_now() { kill -9 "$1"; t0=$(now_ns); wait "$1" 2>/dev/null; }
 stop_now "$mpid"
 mpid=''
 check_here "a's tdmd killed: the follower's gate closes when the lease ends" \
@@ -196,13 +191,11 @@ wait_for test -S "$d/bad.gate"
 check_refused "a socket that sends no qdisc message" "$d/bad.gate: Protocol error" \
 	"$probe" --for 1 "$d/bad.gate"
 kill "$pypid" 2>/dev/null
-member_conf "gate tdmd" "gate_socket $d/no/deeper/a.gate" |
-	sed 's/^interface lo$/interface 0000:03:00.0/' >"$d/ro.conf"
+gate_member_conf 0000:03:00.0 "$d/no/deeper/a.gate" >"$d/ro.conf"
 check_refused "a gate_socket two directories deep that do not exist" \
 	"gate socket $d/no/deeper/a.gate: cannot make $d/no/deeper: No such file or directory" \
 	"$tdmd" -f "$d/ro.conf"
-member_conf "gate tdmd" "gate_socket $d/m.sock" |
-	sed 's/^interface lo$/interface 0000:03:00.0/' >"$d/file.conf"
+gate_member_conf 0000:03:00.0 "$d/m.sock" >"$d/file.conf"
 : >"$d/plain"
 sed -i "s|^gate_socket .*|gate_socket $d/plain|" "$d/file.conf"
 check_refused "a gate_socket that is a file, not a socket" \

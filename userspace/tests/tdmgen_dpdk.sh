@@ -29,27 +29,13 @@ if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null; then
 fi
 [[ $(ldd "$tdmgen" 2>/dev/null) == *librte_eal* ]] ||
 	tdm_skip_all "tdmgen built without DPDK (libdpdk-dev)"
+# shellcheck source=veth_ns.sh
+. "$(dirname "$(readlink -f "$0")")/veth_ns.sh"
 tmp=$(mktemp -d) || exit 1
 a=tdmdA$$ b=tdmdB$$
-cleanup() {
-	ip netns del "$a" 2>/dev/null
-	ip netns del "$b" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-if ! ip netns add "$a" || ! ip netns add "$b" ||
-   ! ip -n "$a" link add dpA type veth peer name dpB netns "$b"; then
-	tdm_skip_all "cannot create network namespaces and a veth pair"
-fi
-# No IPv6: the kernel's own neighbour discovery would pass the qdisc.
-ip netns exec "$a" sysctl -qw net.ipv6.conf.dpA.disable_ipv6=1
-ip netns exec "$b" sysctl -qw net.ipv6.conf.dpB.disable_ipv6=1
-ip -n "$a" addr add 198.18.0.1/24 dev dpA
-ip -n "$b" addr add 198.18.0.2/24 dev dpB
-ip -n "$a" link set dpA up
-ip -n "$b" link set dpB up
+trap 'veth_ns_del "$a" "$b"; rm -rf "$tmp"' EXIT
+veth_ns "$a" "$b" dpA dpB
 mac=$(ip netns exec "$b" cat /sys/class/net/dpB/address)
-ip -n "$a" neigh replace 198.18.0.2 lladdr "$mac" dev dpA nud permanent
 ip netns exec "$a" tc qdisc replace dev dpA root handle 1: pfifo
 gen() { ip netns exec "$a" "$tdmgen" --stack dpdk -I dpA -p 5001 -s 200 "$@" 198.18.0.2; }
 tai() { python3 -c 'import time; print(time.clock_gettime_ns(time.CLOCK_TAI))'; }
