@@ -13,12 +13,19 @@
 # destinations are flooded at once.  Judged where the gate acts, the
 # sender's tap (tcpdump -Q out on tdmA stamps a frame as the qdisc lets it
 # go), on the host after the guest:
-#  - a frame to A stamped inside a window of B, or one to B inside a window
-#    of A (exact windows, no tolerance), is a frame the gate let go for the
-#    wrong destination.  A tap stamps late, never early beyond the vCPUs'
-#    skew, and the gaps to the other destination's window are 6 and 7 ms:
-#    a late stamp reaches it only after a stall that long, so at most the
-#    allowance for host preemption may (a hard check, not a timing one);
+#  - the gate's own account, a hard check: each window's slot counters
+#    hold exactly the frames of its class (tc -s class show), and each
+#    class sent the frames the tap saw to its destination.  A gate that
+#    let a frame go in another destination's window counts it in that
+#    window's slot (with the dequeue on the whole plan's windows, both
+#    slot checks failed: 978 and 1022 where 1000 were due);
+#  - at the tap, no frame to A stamped inside a window of B, nor one to B
+#    inside a window of A (exact windows, no tolerance), but the
+#    allowance.  A tap stamps late, never early beyond the vCPUs' skew,
+#    and the gaps to the other destination's window are 6 and 7 ms: a
+#    late stamp reaches it only after a stall that long, which a debug
+#    kernel on a loaded host did give (9 of 1000 frames to A, stamped up
+#    to 7.6 ms late, with both slot checks passing), so a timing check;
 #  - each destination's frames lie in its own windows with tdmwin_gate.sh's
 #    tolerances (a timing check, as there);
 #  - `tc -s class show`'s counters of 1:3 and 1:4 are the frames the tap
@@ -93,9 +100,9 @@ judge_tap a 5001 "$WIN_A"
 judge_tap b 5002 "$WIN_B"
 tdm_judge_check "tap: every frame to A" a_in_b 'total == 1000'
 tdm_judge_check "tap: every frame to B" b_in_a 'total == 1000'
-tdm_judge_check "no frame to A left in a window of B (but the allowance)" a_in_b \
+tdm_timing tdm_judge_check "no frame to A left in a window of B (but the allowance)" a_in_b \
 	'inside <= allowed(total)'
-tdm_judge_check "no frame to B left in a window of A (but the allowance)" b_in_a \
+tdm_timing tdm_judge_check "no frame to B left in a window of A (but the allowance)" b_in_a \
 	'inside <= allowed(total)'
 tdm_timing tdm_judge_check "frames to A inside A's windows, but the allowance" a \
 	'outside <= allowed(judged)'
