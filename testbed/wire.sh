@@ -273,6 +273,7 @@ tdm_switch() {
 	ip -n "$SW" link set br0 up
 	ip -n "$RX" link set rx0 up
 	mac_rx=$(nsx "$RX" cat /sys/class/net/rx0/address)
+	TDM_SW_MAC_RX=$mac_rx
 	bridge -n "$SW" fdb add "$mac_rx" dev swr master static
 	for i in $(seq "$n"); do
 		setup_ns "SND$i" || return 1
@@ -283,13 +284,20 @@ tdm_switch() {
 		ip -n "${S[$i]}" addr add "$(tdm_switch_ip "$i")/24" dev tx0
 		ip -n "${S[$i]}" link set tx0 up
 		mac=$(nsx "${S[$i]}" cat /sys/class/net/tx0/address)
-		ip -n "${S[$i]}" neigh replace "$TDM_SW_IP_RX" lladdr "$mac_rx" \
-			dev tx0 nud permanent
+		tdm_switch_neigh "$i"
 		ip -n "$RX" neigh replace "$(tdm_switch_ip "$i")" lladdr "$mac" \
 			dev rx0 nud permanent
 		bridge -n "$NIC" fdb add "$mac_rx" dev "nout$i" master static
 		bridge -n "$SW" fdb add "$mac" dev "swp$i" master static
 	done
+}
+
+# tdm_switch_neigh I: sender I's static neighbour entry for the receiver
+# (tdm_switch sets it; a DPDK net_af_packet port's start flushes tx0's
+# neighbours, permanent ones too: Documentation/bypass.rst).
+tdm_switch_neigh() {
+	ip -n "${S[$1]}" neigh replace "$TDM_SW_IP_RX" lladdr "$TDM_SW_MAC_RX" \
+		dev tx0 nud permanent
 }
 
 # tdm_switch_port RXNS RXDEV PORT IN: the switch's port PORT (in $SW, made
@@ -452,6 +460,27 @@ tdm_switch_taps_stop() {
 	local i
 	for i in "${!S[@]}"; do tdm_cap_stop "${1}_in$i" >/dev/null; done
 	tdm_cap_stop "${1}_out"
+}
+
+# tdm_switch_peer_taps_start NAME [PORT]: taps on the far end of every
+# sender's device (nin<i> in $NIC, inbound), 96 bytes of each frame of UDP
+# to PORT (8081): each frame as it leaves tx0, before its NIC's FIFO,
+# whichever way it left.  A tap on tx0 itself sees only what passed
+# dev_queue_xmit_nit(): frames of AF_XDP (copy mode) and of a packet socket
+# with PACKET_QDISC_BYPASS (DPDK's net_af_packet) leave through
+# __dev_direct_xmit() without it (Documentation/bypass.rst).  veth stamps
+# them at the peer's netif_rx(), in the sender's transmit call.
+# tdm_switch_peer_taps_stop NAME.
+tdm_switch_peer_taps_start() {
+	local i
+	for i in "${!S[@]}"; do
+		tdm_cap_start "${1}_peer$i" "$NIC" "nin$i" "udp dst port ${2:-8081}" \
+			-Q in -s 96 || { tdm_switch_peer_taps_stop "$1" >/dev/null; return 1; }
+	done
+}
+tdm_switch_peer_taps_stop() {
+	local i
+	for i in "${!S[@]}"; do tdm_cap_stop "${1}_peer$i"; done
 }
 
 # tdm_switch_port_judge KEY NAME [PORT]: the switch port's drops told

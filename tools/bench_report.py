@@ -257,7 +257,21 @@ def sweep_settings(r):
 
 
 WIRE_METHODS = ("free", "usertdm", "taprio", "taprio_txtime", "tdmwin",
-                "tdmwin_txtime", "tdmwin_nowire")
+                "tdmwin_txtime", "tdmwin_nowire", "afxdp", "dpdk")
+
+
+def ideal_taps(points, method):
+    """The taps that fed METHOD's ideal port in POINTS (ideal_tap, "sender"
+    where a point predates it), and the frames the senders' own taps saw
+    where another fed it: "sender", or "peer (sender's tap: 0)"."""
+    taps = sorted({p.get("ideal_tap", "sender") for p in points
+                   if p["method"] == method})
+    seen = [p.get("sender_tap_frames") for p in points
+            if p["method"] == method and p.get("ideal_tap", "sender") != "sender"]
+    if not seen:
+        return ", ".join(taps)
+    return "%s (sender's tap: %s)" % (", ".join(taps), "?" if None in seen
+                                       else sum(seen))
 
 
 def wire_section(runs):
@@ -282,6 +296,8 @@ def wire_section(runs):
                    "per point, each sender offering %s %% of what its window "
                    "carries (Documentation/testbed.rst).\n"
                    % sweep_settings(r))
+        for m, why in sorted((r.get("skipped") or {}).items()):
+            out.append("Method %s skipped: %s.\n" % (m, why))
         fig = {}
         us = lambda d: None if d is None else "%.0f" % (d / 1e3)
         pct = lambda x: None if x is None else "%.1f %%" % (x * 100)
@@ -306,12 +322,20 @@ def wire_section(runs):
                 fa = h["ideal_allowance"][m]
                 row.append("none" if fa["dead_ns"] is None else
                            "%s us (%s)" % (us(fa["dead_ns"]), pct(fa["utilization"])))
+                row.append(ideal_taps(at, m))
                 rows.append(row)
             out.append(table(["method", "ideal: dead time (us)", "frame times",
                               "sum(W-G)/cycle", "goodput / line",
                               "emulated: dead time (us)", "frame times",
                               "sum(W-G)/cycle", "goodput / line",
-                              "ideal, %d per mille allowance" % allow], rows))
+                              "ideal, %d per mille allowance" % allow,
+                              "ideal port fed from"], rows))
+            out.append("The ideal port is fed from the tap where a method's "
+                       "frames leave the sender's device: \"sender\", the "
+                       "device's own tap; \"peer\", its veth peer's, for "
+                       "senders past the qdisc (AF_XDP, DPDK), whose frames "
+                       "the device's tap never sees; a frame that tap saw "
+                       "anyway went through the qdisc and spoils its point.\n")
             out.append("")
             for port in ("ideal", "emulated"):
                 out.append("Targets at the %s port: %s.\n" % (port, "; ".join(
@@ -331,6 +355,7 @@ def wire_section(runs):
                               "ideal port: lost", "ideal: overlapping",
                               "windows", "capacity (frames the windows carry)",
                               "left the senders (taps)",
+                              "ideal tap (sender's tap saw)",
                               "tdmwin's mean open latency (us)",
                               "host's other work (CPUs, mean / max)", "host loaded"],
                              [(p["method"], "%.0f" % (p["dead_ns"] / 1e3),
@@ -340,6 +365,8 @@ def wire_section(runs):
                                p.get("overlap"), p.get("ideal_loss"),
                                p.get("ideal_overlap"), p.get("windows"),
                                p.get("capacity"), p.get("tapped"),
+                               p.get("ideal_tap", "sender") if p.get("ideal_tap", "sender") == "sender"
+                               else "%s (%s)" % (p["ideal_tap"], p.get("sender_tap_frames")),
                                None if p.get("open_latency_mean_ns") is None
                                else "%.0f" % (p["open_latency_mean_ns"] / 1e3),
                                None if p.get("host_load_cpus") is None else

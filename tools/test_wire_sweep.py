@@ -268,9 +268,12 @@ eq(list(p), ["method", "senders", "dead_ns", "window_ns", "guard_ns", "cycle_ns"
              "cycles", "offered_pps", "sent", "before_nic", "nic_drops", "loss",
              "collisions", "self_drops", "received", "overlap", "windows",
              "rx_outside", "ideal_loss", "ideal_nic_drops", "ideal_overlap",
-             "ideal_goodput_bps", "capacity", "tapped", "open_latency_mean_ns",
+             "ideal_goodput_bps", "capacity", "tapped", "ideal_tap",
+             "sender_tap_frames", "open_latency_mean_ns",
              "goodput_bps", "host_load_cpus", "host_load_max_cpus", "host_loaded"],
-   "wire_judge: the point's keys, in the guest's old order")
+   "wire_judge: the point's keys, in the guest's old order, and the ideal port's tap")
+eq((p["ideal_tap"], p["sender_tap_frames"]), ("sender", None),
+   "wire_judge: a meta without ideal_tap: the senders' taps feed the ideal port")
 eq((p["sent"], p["before_nic"], p["loss"], p["collisions"], p["self_drops"],
     p["received"]), (9, 1, 2, 2, 0, 6),
    "wire_judge: tdmgen's frames, the NICs' and the port's counts, the drops told apart")
@@ -298,6 +301,57 @@ os.remove(os.path.join(tmp, "missed", "tx2.pcap"))
 p3 = wj.judge_point(os.path.join(tmp, "missed"))
 eq((p3["ideal_loss"], p3["ideal_goodput_bps"], p3["tapped"], p3["ideal_overlap"]),
    (None, None, None, None), "wire_judge: a missing sender's tap: the ideal port null")
+
+# The senders past the qdisc (afxdp, dpdk): their frames never reach the
+# taps on the senders' devices, so the ideal port is fed from the taps on
+# the devices' veth peers (ideal_tap=peer, peer<i>.pcap).  Here the peers'
+# taps see sender 1's frames PEER_GAP ns after sender 0's, the devices'
+# taps LEAKED frames each (a frame there took the qdisc's path).
+
+
+def bypass_dir(d, peer_gap, leaked=0, tap="peer"):
+    point_dir(d, dropped=(), method="afxdp")
+    frame = lambda s, k: helpers.tdm_frame(s, k, size=1200)
+    for i, gap in ((1, 0), (2, peer_gap)):
+        helpers.write(os.path.join(d, "peer%d.pcap" % i),
+                      [(k * MS + gap, frame(i - 1, k)) for k in range(4)])
+        helpers.write(os.path.join(d, "tx%d.pcap" % i),
+                      [(k * MS + gap, frame(i - 1, k)) for k in range(leaked)])
+    with open(os.path.join(d, "meta"), "a") as f:
+        f.write("ideal_tap=%s\n" % tap)
+    return d
+
+
+bp = wj.judge_point(bypass_dir(os.path.join(tmp, "peer-collide"), 10))
+eq((bp["ideal_tap"], bp["sender_tap_frames"], bp["tapped"], bp["ideal_loss"]),
+   ("peer", 0, 8, 4),
+   "wire_judge: ideal_tap=peer: the peers' taps feed the ideal port (4 collisions),"
+   " the devices' taps saw nothing")
+bc = wj.judge_point(bypass_dir(os.path.join(tmp, "peer-apart"), 500000))
+eq((bc["tapped"], bc["ideal_loss"], bc["sender_tap_frames"], ws.clean(bc, 1)),
+   (8, 0, 0, True), "wire_judge: the peers apart: none lost at the ideal port, clean")
+bl = wj.judge_point(bypass_dir(os.path.join(tmp, "peer-leak"), 500000, leaked=2))
+eq((bl["ideal_loss"], bl["sender_tap_frames"], ws.clean(bl, 1), ws.clean(bl, 1, "emulated")),
+   (0, 4, False, False),
+   "wire_judge: frames at the devices' taps too (through the qdisc): counted, clean nowhere")
+os.remove(os.path.join(tmp, "peer-leak", "tx2.pcap"))
+bm = wj.judge_point(os.path.join(tmp, "peer-leak"))
+eq((bm["sender_tap_frames"], bm["ideal_loss"], ws.clean(bm, 1)), (None, 0, False),
+   "wire_judge: a device's tap missing: its count null, not clean")
+os.remove(os.path.join(tmp, "peer-apart", "peer1.pcap"))
+eq(wj.judge_point(os.path.join(tmp, "peer-apart"))["ideal_loss"], None,
+   "wire_judge: a peer's tap missing: the ideal port null")
+bu = bypass_dir(os.path.join(tmp, "peer-nosuch"), 500000, tap="nosuch")
+wj.judge_dir(bu, 1)
+eq(open(os.path.join(bu, "verdict")).read(),
+   "error=ValueError: ideal_tap=nosuch: not a tap of the sweep's (peer, sender)\n",
+   "wire_judge: an unknown ideal_tap: an error verdict")
+eq([ws.tap_ok(x) for x in ({}, {"ideal_tap": "sender", "sender_tap_frames": 3},
+                           {"ideal_tap": "peer", "sender_tap_frames": 0},
+                           {"ideal_tap": "peer", "sender_tap_frames": 1},
+                           {"ideal_tap": "peer"})],
+   [True, True, True, False, False],
+   "tap_ok: fed from the senders' taps, or from another with none at the senders'")
 
 # The verdict the guest waits for in the downward sweep.
 cl = point_dir(os.path.join(tmp, "clean"), dropped=(), gap=500000)

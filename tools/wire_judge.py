@@ -9,9 +9,16 @@ host):
     head.json           the sweep's settings, the JSON's head (the guest)
     NNN-<n>s-<method>-<dead>us/
       meta              key=value: the point's settings, the switch's and
-                        NICs' counters (count.*), the host's load
+                        NICs' counters (count.*), the host's load, and
+                        ideal_tap, the tap that feeds the ideal port
+                        (IDEAL_TAPS: sender, or peer for the senders
+                        past the qdisc)
       plan.conf         the shared plan of the point
       tx<i>.pcap        taps on the senders' devices, where the gates act
+      peer<i>.pcap      with ideal_tap=peer: taps on the far end of each
+                        sender's device (its veth peer, before its NIC),
+                        where frames that skip the device's own taps
+                        (AF_XDP, DPDK's net_af_packet) are seen leaving
       in<i>.pcap        taps on the switch port's inputs
       out.pcap          the tap on its output (the receiver's device)
       gen-<i>.json      tdmgen's report
@@ -78,6 +85,24 @@ TDMCTL = os.environ.get("WIRE_TDMCTL", os.path.join(TOP, "build", "us", "tdmctl"
 POINT = "point.json"
 VERDICT = "verdict"
 COMPLETE = "complete"
+
+
+# The taps that can feed a point's ideal port (its meta's ideal_tap): the
+# name of its pcaps, one a sender.  "sender": each sender's device, where a
+# qdisc lets its frames go; "peer": the far end of that device's veth, for
+# senders whose frames leave through __dev_direct_xmit(), which the
+# device's own tap never sees.
+IDEAL_TAPS = {"sender": "tx", "peer": "peer"}
+
+
+def count_frames(paths, port):
+    """The frames of PATHS' pcaps to PORT, or None when one is missing or
+    not a pcap."""
+    from tdmtb.pcap import PcapError, tdm_frames
+    try:
+        return sum(sum(1 for _ in tdm_frames(p, port)) for p in paths)
+    except (OSError, PcapError):
+        return None
 
 
 def read_meta(path):
@@ -278,6 +303,10 @@ def judge_point(d):
     plan = os.path.join(d, "plan.conf")
     f = lambda name: os.path.join(d, name)
     senders = range(1, n + 1)
+    tap = m.get("ideal_tap", "sender")
+    if tap not in IDEAL_TAPS:
+        raise ValueError("ideal_tap=%s: not a tap of the sweep's (%s)"
+                         % (tap, ", ".join(sorted(IDEAL_TAPS))))
     sent = sum(gen_sent(f("gen-%d.json" % i)) for i in senders)
     # The switch port's drops told apart, if its taps saw every frame.
     # A tap that is missing or not a pcap counts nothing: null, not clean.
@@ -297,9 +326,11 @@ def judge_point(d):
                      secs, frame_bytes)
     except (OSError, PcapError):
         gp = None
-    # The ideal wire and port on the senders' taps, and its overlaps.
+    # The ideal wire and port on the taps where the frames left the
+    # senders' devices (ideal_tap), and its overlaps.
     try:
-        ip, _ = idealport.from_taps([f("tx%d.pcap" % i) for i in senders],
+        ip, _ = idealport.from_taps([f("%s%d.pcap" % (IDEAL_TAPS[tap], i))
+                                     for i in senders],
                                     num("payload"), num("line_mbit"),
                                     num("buffer"), num("ring"), port,
                                     f("ideal.pcap"))
@@ -329,6 +360,12 @@ def judge_point(d):
         "ideal_goodput_bps": igp,
         "capacity": n * fpc * secs * 1000000000 // c,
         "tapped": None if "arrived" not in ip else ip["arrived"] + ip["nic_drops"],
+        "ideal_tap": tap,
+        # fed from another tap: the frames the senders' own taps saw, which
+        # took the qdisc's path (none for a sender past it; null when a
+        # tap is missing)
+        "sender_tap_frames": None if tap == "sender" else
+        count_frames([f("tx%d.pcap" % i) for i in senders], port),
         "open_latency_mean_ns": open_latency([f("qdisc-%d.json" % i) for i in senders]),
         "goodput_bps": gp,
         "host_load_cpus": load("host_load_cpus"),

@@ -10,8 +10,9 @@ A point is one run: {"method", "dead_ns", "cycles", "overlap", "loss",
 "ideal_goodput_bps", ...}.  Each point has two ports: the emulated one
 (overlap, collisions, goodput_bps: the switch testbed's netem port and
 the tap after it) and the ideal one (ideal_*: the same NICs, wires and
-port computed from the senders' taps, where the gates act, without the
-emulator's timing; testbed/tdmtb/idealport.py).  The figure is
+port computed from the taps where the frames left the senders' devices,
+without the emulator's timing: the devices' own taps, or for senders
+past the qdisc their veth peers', ideal_tap; testbed/tdmtb/idealport.py).  The figure is
 judged at the ideal port by default; headline() gives it at both ports,
 strict, with dead times also in frame times (a frame's time on the
 testbed's wire: the figure carries over to other line rates), and
@@ -27,6 +28,16 @@ PORTS = {"ideal": ("ideal_overlap", "ideal_loss", "ideal_goodput_bps"),
          "emulated": ("overlap", "collisions", "goodput_bps")}
 
 
+def tap_ok(p):
+    """Did point P's frames leave where its ideal port was fed from?  A
+    point fed from another tap than the senders' own (ideal_tap: a sender
+    past the qdisc, whose frames the device's tap never sees) is its
+    method's only if that tap saw none of them (sender_tap_frames): a
+    frame there took the qdisc's path, and the qdisc, not the method,
+    gated it."""
+    return p.get("ideal_tap", "sender") == "sender" or p.get("sender_tap_frames") == 0
+
+
 def clean(p, min_cycles, port="ideal", permille=0):
     """A point is clean when it ran at least MIN_CYCLES cycles (fewer judge
     nothing) and saw no overlap and no frame lost to a collision at PORT;
@@ -36,10 +47,11 @@ def clean(p, min_cycles, port="ideal", permille=0):
     delays).  At the emulated port, self drops (one sender's frames
     bunched by the emulator, testbed/tdmtb/portdrops.py) are
     reported, not judged: no wire can make them; the ideal port has
-    none."""
+    none.  A point whose frames took another path than its method's
+    (tap_ok) is clean nowhere."""
     ovl, coll, _ = PORTS[port]
     o, c = p.get(ovl), p.get(coll)
-    if p.get("cycles", 0) < min_cycles or o is None or c is None:
+    if p.get("cycles", 0) < min_cycles or o is None or c is None or not tap_ok(p):
         return False
     return (o <= p.get("windows", 0) * permille // 1000
             and c <= p.get("sent", 0) * permille // 1000)
