@@ -309,7 +309,8 @@ def wire_section(runs):
             out.append("%d senders, the figure, strict (no overlap and no frame "
                        "lost to a collision at the port, at this point and "
                        "every larger dead time), at the ideal port (the "
-                       "senders' taps on perfect wires into the same port) and "
+                       "senders' frames, as they left their devices, on "
+                       "perfect wires into the same port) and "
                        "at the emulated port (netem):\n" % n)
             rows = []
             for m in methods:
@@ -330,6 +331,7 @@ def wire_section(runs):
                               "sum(W-G)/cycle", "goodput / line",
                               "ideal, %d per mille allowance" % allow,
                               "ideal port fed from"], rows))
+            out.append("")
             out.append("The ideal port is fed from the tap where a method's "
                        "frames leave the sender's device: \"sender\", the "
                        "device's own tap; \"peer\", its veth peer's, for "
