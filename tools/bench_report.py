@@ -263,15 +263,20 @@ WIRE_METHODS = ("free", "usertdm", "taprio", "taprio_txtime", "tdmwin",
 def ideal_taps(points, method):
     """The taps that fed METHOD's ideal port in POINTS (ideal_tap, "sender"
     where a point predates it), and the frames the senders' own taps saw
-    where another fed it: "sender", or "peer (sender's tap: 0)"."""
+    where another fed it, and the senders' scheduling where it was not
+    the default (sender_sched): "sender", or "peer (sender's tap: 0);
+    senders fifo50"."""
     taps = sorted({p.get("ideal_tap", "sender") for p in points
                    if p["method"] == method})
     seen = [p.get("sender_tap_frames") for p in points
             if p["method"] == method and p.get("ideal_tap", "sender") != "sender"]
+    sched = sorted({p["sender_sched"] for p in points if p["method"] == method
+                    and p.get("sender_sched") not in (None, "other")})
+    rt = "; senders %s" % ", ".join(sched) if sched else ""
     if not seen:
-        return ", ".join(taps)
-    return "%s (sender's tap: %s)" % (", ".join(taps), "?" if None in seen
-                                       else sum(seen))
+        return ", ".join(taps) + rt
+    return "%s (sender's tap: %s)%s" % (", ".join(taps), "?" if None in seen
+                                         else sum(seen), rt)
 
 
 def wire_section(runs):

@@ -269,10 +269,10 @@ eq(list(p), ["method", "senders", "dead_ns", "window_ns", "guard_ns", "cycle_ns"
              "collisions", "self_drops", "received", "overlap", "windows",
              "rx_outside", "ideal_loss", "ideal_nic_drops", "ideal_overlap",
              "ideal_goodput_bps", "capacity", "tapped", "ideal_tap",
-             "sender_tap_frames", "open_latency_mean_ns",
+             "sender_tap_frames", "sender_sched", "open_latency_mean_ns",
              "goodput_bps", "host_load_cpus", "host_load_max_cpus", "host_loaded"],
    "wire_judge: the point's keys, in the guest's old order, and the ideal port's tap")
-eq((p["ideal_tap"], p["sender_tap_frames"]), ("sender", None),
+eq((p["ideal_tap"], p["sender_tap_frames"], p["sender_sched"]), ("sender", None, None),
    "wire_judge: a meta without ideal_tap: the senders' taps feed the ideal port")
 eq((p["sent"], p["before_nic"], p["loss"], p["collisions"], p["self_drops"],
     p["received"]), (9, 1, 2, 2, 0, 6),
@@ -318,13 +318,13 @@ def bypass_dir(d, peer_gap, leaked=0, tap="peer"):
         helpers.write(os.path.join(d, "tx%d.pcap" % i),
                       [(k * MS + gap, frame(i - 1, k)) for k in range(leaked)])
     with open(os.path.join(d, "meta"), "a") as f:
-        f.write("ideal_tap=%s\n" % tap)
+        f.write("ideal_tap=%s\nsender_sched=fifo50\n" % tap)
     return d
 
 
 bp = wj.judge_point(bypass_dir(os.path.join(tmp, "peer-collide"), 10))
-eq((bp["ideal_tap"], bp["sender_tap_frames"], bp["tapped"], bp["ideal_loss"]),
-   ("peer", 0, 8, 4),
+eq((bp["ideal_tap"], bp["sender_tap_frames"], bp["tapped"], bp["ideal_loss"],
+    bp["sender_sched"]), ("peer", 0, 8, 4, "fifo50"),
    "wire_judge: ideal_tap=peer: the peers' taps feed the ideal port (4 collisions),"
    " the devices' taps saw nothing")
 bc = wj.judge_point(bypass_dir(os.path.join(tmp, "peer-apart"), 500000))

@@ -18,7 +18,8 @@ host):
       peer<i>.pcap      with ideal_tap=peer: taps on the far end of each
                         sender's device (its veth peer, before its NIC),
                         where frames that skip the device's own taps
-                        (AF_XDP, DPDK's net_af_packet) are seen leaving
+                        (AF_XDP, DPDK's net_af_packet) are seen leaving;
+                        and sender_sched, the senders' scheduling
       in<i>.pcap        taps on the switch port's inputs
       out.pcap          the tap on its output (the receiver's device)
       gen-<i>.json      tdmgen's report
@@ -366,6 +367,8 @@ def judge_point(d):
         # tap is missing)
         "sender_tap_frames": None if tap == "sender" else
         count_frames([f("tx%d.pcap" % i) for i in senders], port),
+        # the senders' scheduling: "fifo50" (chrt -f 50) or "other"
+        "sender_sched": m.get("sender_sched"),
         "open_latency_mean_ns": open_latency([f("qdisc-%d.json" % i) for i in senders]),
         "goodput_bps": gp,
         "host_load_cpus": load("host_load_cpus"),
