@@ -132,21 +132,6 @@ uint64_t tdm_proc_start_ticks(pid_t pid)
 	return v;
 }
 
-static void proc_comm(pid_t pid, char *comm, size_t len)
-{
-	char path[64];
-	FILE *f;
-
-	comm[0] = 0;
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return;
-	if (fgets(comm, (int)len, f))
-		comm[strcspn(comm, "\n")] = 0;
-	fclose(f);
-}
-
 static int no_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	(void)level;
@@ -258,7 +243,7 @@ static void fill_state(struct tdm_rxbpf_state *st, uint32_t id, int mode,
 	st->owner_alive = o->pid && o->start_ticks &&
 			  tdm_proc_start_ticks((pid_t)o->pid) == o->start_ticks;
 	if (st->owner_alive)
-		proc_comm(st->owner, st->owner_comm, sizeof(st->owner_comm));
+		tdm_proc_comm((int)st->owner, st->owner_comm, sizeof(st->owner_comm));
 }
 
 static void tc_hook_of(struct bpf_tc_hook *h, int ifindex)

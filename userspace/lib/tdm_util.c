@@ -328,6 +328,24 @@ int tdm_text_escape(char *dst, const char *src, size_t size)
 	return 0;
 }
 
+void tdm_proc_comm(int pid, char *comm, size_t len)
+{
+	char path[64];
+	FILE *f;
+
+	if (!len)
+		return;
+	comm[0] = 0;
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	if (!fgets(comm, (int)len, f))
+		comm[0] = 0;
+	comm[strcspn(comm, "\n")] = 0;
+	fclose(f);
+}
+
 int tdm_strlcpy(char *dst, const char *src, size_t size)
 {
 	size_t n;

@@ -88,6 +88,9 @@ struct tdm_hyst {
 bool tdm_hyst_step(struct tdm_hyst *h, bool good, unsigned int need_good,
 		   unsigned int need_bad);
 
+/* The name of process pid (/proc/PID/comm, no newline); "" if gone. */
+void tdm_proc_comm(int pid, char *comm, size_t len);
+
 /* Bounded string copy that always terminates; returns -1 if truncated. */
 int tdm_strlcpy(char *dst, const char *src, size_t size);
 /*

@@ -1,17 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * XDP on a device: its program (the link's IFLA_XDP), its AF_XDP sockets
- * (a sock_diag dump of AF_XDP with XDP_SHOW_INFO: each socket's device
- * and queue) and its AF_XDP TX features (netdev generic netlink).  The
- * requests go through libtdm's netlink client (tdm_nl.c).
+ * What sends on a device past its qdisc: its XDP program (the link's
+ * IFLA_XDP), its AF_XDP sockets (a sock_diag dump of AF_XDP with
+ * XDP_SHOW_INFO: each socket's device and queue), the packet sockets with
+ * a TX ring (a sock_diag dump of AF_PACKET) and its AF_XDP TX features
+ * (netdev generic netlink).  The requests go through libtdm's netlink
+ * client (tdm_nl.c).
  */
+#include <dirent.h>
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <libmnl/libmnl.h>
 #include <linux/genetlink.h>
 #include <linux/if_link.h>
+#include <linux/packet_diag.h>
 #include <linux/rtnetlink.h>
 #include <linux/sock_diag.h>
 #include <linux/xdp_diag.h>
@@ -99,28 +106,45 @@ static void count_ns_xsks(struct tdm_xdp_info *in)
 	fclose(f);
 }
 
-static void count_xsks(int ifindex, struct tdm_xdp_info *in, char *err,
-		       size_t errlen)
+/*
+ * One sock_diag dump: the request's header (req, len bytes: xdp_diag_req,
+ * packet_diag_req, ...) sent on NETLINK_SOCK_DIAG, cb sees each socket.
+ * 0, or -1 with errno and err; ENOENT means the kernel has no diag module
+ * for the family: "no @what in this kernel".
+ */
+static int sock_diag_dump(const void *req, size_t len, const char *what,
+			  mnl_cb_t cb, void *data, char *err, size_t errlen)
 {
 	char buf[256];
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
-	struct xsk_count c = { .ifindex = ifindex, .in = in };
-	struct xdp_diag_req *r;
 	struct tdm_nl nl;
+	int rc, e;
 
 	nlh->nlmsg_type = SOCK_DIAG_BY_FAMILY;
-	r = mnl_nlmsg_put_extra_header(nlh, sizeof(*r));
-	r->sdiag_family = AF_XDP;
-	r->xdiag_show = XDP_SHOW_INFO | XDP_SHOW_RING_CFG;
+	memcpy(mnl_nlmsg_put_extra_header(nlh, len), req, len);
 	if (tdm_nl_open(&nl, NETLINK_SOCK_DIAG, err, errlen))
-		return;
-	if (!tdm_nl_talk(&nl, nlh, true, xsk_cb, &c, err, errlen))
-		in->xsk_known = true;
-	else if (errno == ENOENT)
-		tdm_set_err(err, errlen,
-			    "no xsk_diag in this kernel");
+		return -1;
+	rc = tdm_nl_talk(&nl, nlh, true, cb, data, err, errlen);
+	e = errno;
+	if (rc && e == ENOENT)
+		tdm_set_err(err, errlen, "no %s in this kernel", what);
 	tdm_nl_close(&nl);
-	if (!in->xsk_known)
+	errno = e;
+	return rc;
+}
+
+static void count_xsks(int ifindex, struct tdm_xdp_info *in, char *err,
+		       size_t errlen)
+{
+	struct xsk_count c = { .ifindex = ifindex, .in = in };
+	struct xdp_diag_req r = {
+		.sdiag_family = AF_XDP,
+		.xdiag_show = XDP_SHOW_INFO | XDP_SHOW_RING_CFG,
+	};
+
+	if (!sock_diag_dump(&r, sizeof(r), "xsk_diag", xsk_cb, &c, err, errlen))
+		in->xsk_known = true;
+	else
 		count_ns_xsks(in);
 }
 
@@ -146,6 +170,152 @@ int tdm_xdp_get(int ifindex, struct tdm_xdp_info *in, char *err,
 	count_xsks(ifindex, in, err, errlen);
 	return 0;
 }
+
+/* ---- packet sockets ------------------------------------------------------- */
+
+struct pkt_scan {
+	int ifindex;
+	struct tdm_pkt_info *in;
+};
+
+static int pkt_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct packet_diag_msg *m = mnl_nlmsg_get_payload(nlh);
+	const struct packet_diag_info *i = NULL;
+	const struct packet_diag_ring *tx = NULL;
+	struct pkt_scan *c = data;
+	struct tdm_pkt_sender *s;
+	uint32_t uid = 0;
+	struct nlattr *a;
+
+	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*m))
+		return MNL_CB_ERROR;
+	mnl_attr_for_each(a, nlh, sizeof(*m)) {
+		switch (mnl_attr_get_type(a)) {
+		case PACKET_DIAG_INFO:
+			if (mnl_attr_get_payload_len(a) >= sizeof(*i))
+				i = mnl_attr_get_payload(a);
+			break;
+		case PACKET_DIAG_TX_RING:
+			if (mnl_attr_get_payload_len(a) >= sizeof(*tx))
+				tx = mnl_attr_get_payload(a);
+			break;
+		case PACKET_DIAG_UID:
+			if (!mnl_attr_validate(a, MNL_TYPE_U32))
+				uid = mnl_attr_get_u32(a);
+			break;
+		}
+	}
+	/* Without its device (an older kernel's answer): cannot be judged. */
+	if (!i)
+		return MNL_CB_ERROR;
+	if ((int)i->pdi_index == c->ifindex)
+		c->in->bound++;
+	if (!tx || ((int)i->pdi_index != c->ifindex && i->pdi_index))
+		return MNL_CB_OK;
+	if (c->in->nsenders++ >= TDM_PKT_SENDERS_MAX)
+		return MNL_CB_OK;
+	s = &c->in->s[c->in->nsenders - 1];
+	s->ino = m->pdiag_ino;
+	s->ifindex = i->pdi_index;
+	s->proto = m->pdiag_num;
+	s->type = m->pdiag_type;
+	s->tx_frames = tx->pdr_frame_nr;
+	s->uid = uid;
+	return MNL_CB_OK;
+}
+
+/* The inode of a /proc/PID/fd/N link to a socket ("socket:[INO]"); 0. */
+static uint32_t fd_socket_ino(int dirfd, const char *name)
+{
+	char link[64];
+	unsigned int ino;
+	ssize_t n = readlinkat(dirfd, name, link, sizeof(link) - 1);
+
+	if (n <= 0)
+		return 0;
+	link[n] = 0;
+	return sscanf(link, "socket:[%u]", &ino) == 1 ? ino : 0;
+}
+
+/* Which of the n senders process @pid holds: hit[k]; whether any. */
+static bool pid_holds(int pid, const struct tdm_pkt_info *in,
+		      unsigned int n, bool *hit)
+{
+	char path[64];
+	struct dirent *e;
+	bool any = false;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd", pid);
+	d = opendir(path);
+	if (!d)
+		return false;	/* gone, or not ours to look at */
+	while ((e = readdir(d))) {
+		uint32_t ino = e->d_name[0] != '.' ?
+			       fd_socket_ino(dirfd(d), e->d_name) : 0;
+		unsigned int k;
+
+		for (k = 0; ino && k < n; k++)
+			if (in->s[k].ino == ino)
+				hit[k] = any = true;
+	}
+	closedir(d);
+	return any;
+}
+
+/*
+ * A process holding each sender, in one pass over /proc/PID/fd (as ss -p
+ * does): the first found (after a fork both hold it).  A process that
+ * cannot be looked at (not root, another pid namespace) or comes and goes
+ * meanwhile leaves pid 0.
+ */
+static void find_owners(struct tdm_pkt_info *in)
+{
+	unsigned int k, n = in->nsenders < TDM_PKT_SENDERS_MAX ?
+			    in->nsenders : TDM_PKT_SENDERS_MAX, left = n;
+	struct dirent *e;
+	DIR *d;
+
+	if (!n || !(d = opendir("/proc")))
+		return;
+	while (left && (e = readdir(d))) {
+		bool hit[TDM_PKT_SENDERS_MAX] = { false };
+		int pid;
+
+		pid = e->d_name[0] >= '1' && e->d_name[0] <= '9' ?
+		      atoi(e->d_name) : 0;
+		if (pid <= 0 || !pid_holds(pid, in, n, hit))
+			continue;
+		for (k = 0; k < n; k++) {
+			if (!hit[k] || in->s[k].pid)
+				continue;
+			in->s[k].pid = pid;
+			tdm_proc_comm(pid, in->s[k].comm, sizeof(in->s[k].comm));
+			left--;
+		}
+	}
+	closedir(d);
+}
+
+int tdm_pkt_senders(int ifindex, struct tdm_pkt_info *in, char *err,
+		    size_t errlen)
+{
+	struct pkt_scan c = { .ifindex = ifindex, .in = in };
+	struct packet_diag_req r = {
+		.sdiag_family = AF_PACKET,
+		.pdiag_show = PACKET_SHOW_INFO | PACKET_SHOW_RING_CFG,
+	};
+
+	memset(in, 0, sizeof(*in));
+	if (sock_diag_dump(&r, sizeof(r), "packet_diag", pkt_cb, &c, err,
+			   errlen))
+		return -1;
+	find_owners(in);
+	return 0;
+}
+
+/* ---- AF_XDP TX features ------------------------------------------------------ */
 
 static int features_cb(const struct nlmsghdr *nlh, void *data)
 {

@@ -892,17 +892,53 @@ static const char *xdp_mode(uint8_t attached)
 }
 
 /*
+ * The packet sockets with a TX ring, for tdm.bypass's text: "no packet
+ * socket with a TX ring", "1 packet socket with a TX ring (pid 812
+ * dpdk-app, inode 4711)", "3 ... (unbound, owner not found, inode 4711,
+ * and 2 more)"; the first is named.
+ */
+static void fmt_pkt_senders(const struct doctor_facts *f, char *buf,
+			    size_t len)
+{
+	const struct tdm_pkt_info *p = &f->pkt.in;
+	const struct tdm_pkt_sender *s = &p->s[0];
+	char who[80] = "owner not found", more[32] = "", comm[64];
+
+	if (!f->pkt.have) {
+		snprintf(buf, len, "packet sockets not listed (%.60s)", f->pkt.err);
+		return;
+	}
+	if (!p->nsenders) {
+		snprintf(buf, len, "no packet socket with a TX ring");
+		return;
+	}
+	if (s->pid) {
+		tdm_text_escape(comm, s->comm, sizeof(comm));
+		snprintf(who, sizeof(who), "pid %d %s", s->pid, comm);
+	}
+	if (p->nsenders > 1)
+		snprintf(more, sizeof(more), ", and %u more", p->nsenders - 1);
+	snprintf(buf, len, "%u packet socket%s with a TX ring (%s%s, inode %u%s)",
+		 p->nsenders, p->nsenders == 1 ? "" : "s",
+		 s->ifindex ? "" : "unbound, ", who, s->ino, more);
+}
+
+/*
  * One wire per device: frames sent past the qdisc (AF_XDP sockets, an XDP
- * program's XDP_TX or redirects) are not on its wire clock, and the qdisc
- * cannot gate them.  On a device with tdmwin they must be gated by
- * libtdmgate and the kernel's own traffic kept to what fits the dead time
+ * program's XDP_TX or redirects, packet sockets with PACKET_QDISC_BYPASS)
+ * are not on its wire clock, and the qdisc cannot gate them.  On a device
+ * with tdmwin they must be gated by libtdmgate (or sent through the qdisc)
+ * and the kernel's own traffic kept to what fits the dead time
  * (Documentation/bypass.rst, "Kernel and bypass traffic on one device").
+ * The kernel does not say which packet sockets bypass the qdisc: one with
+ * a TX ring (DPDK's net_af_packet) counts as a sender past it.
  */
 static void check_bypass(const struct doctor_facts *f, struct doc_finding *o)
 {
 	const struct tdm_xdp_info *x = &f->xdp.in;
-	char socks[128], prog[64] = "no XDP program";
-	unsigned int xsks;
+	char socks[128], prog[64] = "no XDP program", pkts[192];
+	unsigned int senders, npkt = f->pkt.have ? f->pkt.in.nsenders : 0;
+	bool listed;
 
 	if (!f->xdp.have) {
 		o->sev = DOC_SKIP;
@@ -922,20 +958,28 @@ static void check_bypass(const struct doctor_facts *f, struct doc_finding *o)
 	else
 		snprintf(socks, sizeof(socks), "AF_XDP sockets not listed (%.60s)",
 			 f->xdp.err);
-	SEEN("%s and %s on %s%s", prog, socks, f->ifname,
-	     f->qdisc.have && f->qdisc.q.present ? ", beside its tdmwin qdisc" : "");
+	fmt_pkt_senders(f, pkts, sizeof(pkts));
+	SEEN("%s and %s on %s%s; %s", prog, socks, f->ifname,
+	     f->qdisc.have && f->qdisc.q.present ? ", beside its tdmwin qdisc" : "",
+	     pkts);
 	/* Sockets of the namespace may be on this device: counted as if. */
-	xsks = x->xsk_known ? x->xsks : x->ns_known ? x->ns_xsks : 0;
-	if (!f->qdisc.have || !f->qdisc.q.present || (!x->attached && !xsks)) {
-		o->sev = x->xsk_known || x->ns_known || !f->qdisc.q.present ?
-			 DOC_OK : DOC_INFO;
+	senders = (x->xsk_known ? x->xsks : x->ns_known ? x->ns_xsks : 0) + npkt;
+	listed = (x->xsk_known || x->ns_known) && f->pkt.have;
+	if (!f->qdisc.have || !f->qdisc.q.present || (!x->attached && !senders)) {
+		o->sev = listed || !f->qdisc.q.present ? DOC_OK : DOC_INFO;
 		WANT("every frame on the tdmwin device's wire gated by one plan");
 		return;
 	}
 	o->sev = DOC_WARN;
-	WANT("one wire: senders past the qdisc gated by libtdmgate following it, "
-	     "kernel traffic on %s only PTP and control that fits the dead time "
-	     "(Documentation/bypass.rst)", f->ifname);
+	if (npkt)
+		WANT("one wire: senders past the qdisc gated by libtdmgate following it "
+		     "(tdmgen --stack dpdk is) or sending through it (net_af_packet's "
+		     "qdisc_bypass=0); kernel traffic on %s only PTP and control "
+		     "(Documentation/bypass.rst)", f->ifname);
+	else
+		WANT("one wire: senders past the qdisc gated by libtdmgate following it, "
+		     "kernel traffic on %s only PTP and control that fits the dead time "
+		     "(Documentation/bypass.rst)", f->ifname);
 }
 
 static void check_tdmrx(const struct doctor_facts *f, struct doc_finding *o)
@@ -1155,6 +1199,19 @@ static const char *role_name(const struct doctor_facts *f)
 
 /* ---- output ------------------------------------------------------------------ */
 
+/*
+ * What text output says to do about a finding: its fix command, or for a
+ * warning or failure without one (tdm.bypass: which senders to gate is
+ * the user's call) what is recommended.
+ */
+static bool has_advice(const struct doc_finding *d)
+{
+	if (d->sev == DOC_OK)
+		return false;
+	return d->fix[0] ||
+	       (d->want[0] && (d->sev == DOC_WARN || d->sev == DOC_FAIL));
+}
+
 void doctor_print_text(FILE *o, const struct doctor_facts *f,
 		       const struct doc_finding *fd, size_t n)
 {
@@ -1176,21 +1233,65 @@ void doctor_print_text(FILE *o, const struct doctor_facts *f,
 			sev[k] = (char)(sev[k] - 'a' + 'A');
 		fprintf(o, "%-*s  %-6s %s\n", (int)w, fd[i].id, sev, fd[i].seen);
 		count[fd[i].sev]++;
-		if (fd[i].fix[0] && fd[i].sev != DOC_OK)
+		if (has_advice(&fd[i]))
 			nfix++;
 	}
 	if (nfix) {
 		fprintf(o, "\nFixes (tdmctl doctor changes nothing itself):\n");
 		for (i = 0; i < n; i++) {
-			if (!fd[i].fix[0] || fd[i].sev == DOC_OK)
+			if (!has_advice(&fd[i]))
 				continue;
-			fprintf(o, "  # %s: %s\n  %s\n", fd[i].id, fd[i].want,
-				fd[i].fix);
+			fprintf(o, "  # %s: %s\n", fd[i].id, fd[i].want);
+			if (fd[i].fix[0])
+				fprintf(o, "  %s\n", fd[i].fix);
 		}
 	}
 	fprintf(o, "\n%u ok, %u info, %u warn, %u fail, %u skipped\n",
 		count[DOC_OK], count[DOC_INFO], count[DOC_WARN], count[DOC_FAIL],
 		count[DOC_SKIP]);
+}
+
+/*
+ * tdm.bypass's packet sockets as fields: "packet_senders", each with its
+ * inode, device (null: unbound), protocol, TX ring frames, uid and owner
+ * (pid, comm; null: not found), the first TDM_PKT_SENDERS_MAX of
+ * "packet_senders_total"; both null when they could not be listed.
+ */
+static void json_pkt_senders(struct tdm_json *j, const struct doctor_facts *f)
+{
+	const struct tdm_pkt_info *p = &f->pkt.in;
+	unsigned int k;
+
+	if (!f->pkt.have) {
+		tdm_json_null(j, "packet_senders_total");
+		tdm_json_null(j, "packet_senders");
+		return;
+	}
+	tdm_json_u64(j, "packet_senders_total", p->nsenders);
+	tdm_json_arr_open(j, "packet_senders");
+	for (k = 0; k < p->nsenders && k < TDM_PKT_SENDERS_MAX; k++) {
+		const struct tdm_pkt_sender *s = &p->s[k];
+
+		tdm_json_obj_open(j, NULL);
+		tdm_json_u64(j, "inode", s->ino);
+		tdm_json_u64(j, "ifindex", s->ifindex);
+		if (s->ifindex)
+			tdm_json_str(j, "device", f->ifname);
+		else
+			tdm_json_null(j, "device");
+		tdm_json_u64(j, "protocol", s->proto);
+		tdm_json_u64(j, "tx_ring_frames", s->tx_frames);
+		tdm_json_u64(j, "uid", s->uid);
+		if (s->pid) {
+			tdm_json_u64(j, "pid", (uint64_t)s->pid);
+			tdm_json_str(j, "comm", s->comm);
+		} else {
+			tdm_json_null(j, "pid");
+			tdm_json_null(j, "comm");
+		}
+		tdm_json_obj_close(j);
+	}
+	tdm_json_arr_close(j);
 }
 
 char *doctor_json(const struct doctor_facts *f,
@@ -1223,6 +1324,8 @@ char *doctor_json(const struct doctor_facts *f,
 			tdm_json_str(&j, "fix", fd[i].fix);
 		else
 			tdm_json_null(&j, "fix");
+		if (!strcmp(fd[i].id, "tdm.bypass"))
+			json_pkt_senders(&j, f);
 		tdm_json_obj_close(&j);
 	}
 	tdm_json_arr_close(&j);

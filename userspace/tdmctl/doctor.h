@@ -141,6 +141,10 @@ struct doctor_facts {
 	 * in xdp.err).
 	 */
 	struct { DOC_FACT_HDR; struct tdm_xdp_info in; } xdp;
+	/* Packet sockets with a TX ring that may send on it past its qdisc
+	 * (tdm.bypass; have false: not listed, why in pkt.err).
+	 */
+	struct { DOC_FACT_HDR; struct tdm_pkt_info in; } pkt;
 	struct {
 		DOC_FACT_HDR;
 		bool loaded;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * tdmctl doctor: gathering the facts.  Everything here only reads:
- * SIOCETHTOOL GET commands, RTM_GETQDISC, RTM_GETDCB, the tdmrx GET, ptp4l's GET
+ * SIOCETHTOOL GET commands, RTM_GETQDISC, RTM_GETDCB, sock_diag dumps
+ * (AF_XDP, AF_PACKET) and /proc/PID/fd, the tdmrx GET, ptp4l's GET
  * management messages, adjtimex(2) with modes 0, sysfs and procfs, the BPF
  * programs on the interface.  One exception writes: a tc filter of the
  * BPF recorder whose owner is gone is removed, as the next capture would.
@@ -596,22 +597,30 @@ static void gather_qdisc(struct doctor_facts *f)
 	tdm_rtnl_close(&r);
 }
 
-static void gather_xdp(struct doctor_facts *f)
+/* What sends on the interface past its qdisc (tdm.bypass): its XDP
+ * program and AF_XDP sockets, the packet sockets with a TX ring.
+ */
+static void gather_bypass(struct doctor_facts *f)
 {
 	char err[DOC_TEXT] = "";
-	int ifindex = (int)if_nametoindex(f->ifname);
+	int ifindex = (int)if_nametoindex(f->ifname), e = errno;
 
 	if (!ifindex) {
-		FACT_ERR(f->xdp, errno, "%s: %s", f->ifname, strerror(errno));
+		FACT_ERR(f->xdp, e, "%s: %s", f->ifname, strerror(e));
+		FACT_ERR(f->pkt, e, "%s: %s", f->ifname, strerror(e));
 		return;
 	}
 	if (tdm_xdp_get(ifindex, &f->xdp.in, err, sizeof(err))) {
 		FACT_ERR(f->xdp, errno, "%s", err);
-		return;
+	} else {
+		f->xdp.have = true;
+		if (!f->xdp.in.xsk_known)
+			tdm_strlcpy(f->xdp.err, err, sizeof(f->xdp.err));
 	}
-	f->xdp.have = true;
-	if (!f->xdp.in.xsk_known)
-		tdm_strlcpy(f->xdp.err, err, sizeof(f->xdp.err));
+	if (tdm_pkt_senders(ifindex, &f->pkt.in, err, sizeof(err)))
+		FACT_ERR(f->pkt, errno, "%s", err);
+	else
+		f->pkt.have = true;
 }
 
 static void gather_rx(struct doctor_facts *f)
@@ -750,7 +759,7 @@ void doctor_gather(struct doctor_facts *f)
 	gather_irqs(f);
 	gather_numa(f);
 	gather_qdisc(f);
-	gather_xdp(f);
+	gather_bypass(f);
 	gather_rx(f);
 	gather_node(f);
 	gather_bpf(f);

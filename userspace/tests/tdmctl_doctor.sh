@@ -4,7 +4,8 @@
 # Host test of `tdmctl doctor` on a veth pair in a network namespace
 # (198.18.0.0/15 only) with known settings: txqueuelen 10 on one end and
 # 1000 on the other, no tdmwin qdisc, no ptp4l (a missing socket, then one
-# that never answers).  Built into O/tests as test_tdmctl_doctor and run by
+# that never answers), then packet sockets of every kind (tdm.bypass lists
+# exactly those with a TX ring on the device or on none).  Built into O/tests as test_tdmctl_doctor and run by
 # `make unit` with the cmocka tests; prints TAP lines.  Needs root, ip and
 # python3: without them it prints a TAP skip with the reason ("SKIP: ...",
 # exit 4), counted as a skip.  About 3 s.
@@ -22,6 +23,7 @@ tmp=$(mktemp -d) || exit 1
 ns=tdmdoc$$
 cleanup() {
 	[ -n "${fake:-}" ] && kill "$fake" 2>/dev/null && wait "$fake" 2>/dev/null
+	[ -n "${pk:-}" ] && kill "$pk" 2>/dev/null && wait "$pk" 2>/dev/null
 	ip netns del "$ns" 2>/dev/null
 	rm -rf "$tmp"
 }
@@ -96,6 +98,9 @@ check "ptp.port says why" grep -q "ptp4l is not running (no ptp4l socket at $tmp
 check "ptp.port fix starts ptp4l on dva" grep -q "^ptp4l -i dva .*-s" <<<"$(f "$tmp/a.json" ptp.port fix)"
 check "ptp.offset skipped without ptp4l" test "$(f "$tmp/a.json" ptp.offset severity)" = skip
 check "tdm.tdmrx skipped for a sender" test "$(f "$tmp/a.json" tdm.tdmrx severity)" = skip
+check "tdm.bypass: no packet socket with a TX ring yet" \
+	grep -q "; no packet socket with a TX ring$" <<<"$(f "$tmp/a.json" tdm.bypass seen)"
+check "tdm.bypass JSON: packet_senders empty" test "$(f "$tmp/a.json" tdm.bypass packet_senders_total)" = 0
 
 doctor -i dvb -j --role receiver --ptp-socket "$tmp/ptp4l" >"$tmp/b.json"
 check "net.txqueuelen ok at 1000" test "$(f "$tmp/b.json" net.txqueuelen severity)" = ok
@@ -136,6 +141,53 @@ doctor -i dvb -j --role receiver --ptp-socket "$tmp/ptp4l" >"$tmp/c.json"
 check "exit status 1 with a silent ptp4l" test $? = 1
 check "ptp.port fails: ptp4l does not answer" grep -q "ptp4l does not answer at $tmp/ptp4l" <<<"$(f "$tmp/c.json" ptp.port seen)"
 kill "$fake"; wait "$fake" 2>/dev/null; fake=
+
+# Packet sockets in the namespace, one of each kind: a TX ring with
+# PACKET_QDISC_BYPASS bound to dva (as DPDK's net_af_packet opens it), an RX
+# ring bound to dva (tcpdump), a plain socket bound to dva, a TX ring bound
+# to dvb, a TX ring bound to no device.  Each one's inode on stdout.
+ip netns exec "$ns" python3 -c "
+import os, socket, struct, time
+SOL_PACKET, RX_RING, TX_RING, QDISC_BYPASS = 263, 5, 13, 20
+ring = struct.pack('IIII', 4096, 4, 2048, 8)
+def sock(dev, opt):
+    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0003))
+    if opt == TX_RING:
+        s.setsockopt(SOL_PACKET, QDISC_BYPASS, 1)
+    if opt:
+        s.setsockopt(SOL_PACKET, opt, ring)
+    if dev:
+        s.bind((dev, 0))
+    return s
+socks = [sock('dva', TX_RING), sock('dva', RX_RING), sock('dva', 0),
+         sock('dvb', TX_RING), sock(None, TX_RING)]
+print(*(os.fstat(s.fileno()).st_ino for s in socks), flush=True)
+time.sleep(30)" >"$tmp/pk" &
+pk=$!
+for _ in $(seq 50); do [ -s "$tmp/pk" ] && break; sleep 0.1; done
+read -r ino_tx ino_rx ino_plain ino_dvb ino_any <"$tmp/pk"
+ifi_dva=$(ip netns exec "$ns" cat /sys/class/net/dva/ifindex)
+doctor -i dva -j --role sender --ptp-socket "$tmp/ptp4l" >"$tmp/p.json"
+check "tdm.bypass names the TX ring on dva, first of 2" \
+	grep -q "; 2 packet sockets with a TX ring (pid $pk python3, inode $ino_tx, and 1 more)$" \
+	<<<"$(f "$tmp/p.json" tdm.bypass seen)"
+check "tdm.bypass JSON: exactly the TX rings on dva and on no device" python3 -c "
+import json; d = json.load(open('$tmp/p.json'))
+b = [x for x in d['findings'] if x['id'] == 'tdm.bypass'][0]
+got = sorted((s['inode'], s['ifindex'], s['device'] or '', s['pid'], s['comm'],
+              s['tx_ring_frames'], s['protocol']) for s in b['packet_senders'])
+want = sorted([($ino_tx, $ifi_dva, 'dva', $pk, 'python3', 8, 3),
+               ($ino_any, 0, '', $pk, 'python3', 8, 3)])
+assert b['packet_senders_total'] == 2 and got == want, (got, want)
+assert not {$ino_rx, $ino_plain, $ino_dvb} & {s['inode'] for s in b['packet_senders']}
+"
+doctor -i dvb -j --role sender --ptp-socket "$tmp/ptp4l" >"$tmp/q.json"
+check "tdm.bypass on dvb: its own TX ring and the unbound one" python3 -c "
+import json; d = json.load(open('$tmp/q.json'))
+b = [x for x in d['findings'] if x['id'] == 'tdm.bypass'][0]
+assert sorted(s['inode'] for s in b['packet_senders']) == sorted([$ino_dvb, $ino_any]), b
+"
+kill "$pk"; wait "$pk" 2>/dev/null; pk=
 
 doctor -i dva --ptp-socket "$tmp/ptp4l" >"$tmp/text" 2>&1
 check "text output: table and fixes" grep -q "^net.txqueuelen  *WARN  *txqueuelen 10" "$tmp/text"

@@ -246,6 +246,7 @@ static struct doctor_facts *good_facts(void)
 	f->rx.have = true;
 	f->xdp.have = true;
 	f->xdp.in.xsk_known = true;
+	f->pkt.have = true;
 	return f;
 }
 
@@ -660,14 +661,14 @@ static void test_bypass(void **state)
 	o = run(f, "tdm.bypass");
 	assert_int_equal(o->sev, DOC_OK);
 	assert_string_equal(o->seen, "no XDP program and 0 AF_XDP sockets (0 with TX) "
-			    "on eth1, beside its tdmwin qdisc");
+			    "on eth1, beside its tdmwin qdisc; no packet socket with a TX ring");
 	/* An AF_XDP sender beside the qdisc: two wires. */
 	f->xdp.in.xsks = 1;
 	f->xdp.in.xsks_tx = 1;
 	o = run(f, "tdm.bypass");
 	assert_int_equal(o->sev, DOC_WARN);
 	assert_string_equal(o->seen, "no XDP program and 1 AF_XDP socket (1 with TX) "
-			    "on eth1, beside its tdmwin qdisc");
+			    "on eth1, beside its tdmwin qdisc; no packet socket with a TX ring");
 	assert_non_null(strstr(o->want, "libtdmgate"));
 	/* An XDP program alone (XDP_TX and redirects pass the qdisc too). */
 	f->xdp.in.xsks = f->xdp.in.xsks_tx = 0;
@@ -676,7 +677,8 @@ static void test_bypass(void **state)
 	o = run(f, "tdm.bypass");
 	assert_int_equal(o->sev, DOC_WARN);
 	assert_string_equal(o->seen, "an XDP program (generic, id 17) and 0 AF_XDP sockets "
-			    "(0 with TX) on eth1, beside its tdmwin qdisc");
+			    "(0 with TX) on eth1, beside its tdmwin qdisc; no packet "
+			    "socket with a TX ring");
 	/* No tdmwin qdisc: nothing to share a wire with. */
 	f->qdisc.q.present = false;
 	assert_int_equal(run(f, "tdm.bypass")->sev, DOC_OK);
@@ -688,7 +690,8 @@ static void test_bypass(void **state)
 	o = run(f, "tdm.bypass");
 	assert_int_equal(o->sev, DOC_INFO);
 	assert_string_equal(o->seen, "no XDP program and AF_XDP sockets not listed "
-			    "(no xsk_diag in this kernel) on eth1, beside its tdmwin qdisc");
+			    "(no xsk_diag in this kernel) on eth1, beside its tdmwin qdisc; "
+			    "no packet socket with a TX ring");
 	/* Without xsk_diag, the namespace's count (6.1): one may be ours. */
 	f->xdp.in.ns_known = true;
 	f->xdp.in.ns_xsks = 1;
@@ -696,12 +699,61 @@ static void test_bypass(void **state)
 	assert_int_equal(o->sev, DOC_WARN);
 	assert_string_equal(o->seen, "no XDP program and 1 AF_XDP socket in its namespace "
 			    "(devices unknown: no xsk_diag in this kernel) on eth1, "
-			    "beside its tdmwin qdisc");
+			    "beside its tdmwin qdisc; no packet socket with a TX ring");
 	f->xdp.in.ns_xsks = 0;
 	assert_int_equal(run(f, "tdm.bypass")->sev, DOC_OK);
 	f->xdp.have = false;
 	strcpy(f->xdp.err, "Operation not permitted");
 	assert_int_equal(run(f, "tdm.bypass")->sev, DOC_SKIP);
+	free(f);
+}
+
+/* Packet sockets with a TX ring: DPDK's net_af_packet and its kind. */
+static void test_bypass_packet(void **state)
+{
+	struct doctor_facts *f = good_facts();
+	struct tdm_pkt_sender *s = &f->pkt.in.s[0];
+	const struct doc_finding *o;
+
+	(void)state;
+	f->pkt.in.nsenders = 1;
+	s->ino = 4711;
+	s->ifindex = 3;
+	s->pid = 812;
+	strcpy(s->comm, "dpdk-app");
+	o = run(f, "tdm.bypass");
+	assert_int_equal(o->sev, DOC_WARN);
+	assert_string_equal(o->seen, "no XDP program and 0 AF_XDP sockets (0 with TX) "
+			    "on eth1, beside its tdmwin qdisc; 1 packet socket with a "
+			    "TX ring (pid 812 dpdk-app, inode 4711)");
+	/* What to do: gate it, or send through the qdisc. */
+	assert_non_null(strstr(o->want, "libtdmgate"));
+	assert_non_null(strstr(o->want, "qdisc_bypass=0"));
+	/* Several, the first unbound and its owner not found; a name that
+	 * would reach a terminal escaped.
+	 */
+	f->pkt.in.nsenders = 3;
+	s->ifindex = 0;
+	s->pid = 0;
+	o = run(f, "tdm.bypass");
+	assert_int_equal(o->sev, DOC_WARN);
+	assert_non_null(strstr(o->seen, "; 3 packet sockets with a TX ring (unbound, "
+			       "owner not found, inode 4711, and 2 more)"));
+	s->pid = 9;
+	strcpy(s->comm, "x\033[2J");
+	assert_non_null(strstr(run(f, "tdm.bypass")->seen, "(unbound, pid 9 x\\x1b[2J,"));
+	/* No tdmwin on the device: no second wire to warn of. */
+	f->qdisc.q.present = false;
+	assert_int_equal(run(f, "tdm.bypass")->sev, DOC_OK);
+	/* Packet sockets not listed beside tdmwin: said, not judged. */
+	f->qdisc.q.present = true;
+	f->pkt.have = false;
+	f->pkt.in.nsenders = 0;
+	strcpy(f->pkt.err, "no packet_diag in this kernel");
+	o = run(f, "tdm.bypass");
+	assert_int_equal(o->sev, DOC_INFO);
+	assert_non_null(strstr(o->seen, "; packet sockets not listed (no packet_diag in "
+			       "this kernel)"));
 	free(f);
 }
 
@@ -730,6 +782,34 @@ static void test_json_text(void **state)
 	assert_non_null(strstr(buf, "net.txqueuelen    WARN   txqueuelen 10\n"));
 	assert_non_null(strstr(buf, "\n  ip link set dev eth1 txqueuelen 1000\n"));
 	free(buf);
+
+	/* A packet sender: its fields in JSON, the advice in text (no fix). */
+	f->pkt.in.nsenders = 1;
+	f->pkt.in.s[0] = (struct tdm_pkt_sender){
+		.ino = 4711, .ifindex = 3, .proto = 3, .type = 3,
+		.tx_frames = 512, .uid = 0, .pid = 812, .comm = "dpdk-app",
+	};
+	doctor_run(f, fd);
+	j = doctor_json(f, fd, doc_nchecks);
+	assert_non_null(j);
+	assert_non_null(strstr(j, "\"packet_senders_total\":1,\"packet_senders\":["
+			       "{\"inode\":4711,\"ifindex\":3,\"device\":\"eth1\","
+			       "\"protocol\":3,\"tx_ring_frames\":512,\"uid\":0,"
+			       "\"pid\":812,\"comm\":\"dpdk-app\"}]"));
+	free(j);
+	o = open_memstream(&buf, &len);
+	assert_non_null(o);
+	doctor_print_text(o, f, fd, doc_nchecks);
+	fclose(o);
+	assert_non_null(strstr(buf, "\n  # tdm.bypass: one wire: senders past the qdisc "
+			       "gated by libtdmgate"));
+	free(buf);
+	f->pkt.have = false;
+	doctor_run(f, fd);
+	j = doctor_json(f, fd, doc_nchecks);
+	assert_non_null(j);
+	assert_non_null(strstr(j, "\"packet_senders_total\":null,\"packet_senders\":null"));
+	free(j);
 	free(f);
 }
 
@@ -752,6 +832,7 @@ int main(void)
 		cmocka_unit_test(test_irq),
 		cmocka_unit_test(test_qdisc_tdmrx),
 		cmocka_unit_test(test_bypass),
+		cmocka_unit_test(test_bypass_packet),
 		cmocka_unit_test(test_json_text),
 	};
 
