@@ -46,23 +46,8 @@ tdmgate_ungated
 # tdmctl doctor sees an AF_XDP sender beside the qdisc (one wire per
 # device): by device with xsk_diag (6.12), else the namespace's count (6.1).
 modprobe -q xsk_diag 2>/dev/null
-doctor() { nsx "$A" "$TDMCTL" doctor -i $D 2>&1 | grep '^tdm.bypass'; }
-# nsenter execs tdmgen (ip netns exec would fork it): $! is the sender.
-nsenter --net="/run/netns/$A" "$TDMGEN" --stack afxdp --ungated -I $D -p 5009 \
-	-c 1000 -r 100pps -E 0 -q "$TDM_IP_B" >/dev/null 2>&1 &
-dpid=$!
-TDM_BG_PIDS+=("$dpid")
-# Until its socket exists: tdmgen binds it once its UMEM is set up, which
-# took more than 0.5 s on a loaded 6.12 guest (a fixed sleep raced it).
-doctor_warns() { doctor | grep -q WARN; }
-tdm_wait_for 20 doctor_warns
-doc=$(doctor)
-tdm_log "doctor while an AF_XDP sender runs: $doc"
-check_match "doctor: the AF_XDP sender beside tdmwin, a warning" "$doc" \
-	'WARN +no XDP program and 1 AF_XDP socket (\(1 with TX\) on tdmA|in its namespace).*beside its tdmwin'
-kill -TERM "$dpid" 2>/dev/null
-wait "$dpid" 2>/dev/null
-check_match "doctor: no AF_XDP socket once it is done" "$(doctor)" \
+tdmgate_doctor afxdp "the AF_XDP sender" \
+	'WARN +no XDP program and 1 AF_XDP socket (\(1 with TX\) on tdmA|in its namespace).*beside its tdmwin' \
 	'OK +no XDP program and 0 AF_XDP sockets'
 
 # ---- 2. gated by libtdmgate, through a plan change ----------------------------

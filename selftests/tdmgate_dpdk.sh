@@ -9,6 +9,7 @@
 #
 #   1. without the library (--ungated) frames leave all over the cycle
 #      although tdmwin is the root qdisc: the gap this closes;
+#      tdmctl doctor warns of the PMD's packet socket beside tdmwin;
 #   2. with it (tdmgen follows the qdisc's plan through libtdmgate and
 #      waits for each burst's instant: net_af_packet offers no TX
 #      timestamp, so the gating is in software, and said so) they leave
@@ -30,8 +31,8 @@
 . "$(dirname "$0")/tdmgate_lib.sh"
 tdm_require tcpdump chrt ldd
 
-tdm_use_build "$TDM_ROOT/build/us" "" TDMGEN=tdmgen
-[ -x "$TDMGEN" ] || tdm_skip_all "tdmgen not built (make tools)"
+tdm_use_build "$TDM_ROOT/build/us" "" TDMGEN=tdmgen TDMCTL=tdmctl
+{ [ -x "$TDMGEN" ] && [ -x "$TDMCTL" ]; } || tdm_skip_all "tdmgen, tdmctl not built (make tools)"
 [[ $(ldd "$TDM_ROOT/build/us/tdmgen") == *librte_eal* ]] ||
 	tdm_skip_all "tdmgen built without DPDK (libdpdk-dev)"
 # Starting a net_af_packet port sets the device's MAC address (ethdev
@@ -50,6 +51,15 @@ tdmgate_ungated
 check_match "ungated: said so, and the PMD's launch time" "$GEN" \
 	'"stack":"dpdk","gate":"none","gating":"none","launch_time":"not offered by the PMD"'
 check_eq "ungated: the receiver got all" "${R[udp5001.n]:-x}:${R[udp5001.lost]:-x}" 600:0
+
+# tdmctl doctor sees the PMD's packet socket (a TX ring bound to tdmA)
+# beside the qdisc: a warning naming tdmgen (bypass.rst, "Kernel and
+# bypass traffic on one device").
+modprobe -q packet_diag 2>/dev/null
+ip -n "$A" neigh replace "$TDM_IP_B" lladdr "$TDM_MAC_B" dev $D nud permanent
+tdmgate_doctor dpdk "the DPDK sender's TX ring" \
+	'WARN +.* on tdmA, beside its tdmwin qdisc; 1 packet socket with a TX ring \(pid @PID@ tdmgen, inode [0-9]+\)$' \
+	'OK +.*; no packet socket with a TX ring$'
 
 # ---- 2. gated by libtdmgate, through a plan change ----------------------------
 

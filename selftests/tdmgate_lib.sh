@@ -27,6 +27,40 @@ tdmgate_setup() {
 
 tc_a() { tdm_tc -n "$A" "$@"; }
 
+# tdmgate_doctor STACK WHAT WHILE_RE AFTER_RE: tdmctl doctor's tdm.bypass
+# line (one wire per device, bypass.rst) while an ungated STACK sender
+# runs on D, matching WHILE_RE (@PID@ in it: the sender's pid) within 20
+# s, then once it is done, matching AFTER_RE.  WHAT names the sender in
+# the checks.
+tdmgate_doctor() {
+	local stack=$1 what=$2 want=$3 after=$4 pid doc
+	# nsenter execs tdmgen (ip netns exec may fork it): $! is the sender.
+	nsenter --net="/run/netns/$A" "$TDMGEN" --stack "$stack" --ungated -I "$D" \
+		-p 5009 -c 1000 -r 100pps -E 0 -q "$TDM_IP_B" >/dev/null \
+		2>"$TDM_TMP/doctor-gen.err" &
+	pid=$!
+	TDM_BG_PIDS+=("$pid")
+	want=${want//@PID@/$pid}
+	# Until its socket exists: an AF_XDP sender binds it once its UMEM is
+	# set up, DPDK's once the EAL has started the port (more than 0.5 s on
+	# a loaded guest).
+	tdm_wait_for 20 tdmgate_bypass_matches "$want"
+	doc=$(tdmgate_bypass_line)
+	tdm_log "doctor while $what runs: $doc"
+	check_match "doctor: $what beside tdmwin, a warning" "$doc" "$want"
+	kill -TERM "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	check_match "doctor: $what gone once it is done" "$(tdmgate_bypass_line)" "$after"
+}
+
+tdmgate_bypass_line() {
+	nsx "$A" "$TDMCTL" doctor -i "$D" 2>&1 | grep '^tdm.bypass'
+}
+
+tdmgate_bypass_matches() {	# RE, as check_match matches
+	tdmgate_bypass_line | grep -qiE -- "$1"
+}
+
 # tdmgate_send STACK [chrt -f 50 BUILD/tdmgen] ARGS...: tdmgen --stack
 # STACK in A on D, 200-byte datagrams to B's port 5001, no end markers,
 # its JSON summary on stdout and its stderr in $TDM_TMP/gen.err; $TDMGEN

@@ -10,20 +10,23 @@
 #     sequence, a TX time within the run) and the end markers' count; the
 #     summary says DPDK, ungated, and what the PMD offers for launch time;
 #   - the frames pass the qdisc by: a pfifo root counts none of them;
+#   - tdmctl doctor lists the PMD's packet socket (a TX ring bound to dpA)
+#     as a sender past the qdisc, held by tdmgen;
 #   - without --ungated and without a tdmwin qdisc: exit 2, said; the same
 #     with --gate-sock where no tdmd serves a plan store;
 #   - bad input: an EAL argument it refuses, a port-less EAL, a datagram
 #     larger than an mbuf: exit 2 with a message.
 #
-# Built into O/tests as test_tdmgen_dpdk (which passes the tdmgen binary),
+# Built into O/tests as test_tdmgen_dpdk (which passes the tdmgen and
+# tdmctl binaries),
 # run by `make unit`; prints TAP.  Needs root and ip (else "SKIP: ...",
 # exit 4), and a tdmgen built with DPDK.  About 3 s.
 #
-#   tests/tdmgen_dpdk.sh TDMGEN
+#   tests/tdmgen_dpdk.sh TDMGEN TDMCTL
 set -uo pipefail
 # shellcheck source=../../selftests/tap.sh
 . "$(dirname "$(readlink -f "$0")")/../../selftests/tap.sh"
-tdmgen=$1
+tdmgen=$1 tdmctl=$2
 if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null; then
 	tdm_skip_all "needs root and ip (uid $(id -u))"
 fi
@@ -33,7 +36,8 @@ fi
 . "$(dirname "$(readlink -f "$0")")/veth_ns.sh"
 tmp=$(mktemp -d) || exit 1
 a=tdmdA$$ b=tdmdB$$
-trap 'veth_ns_del "$a" "$b"; rm -rf "$tmp"' EXIT
+trap '[ -n "${bg:-}" ] && kill "$bg" 2>/dev/null && wait "$bg" 2>/dev/null
+veth_ns_del "$a" "$b"; rm -rf "$tmp"' EXIT
 veth_ns "$a" "$b" dpA dpB
 mac=$(ip netns exec "$b" cat /sys/class/net/dpB/address)
 ip netns exec "$a" tc qdisc replace dev dpA root handle 1: pfifo
@@ -103,6 +107,33 @@ while read -r res name; do
 done <"$tmp/checks"
 pkts=$(ip netns exec "$a" tc -s qdisc show dev dpA | sed -n 's/.* \([0-9]*\) pkt .*/\1/p')
 check_eq "the frames passed the qdisc by" "$pkts" 0
+
+# The PMD's socket as tdmctl doctor sees it (bypass.rst, "Kernel and
+# bypass traffic on one device"): a TX ring bound to dpA, held by tdmgen,
+# listed while the sender runs (its EAL takes a moment to open it).
+# (ip netns exec, not gen: $! is then tdmgen itself)
+ip netns exec "$a" "$tdmgen" --stack dpdk -I dpA -p 5001 -s 200 --ungated \
+	--dst-mac "$mac" -c 100000 -r 1000pps 198.18.0.2 >/dev/null 2>"$tmp/bg.err" &
+bg=$!
+seen=
+for _ in $(seq 100); do
+	ip netns exec "$a" "$tdmctl" doctor -i dpA -j --role sender \
+		--ptp-socket "$tmp/ptp4l" >"$tmp/doctor.json" 2>/dev/null
+	seen=$(python3 - "$tmp/doctor.json" "$bg" \
+		"$(ip netns exec "$a" cat /sys/class/net/dpA/ifindex)" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+b = [x for x in d["findings"] if x["id"] == "tdm.bypass"][0]
+print(" ".join("%s/%s/%s/%s" % (s["device"], s["ifindex"] == int(sys.argv[3]),
+                                s["pid"] == int(sys.argv[2]), s["comm"])
+               for s in b["packet_senders"]))
+PY
+)
+	[ -n "$seen" ] && break
+	sleep 0.1
+done
+kill "$bg" 2>/dev/null; wait "$bg" 2>/dev/null; bg=
+check_eq "doctor: the PMD's TX ring on dpA, held by tdmgen" "$seen" "dpA/True/True/tdmgen"
 
 # Refused, with a message.  Starting the port flushed dpA's neighbours
 # (the MAC address replayed, bypass.rst): --dst-mac from here on.
