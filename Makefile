@@ -46,14 +46,16 @@ UCFLAGS	:= -std=c11 -O1 -g -Wall -Wextra -Werror -fno-omit-frame-pointer \
 	fuzz lint check check-debug setup demo bench clean help dkms-install \
 	dkms-uninstall testbed-test
 
-US	:= $(MAKE) -C $(TOP)/userspace O=$(BUILD)/us
+# ($(MAKE) written out in each recipe: make passes its jobs to a
+# sub-make only where the recipe names $(MAKE) itself)
+US	:= -C $(TOP)/userspace O=$(BUILD)/us
 FUZZ_TIME ?= 20
 
 all: plugin tools modules
 
 # tdmd and tdmctl, plus their sanitizer builds for the guest selftests.
 tools:
-	$(US) tools $(BUILD)/us/san/bin/tdmd $(BUILD)/us/san/bin/tdmctl
+	$(MAKE) $(US) tools $(BUILD)/us/san/bin/tdmd $(BUILD)/us/san/bin/tdmctl
 	$(MAKE) -C $(TOP)/selftests tools
 
 help:
@@ -128,7 +130,7 @@ install: all
 		     "(set KDIR=..., or use make dkms-install)"; \
 	fi
 	$(MAKE) -C $(TOP)/tc-plugin O=$(BUILD)/tc install DESTDIR=$(DESTDIR)
-	$(US) install DESTDIR=$(DESTDIR) PREFIX=$(PREFIX)
+	$(MAKE) $(US) install DESTDIR=$(DESTDIR) PREFIX=$(PREFIX)
 	install -D -m 0644 -t $(DESTDIR)$(MANDIR)/man1 $(MAN1:%=$(TOP)/Documentation/man/%)
 	install -D -m 0644 -t $(DESTDIR)$(MANDIR)/man3 $(MAN3:%=$(TOP)/Documentation/man/%)
 	install -D -m 0644 -t $(DESTDIR)$(MANDIR)/man5 $(MAN5:%=$(TOP)/Documentation/man/%)
@@ -144,7 +146,7 @@ uninstall:
 	@$(KREL); rm -f $(addprefix $(MODDEST)/,$(MODULES)); \
 	if [ -z "$(DESTDIR)" ] && [ -d /lib/modules/$$kver ]; then depmod -a $$kver; fi
 	$(MAKE) -C $(TOP)/tc-plugin O=$(BUILD)/tc uninstall DESTDIR=$(DESTDIR)
-	$(US) uninstall DESTDIR=$(DESTDIR) PREFIX=$(PREFIX)
+	$(MAKE) $(US) uninstall DESTDIR=$(DESTDIR) PREFIX=$(PREFIX)
 	rm -f $(MAN1:%=$(DESTDIR)$(MANDIR)/man1/%) \
 	      $(MAN3:%=$(DESTDIR)$(MANDIR)/man3/%) \
 	      $(MAN5:%=$(DESTDIR)$(MANDIR)/man5/%) \
@@ -185,12 +187,12 @@ unit: $(BUILD)/test_gate
 	@$(BUILD)/test_gate >$(BUILD)/test_gate.log 2>&1; rc=$$?; \
 	  cat $(BUILD)/test_gate.log; \
 	  if [ $$rc = 0 ]; then echo "ok - test_gate"; else echo "not ok - test_gate"; fi; \
-	  $(US) tests >$(BUILD)/us-tests-build.log 2>&1 || { \
+	  $(MAKE) $(US) tests >$(BUILD)/us-tests-build.log 2>&1 || { \
 	    tail -n 40 $(BUILD)/us-tests-build.log; echo "0 passed, 1 failed"; exit 1; }; \
 	  cd $(TOP)/userspace && ./tests/run-unit --extra $$rc $(BUILD)/us/tests/test_*
 
 fuzz:
-	$(US) fuzz FUZZ_TIME=$(FUZZ_TIME)
+	$(MAKE) $(US) fuzz FUZZ_TIME=$(FUZZ_TIME)
 
 $(BUILD)/test_gate: userspace/tests/test_gate.c userspace/lib/tdm_gate.h \
 		    kmod/tdmwin_gate.h kmod/uapi/linux/tdmwin.h
