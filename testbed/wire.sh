@@ -408,12 +408,10 @@ tdm_switch_reset() {
 # "Sent B bytes P pkt (dropped D, ...)" and "backlog Bb Pp" lines.
 tdm_netem_stats() {
 	local -n _nst=$2
-	# (names of their own: a local q here would be the caller's ARRAY q)
-	local _nst_dev _nst_p _nst_d _nst_q
+	local dev p d q
 	_nst=()
-	while read -r _nst_dev _nst_p _nst_d _nst_q; do
-		_nst[$_nst_dev.packets]=$_nst_p _nst[$_nst_dev.drops]=$_nst_d
-		_nst[$_nst_dev.qlen]=$_nst_q
+	while read -r dev p d q; do
+		_nst[$dev.packets]=$p _nst[$dev.drops]=$d _nst[$dev.qlen]=$q
 	done < <(tc -n "$1" -s qdisc show | awk '
 		$1 == "qdisc" { k = $2; dev = ""
 			for (i = 3; i < NF; i++) if ($i == "dev") dev = $(i + 1) }
