@@ -489,18 +489,15 @@ tdm_switch_taps_stop() {
 # them at the peer's netif_rx(), in the sender's transmit call.
 # tdm_switch_peer_taps_stop NAME.
 tdm_switch_peer_taps_start() {
-	local i names=()
+	local i
 	for i in "${!S[@]}"; do
-		tdm_cap_launch "${1}_peer$i" "$NIC" "nin$i" "udp dst port ${2:-8081}" -Q in -s 96
-		names+=("${1}_peer$i")
+		tdm_cap_start "${1}_peer$i" "$NIC" "nin$i" "udp dst port ${2:-8081}" \
+			-Q in -s 96 || { tdm_switch_peer_taps_stop "$1" >/dev/null; return 1; }
 	done
-	tdm_cap_listening "${names[@]}" ||
-		{ tdm_switch_peer_taps_stop "$1" >/dev/null; return 1; }
 }
 tdm_switch_peer_taps_stop() {
-	local i names=()
-	for i in "${!S[@]}"; do names+=("${1}_peer$i"); done
-	tdm_cap_stop "${names[@]}"
+	local i
+	for i in "${!S[@]}"; do tdm_cap_stop "${1}_peer$i"; done
 }
 
 # tdm_switch_port_judge KEY NAME [PORT]: the switch port's drops told
