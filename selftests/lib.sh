@@ -66,16 +66,6 @@ TDM_SYSCTL_SAVED=()
 TDM_CLOCK_SAVED=
 TDM_TMP=$(mktemp -d "${TMPDIR:-/tmp}/tdmwin-st.XXXXXX")
 
-# tdm_sleep SECONDS: sleep without a process, for the polling loops (a
-# sleep is a fork and exec, tens of milliseconds under TCG, in every
-# poll): read with a timeout from a FIFO nobody writes.  Where the FIFO
-# cannot be made, the sleep command.
-if mkfifo "$TDM_TMP/.sleep" 2>/dev/null && exec {TDM_SLEEP_FD}<>"$TDM_TMP/.sleep"; then
-	tdm_sleep() { read -r -t "$1" -u "$TDM_SLEEP_FD" _ 2>/dev/null; :; }
-else
-	tdm_sleep() { sleep "$1"; }
-fi
-
 # ---- results --------------------------------------------------------------
 
 # TAP, checks and the exit: selftests/tap.sh (tdm_ok, tdm_fail, tdm_skip,
@@ -426,20 +416,17 @@ tdm_opts_sig() {
 # to $TDM_TMP/NAME.out when stopped with tdm_recv_stop NAME (which counts
 # what already reached its sockets); tdm_recv_wait waits for a count.
 tdm_recv_start() {
-	local name=$1 ns=$2 end=$((SECONDS + 30))
+	local name=$1 ns=$2 i
 	shift 2
 	rm -f "$TDM_TMP/$name.ready" "$TDM_TMP/$name.out" "$TDM_TMP/$name.count"
 	ip netns exec "$ns" "${TDM_PYC[@]}" recv --ready "$TDM_TMP/$name.ready" \
 		--out "$TDM_TMP/$name.out" --count-file "$TDM_TMP/$name.count" "$@" &
 	eval "TDM_PID_$name=$!"
 	TDM_BG_PIDS+=($!)
-	# (at most 30 s: a python of its own, without the server, took
-	# seconds to start under TCG)
-	while [ "$SECONDS" -lt "$end" ]; do
+	for i in $(seq 100); do
 		[ -f "$TDM_TMP/$name.ready" ] && return 0
-		tdm_sleep 0.1
+		sleep 0.1
 	done
-	[ -f "$TDM_TMP/$name.ready" ] && return 0
 	echo "receiver $name did not start" >&2
 	return 1
 }
@@ -517,7 +504,7 @@ tdm_cap_listening() {
 		[ ${#_next[@]} = 0 ] && return 0
 		_todo=("${_next[@]}")
 		[ "$SECONDS" -lt "$end" ] || break
-		tdm_sleep 0.1
+		sleep 0.1
 	done
 	for name in "${_todo[@]}"; do
 		echo "tcpdump $name did not start:" >&2
@@ -541,7 +528,7 @@ tdm_cap_stop() {
 		else
 			still=0 last=$size
 		fi
-		tdm_sleep 0.1
+		sleep 0.1
 	done
 	for name in "$@"; do
 		pidvar="TDM_CAP_$name"
@@ -628,7 +615,7 @@ tdm_wait_for() {
 	shift
 	while [ "$SECONDS" -lt "$end" ]; do
 		"$@" && return 0
-		tdm_sleep 0.1
+		sleep 0.1
 	done
 	"$@"
 }
