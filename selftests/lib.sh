@@ -315,19 +315,16 @@ tdm_judge_dir() {
 	tdm_log "judged on the host: testbed/tb judge ${TDM_JUDGE_DIR%/*}"
 }
 
-# (No process per record: a suite writes hundreds, and a fork and exec
-# costs tens of milliseconds under TCG.)
 tdm_judge_rec() {
-	local f IFS=$' \t\n'
+	local f
 	tdm_judge_dir
 	for f in "$@"; do
 		[[ $f == *[$'\t\n']* ]] && { tdm_fail "judge: a tab or newline in '$f'"; return 1; }
 	done
-	[ -d "$TDM_JUDGE_DIR" ] || mkdir -p "$TDM_JUDGE_DIR" || return 1
+	mkdir -p "$TDM_JUDGE_DIR" || return 1
 	[ -e "$TDM_JUDGE_DIR/judge.tsv" ] ||
 		printf 'permille\t%d\n' "$OUTLIER_PERMILLE" >"$TDM_JUDGE_DIR/judge.tsv"
-	IFS=$'\t'
-	echo "$*" >>"$TDM_JUDGE_DIR/judge.tsv"
+	(IFS=$'\t'; echo "$*") >>"$TDM_JUDGE_DIR/judge.tsv"
 }
 
 tdm_judge() {
@@ -344,13 +341,11 @@ tdm_judge() {
 			a=${a%\*}
 			compgen -G "${a#@}*" >/dev/null ||
 				{ tdm_fail "judge $key: no file ${a#@}*"; return 1; }
-			{ [ -d "$TDM_JUDGE_DIR" ] || mkdir -p "$TDM_JUDGE_DIR"; } &&
-				cp "${a#@}"* "$TDM_JUDGE_DIR/" || return 1
+			mkdir -p "$TDM_JUDGE_DIR" && cp "${a#@}"* "$TDM_JUDGE_DIR/" || return 1
 			a=@${a##*/}
 		elif [[ $a == @/* ]]; then
 			[ -f "${a#@}" ] || { tdm_fail "judge $key: no file ${a#@}"; return 1; }
-			{ [ -d "$TDM_JUDGE_DIR" ] || mkdir -p "$TDM_JUDGE_DIR"; } &&
-				cp "${a#@}" "$TDM_JUDGE_DIR/" || return 1
+			mkdir -p "$TDM_JUDGE_DIR" && cp "${a#@}" "$TDM_JUDGE_DIR/" || return 1
 			a=@${a##*/}
 		fi
 		args+=("$label$a")
