@@ -401,34 +401,19 @@ tdm_switch_reset() {
 	TDM_SW_RX0=$(nsx "$TDM_SW_RXNS" cat "/sys/class/net/$TDM_SW_RXDEV/statistics/rx_packets")
 }
 
-# tdm_netem_stats NS ARRAY: every serializer (netem qdisc) in NS, from one
-# tc call (a tc and a python per device took seconds a poll under TCG):
-# ARRAY[DEV.packets] sent, ARRAY[DEV.drops], ARRAY[DEV.qlen] (frames
-# waiting in its FIFO).  The text form: tc 6.1 and 6.15 print the same
-# "Sent B bytes P pkt (dropped D, ...)" and "backlog Bb Pp" lines.
-tdm_netem_stats() {
-	local -n _nst=$2
-	local dev p d q
-	_nst=()
-	while read -r dev p d q; do
-		_nst[$dev.packets]=$p _nst[$dev.drops]=$d _nst[$dev.qlen]=$q
-	done < <(tc -n "$1" -s qdisc show | awk '
-		$1 == "qdisc" { k = $2; dev = ""
-			for (i = 3; i < NF; i++) if ($i == "dev") dev = $(i + 1) }
-		k == "netem" && $1 == "Sent" { p = $4; d = $7; sub(/,$/, "", d) }
-		k == "netem" && $1 == "backlog" { q = $3; sub(/p$/, "", q); print dev, p, d, q }')
+# tdm_netem_empty NS DEV: true when DEV's serializer holds no frame.
+tdm_netem_empty() {
+	[ "$(tc -n "$1" -s -j qdisc show dev "$2" | py flat --kind netem |
+		sed -n 's/^qlen=//p')" = 0 ]
 }
 
 # tdm_switch_idle: true when every NIC's FIFO and the switch port's buffer
 # are empty.
 tdm_switch_idle() {
-	local -A n
 	local i
-	tdm_netem_stats "$SW" n
-	[ "${n[$TDM_SW_PORT.qlen]:-x}" = 0 ] || return 1
-	tdm_netem_stats "$NIC" n
+	tdm_netem_empty "$SW" "$TDM_SW_PORT" || return 1
 	for i in "${!S[@]}"; do
-		[ "${n[nout$i.qlen]:-x}" = 0 ] || return 1
+		tdm_netem_empty "$NIC" "nout$i" || return 1
 	done
 }
 
@@ -442,16 +427,16 @@ tdm_switch_count() {
 	local -A q
 	local i
 	_sc=([nic.sent]=0 [nic.drops]=0)
-	tdm_netem_stats "$NIC" q
 	for i in "${!S[@]}"; do
-		_sc[nic.$i.sent]=${q[nout$i.packets]:-0}
-		_sc[nic.$i.drops]=${q[nout$i.drops]:-0}
-		_sc[nic.sent]=$(( ${_sc[nic.sent]} + ${q[nout$i.packets]:-0} ))
-		_sc[nic.drops]=$(( ${_sc[nic.drops]} + ${q[nout$i.drops]:-0} ))
+		tdm_kv q "$(tc -n "$NIC" -s -j qdisc show dev "nout$i" | py flat --kind netem)"
+		_sc[nic.$i.sent]=${q[packets]:-0}
+		_sc[nic.$i.drops]=${q[drops]:-0}
+		_sc[nic.sent]=$(( ${_sc[nic.sent]} + ${q[packets]:-0} ))
+		_sc[nic.drops]=$(( ${_sc[nic.drops]} + ${q[drops]:-0} ))
 	done
-	tdm_netem_stats "$SW" q
-	_sc["sw.sent"]=${q[$TDM_SW_PORT.packets]:-0}
-	_sc["sw.drops"]=${q[$TDM_SW_PORT.drops]:-0}
+	tdm_kv q "$(tc -n "$SW" -s -j qdisc show dev "$TDM_SW_PORT" | py flat --kind netem)"
+	_sc["sw.sent"]=${q[packets]:-0}
+	_sc["sw.drops"]=${q[drops]:-0}
 	_sc["rx"]=$(( $(nsx "$TDM_SW_RXNS" cat "/sys/class/net/$TDM_SW_RXDEV/statistics/rx_packets") - ${TDM_SW_RX0:-0} ))
 }
 
@@ -602,15 +587,12 @@ declare -gA TDM_CORNER_RX0
 
 # tdm_corner_idle: true when every NIC's FIFO and every port's is empty.
 tdm_corner_idle() {
-	local -A n
 	local i j
-	tdm_netem_stats "$SW" n
 	for j in "${!RCV[@]}"; do
-		[ "${n[swr$j.qlen]:-x}" = 0 ] || return 1
+		tdm_netem_empty "$SW" "swr$j" || return 1
 	done
-	tdm_netem_stats "$NIC" n
 	for i in "${!S[@]}"; do
-		[ "${n[nout$i.qlen]:-x}" = 0 ] || return 1
+		tdm_netem_empty "$NIC" "nout$i" || return 1
 	done
 }
 
@@ -622,17 +604,17 @@ tdm_corner_count() {
 	local -A q
 	local i j r
 	_cc=([nic.sent]=0 [nic.drops]=0 [sw.sent]=0 [sw.drops]=0 [rx]=0)
-	tdm_netem_stats "$NIC" q
 	for i in "${!S[@]}"; do
-		_cc[nic.sent]=$(( ${_cc[nic.sent]} + ${q[nout$i.packets]:-0} ))
-		_cc[nic.drops]=$(( ${_cc[nic.drops]} + ${q[nout$i.drops]:-0} ))
+		tdm_kv q "$(tc -n "$NIC" -s -j qdisc show dev "nout$i" | py flat --kind netem)"
+		_cc[nic.sent]=$(( ${_cc[nic.sent]} + ${q[packets]:-0} ))
+		_cc[nic.drops]=$(( ${_cc[nic.drops]} + ${q[drops]:-0} ))
 	done
-	tdm_netem_stats "$SW" q
 	for j in "${!RCV[@]}"; do
-		_cc[sw.$j.sent]=${q[swr$j.packets]:-0}
-		_cc[sw.$j.drops]=${q[swr$j.drops]:-0}
-		_cc[sw.sent]=$(( ${_cc[sw.sent]} + ${q[swr$j.packets]:-0} ))
-		_cc[sw.drops]=$(( ${_cc[sw.drops]} + ${q[swr$j.drops]:-0} ))
+		tdm_kv q "$(tc -n "$SW" -s -j qdisc show dev "swr$j" | py flat --kind netem)"
+		_cc[sw.$j.sent]=${q[packets]:-0}
+		_cc[sw.$j.drops]=${q[drops]:-0}
+		_cc[sw.sent]=$(( ${_cc[sw.sent]} + ${q[packets]:-0} ))
+		_cc[sw.drops]=$(( ${_cc[sw.drops]} + ${q[drops]:-0} ))
 		r=$(( $(nsx "${RCV[$j]}" cat /sys/class/net/rx0/statistics/rx_packets) - ${TDM_CORNER_RX0[$j]:-0} ))
 		_cc[rx.$j]=$r
 		_cc[rx]=$(( _cc[rx] + r ))
