@@ -1,49 +1,35 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The 3 x 3 corner turn on the corner testbed (tdm_corner in
-# testbed/wire.sh): three senders, each behind its own NIC and 50 Mbit/s
-# wire, send to three receivers, every sender to every receiver, through
-# one switch whose three ports toward the receivers drain at the wire's
-# rate with a shallow buffer (tdm_switch_buf: 5 frames).  Each sender
-# offers 60 % of its line, to the receivers in turn, and each receiver's
-# port gets 60 % on average.  Three runs on one testbed:
+# The 3 x 3 corner turn through tdmd, on the corner testbed (tdm_corner
+# in testbed/wire.sh): three senders, each behind its own NIC and wire,
+# send to three receivers, every sender to every receiver, through one
+# switch whose three ports toward the receivers have a shallow buffer
+# (tdm_switch_buf).  Each sender offers 60 % of its line, to the
+# receivers in turn, and each receiver's port gets 60 % on average.
 #
 # - free: no gate; each sender rotates through the receivers on its own
-#   clock (tdmgen --corner --pace windows --gate lib on its own [barrel]
-#   plan: 3 slots of 12 ms, 2 ms of dead time; its cycle 0 a third of a
-#   slot after the previous sender's and its slot 1/64 longer, as
-#   unsynchronized clocks are out of phase and drift): at times two
-#   senders send to one receiver at once, at 120 % of its line.
-# - barrel: the user-space barrel shifter, every sender paced by one plan
-#   with tdmgen --corner --pace windows --gate lib (libtdmgate books its
-#   wire: a frame starts only where it fits its window at the plan's link
-#   speed, so no backlog spills past a window): in slot k sender i sends
-#   to receiver (i + k) mod 3, so a port never has two senders at once.
+#   clock (tdmgen --corner --pace windows on its own [barrel] plan, out
+#   of phase and 1/64 slower than the one before, as tdmgen_corner.sh's
+#   free run): at times two senders send to one receiver at once.
 # - tdmd: a coordinator (on a management network of its own, so that its
-#   sessions stay off the ports judged) hands the same barrel shifter to
-#   a member on each sender, which programs its tdmwin qdisc with a
-#   destination class per receiver and one flower filter per receiver
-#   (Documentation/tdmd.rst, "Plans with receivers"), checked here with
-#   tc; then every sender runs tdmgen --corner free-running (--pace rate:
-#   packet by packet to the receivers in turn) and the gate does the
-#   timing.
+#   sessions stay off the ports judged) hands the 3 x 3 barrel shifter
+#   ([barrel]: 3 slots of 12 ms, 2 ms of dead time) to a member on each
+#   sender, which programs its tdmwin qdisc with a destination class per
+#   receiver and one flower filter per receiver (Documentation/tdmd.rst,
+#   "Plans with receivers"), checked here with tc; then every sender runs
+#   tdmgen --corner free-running (--pace rate: packet by packet to the
+#   receivers in turn) and the gate does the timing.
 #
 # Judged at the ideal ports on the host, after the guest (testbed/tb
-# ideal-port --by-dest on taps at the senders' devices, where tdmgen's
-# pacing and the gate act: each frame on its sender's perfect wire into
-# its receiver's port of 5 frames; tdm_corner_judge): free-running loses
-# frames to collisions at the receivers' ports, the barrel shifters none
-# (timing checks: the quiet-host rule).  The emulated ports' own drops
-# and the frame counts at every stage are logged, and the counts checked:
-# every frame sent is through a NIC or dropped there, every frame through
-# the NICs through a port or dropped there, every frame a port sent at
-# its receiver.
+# ideal-port --by-dest on taps at the senders' devices, where the gate
+# acts; tdm_corner_judge): free-running loses frames to collisions at the
+# receivers' ports, tdmd's barrel shifter none (a timing check: the
+# quiet-host rule).  Every frame sent is counted through the NICs, the
+# ports and the receivers, as in tdmgen_corner.sh.
 #
-# (The free and barrel runs were tdmgen_corner.sh, a test of user space
-# alone, which built the same testbed and made the same free run: one
-# testbed and one free run serve both.)  Needs sch_tdmwin with
-# destination classes and cls_flower.  Traffic takes 2 s + 2 s + 1 s.
+# Needs sch_tdmwin with destination classes and cls_flower.  Traffic
+# takes 2 s + 1 s.
 
 # shellcheck source=tdmd_lib.sh
 . "$(dirname "$0")/tdmd_lib.sh"
@@ -55,8 +41,8 @@ tdm_use_build "$TDM_ROOT/build/us" release TDMGEN=tdmgen
 NSEND=3 NRECV=3
 SLOT=12000000
 DEAD=2000000
-# Traffic: free-running needs its drifting slots to meet (2 s); tdmgen's
-# barrel shifter is judged on every frame of 2 s, tdmd's on 1 s.
+# Traffic: free-running needs its drifting slots to meet (2 s); the
+# barrel shifter is judged on every frame of 1 s.
 SECS=2
 PPS=$(( WIRE_MBIT * 1000000 * 60 / 100 / ((WIRE_SIZE + WIRE_FRAME_EXTRA) * 8) ))
 MG_C=198.18.3.1
@@ -82,7 +68,6 @@ for i in $(seq "$NSEND"); do
 done
 tdm_log "testbed built in $SECONDS s"
 tdm_log "$NSEND senders to $NRECV receivers; switch ports of $SW_BUF frames, NIC FIFOs of $WIRE_RING, wires of $WIRE_MBIT Mbit/s; $PPS frames/s a sender"
-check "a slot's window fits the testbed" tdm_switch_check "$NRECV" "$((SLOT - DEAD))" "$DEAD" 0
 for j in $(seq "$NRECV"); do
 	tdm_switch_sink 8081 "${RCV[$j]}" || tdm_skip_all "no receiving socket on receiver $j"
 done
@@ -105,7 +90,7 @@ plan() {
 
 # run NAME PACE: every sender at once with tdmgen --corner --pace PACE
 # on $TDM_TMP/NAME-I.conf (tdm_corner_run); paced by the plan, libtdmgate
-# books the wire.
+# books the wire (as tdmgen_corner.sh).
 run() {
 	local gate=()
 	[ "$2" = windows ] && gate=(--gate lib)
@@ -123,21 +108,6 @@ run free windows || { tdm_fail "free: the run did not complete"; tdm_exit; }
 tdm_quiet_judge "$mark"
 tdm_judge_check "free: senders meeting at a receiver lose frames at its ideal port" \
 	free 'collision > 0'
-
-# ---- barrel: one plan, every sender on the same clock, tdmgen paces --------
-
-for i in $(seq "$NSEND"); do plan "$TDM_TMP/barrel-$i.conf" "$SLOT" "$(( NRECV * SLOT ))"; done
-tdm_quiet_wait 10 || tdm_log "$TDM_LOADED"
-mark=$(tdm_hostload_mark)
-run barrel windows || { tdm_fail "barrel: the run did not complete"; tdm_exit; }
-tdm_quiet_judge "$mark"
-# A port never has two senders: nothing to collide, and one sender's
-# frames alone cannot fill a port of its wire's rate.  What can still
-# collide is a frame tdmgen sent late, after a vCPU stall between
-# libtdmgate's answer and the tap, into the next slot: the suite's
-# allowance for such departures (OUTLIER_PERMILLE), as tdmwin_incast.sh.
-tdm_timing tdm_judge_check "barrel: frames lost at the ideal ports, at most the allowance" \
-	barrel "dropped <= allowed($SENT) and nic_drops == 0"
 
 # ---- tdmd: the barrel shifter in every sender's qdisc -----------------------
 
