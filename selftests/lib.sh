@@ -40,13 +40,11 @@ TDM_UTIL=$TDM_DIR/tdmwin_util.py
 # The helper as a command (python -S: no site, faster start under TCG).
 TDM_PYU=("$TDM_PY" -S "$TDM_UTIL")
 # The same through run.sh's python server (tdm_pyc.c; without a server it
-# runs TDM_PYU itself): a python start costs seconds under TCG, a fork of
-# the server a few milliseconds.  tdm_pyc hands the signals a test sends
-# it (INT, TERM, HUP) to the server's child, which stops when tdm_pyc is
-# gone, so senders and receivers in the background use it too.  Not for
-# a process the test pins to a CPU, or whose command reads the
-# namespace's /sys (send --raw-ptp): the server's child is neither that
-# process nor in that mount namespace.
+# runs TDM_PYU itself), for the commands that end on their own: a python
+# start costs seconds under TCG, a fork of the server a few milliseconds.
+# Not for a process the test signals, pins to a CPU, or whose command
+# reads the namespace's /sys (send --raw-ptp): the server's child is
+# neither that process nor in that mount namespace.
 export TDM_PY TDM_UTIL
 if [ -x "$TDM_ROOT/build/selftests/tdm_pyc" ]; then
 	TDM_PYC=("$TDM_ROOT/build/selftests/tdm_pyc")
@@ -414,7 +412,7 @@ tdm_recv_start() {
 	local name=$1 ns=$2 i
 	shift 2
 	rm -f "$TDM_TMP/$name.ready" "$TDM_TMP/$name.out" "$TDM_TMP/$name.count"
-	ip netns exec "$ns" "${TDM_PYC[@]}" recv --ready "$TDM_TMP/$name.ready" \
+	ip netns exec "$ns" "${TDM_PYU[@]}" recv --ready "$TDM_TMP/$name.ready" \
 		--out "$TDM_TMP/$name.out" --count-file "$TDM_TMP/$name.count" "$@" &
 	eval "TDM_PID_$name=$!"
 	TDM_BG_PIDS+=($!)

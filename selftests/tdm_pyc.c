@@ -17,16 +17,9 @@
  * The server's socket is $TDM_PYSERV.  Without it, or when it does not
  * answer, this runs $TDM_PY -S $TDM_UTIL itself: the result is the same,
  * only slower.
- *
- * A test signals this process as it would the python: SIGINT, SIGTERM
- * and SIGHUP go to the child over the socket (one byte, the signal's
- * number), and the child raises them on itself.  A child whose client is
- * gone (killed, SIGKILL included) stops as if sent SIGTERM: a sender
- * never outlives its test.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,22 +29,6 @@
 #include <unistd.h>
 
 #define REQ_MAX 65536
-
-static int server = -1;	/* set before the handlers are */
-
-/* The signal, to the child: one byte, its number. */
-static void forward(int sig)
-{
-	unsigned char b = (unsigned char)sig;
-	int saved = errno;
-
-	if (server >= 0) {
-		ssize_t n = write(server, &b, 1);
-
-		(void)n;	/* child gone: its status, or EOF, follows */
-	}
-	errno = saved;
-}
 
 static void run_direct(char **argv)
 {
@@ -156,16 +133,6 @@ int main(int argc, char **argv)
 		return 125;
 	}
 	close(netns);
-	{
-		static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
-		struct sigaction act = { .sa_handler = forward };
-		size_t i;
-
-		sigemptyset(&act.sa_mask);
-		server = s;
-		for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-			sigaction(sigs[i], &act, NULL);
-	}
 	while (got < sizeof(status)) {
 		n = read(s, (char *)&status + got, sizeof(status) - got);
 		if (n < 0 && errno == EINTR)

@@ -102,7 +102,7 @@ tdm_tc -n "$SW" qdisc add dev swm3 clsact || tdm_skip_all "no clsact qdisc"
 tdm_sysctl net.core.netdev_max_backlog 100000
 tdm_cap_start tapc "${M[3]}" m0 "udp dst port 5001" || tdm_skip_all "tcpdump failed"
 for i in 1 2 3; do
-	ip netns exec "${M[$i]}" "${TDM_PYC[@]}" send --dst "$TDMD_IP_C" --port 5001 \
+	ip netns exec "${M[$i]}" "${TDM_PYU[@]}" send --dst "$TDMD_IP_C" --port 5001 \
 		--duration 900 --size 200 --rate 200 >/dev/null &
 	sender[i]=$!
 	TDM_BG_PIDS+=("${sender[i]}")
@@ -162,7 +162,7 @@ tdm_timing tdm_judge_check "tap: no departure of c from the base time until it w
 
 # ---- 2. the coordinator dies between prepare and outcome ----------------------
 for i in 1 3; do tdmd_qsnap Q "$i"; uh[i]=${Q[x.unconfirmed_holds]:-0}; done
-ip netns exec "${M[3]}" "${TDM_PYC[@]}" send --dst "$TDMD_IP_C" --port 5001 \
+ip netns exec "${M[3]}" "${TDM_PYU[@]}" send --dst "$TDMD_IP_C" --port 5001 \
 	--duration 900 --size 200 --rate 200 >/dev/null &
 sender[3]=$!
 TDM_BG_PIDS+=("${sender[3]}")

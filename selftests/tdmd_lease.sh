@@ -81,7 +81,7 @@ check "both members back" tdm_wait_for 30 tdmd_all_connected coord 2
 tdm_sysctl net.core.netdev_max_backlog 100000
 tdm_cap_start tapa "${M[1]}" m0 "udp dst port 5001" || tdm_skip_all "tcpdump failed"
 for i in 1 2; do
-	ip netns exec "${M[$i]}" "${TDM_PYC[@]}" send --dst $TDMD_IP_C --port 5001 \
+	ip netns exec "${M[$i]}" "${TDM_PYU[@]}" send --dst $TDMD_IP_C --port 5001 \
 		--duration 600 --size 200 --rate 500 >/dev/null &
 	sender[i]=$!
 	TDM_BG_PIDS+=("${sender[i]}")

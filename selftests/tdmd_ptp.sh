@@ -87,7 +87,7 @@ check_eq "... unsynced" "$(member_field a sync)" unsynced
 # Some traffic while held: nothing leaves in a window.
 tdmd_qsnap Q 1
 w0=${Q[x.window_packets]:-0}
-nsx "${M[1]}" "${TDM_PYC[@]}" send --dst $TDMD_IP_C --port 5001 --count 20 \
+nsx "${M[1]}" "${TDM_PYU[@]}" send --dst $TDMD_IP_C --port 5001 --count 20 \
 	--size 200 --rate 1000 >/dev/null
 sleep 0.3
 tdmd_qsnap Q 1

@@ -52,7 +52,7 @@ tdmd_stop coord KILL
 gone() { local -A s; tdmd_jsnap s "m$1" status; [ "${s[coordinator.connected]}" = false ]; }
 check "members notice the coordinator is gone" tdm_wait_for 10 gone 1
 pk0=$(tdmd_qsnap Q 1; echo "${Q[x.window_packets]:-0}")
-nsx "${M[1]}" "${TDM_PYC[@]}" send --dst $TDMD_IP_C --port 5001 --count 200 \
+nsx "${M[1]}" "${TDM_PYU[@]}" send --dst $TDMD_IP_C --port 5001 --count 200 \
 	--size 200 --rate 2000 >/dev/null
 tdmd_qsnap Q 1
 check_num "gate keeps sending in windows without a coordinator" \

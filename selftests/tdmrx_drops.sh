@@ -19,7 +19,7 @@ declare -A P
 # The reader stalls until the sender is done (at most 60 s).
 tdmrx_start st "$B" tdmB 5001 --ring 64 --stall 60 --stall-file "$TDM_TMP/sent" --duration 1 ||
 	tdm_skip_all "cannot attach"
-out=$(nsx "$A" "${TDM_PYC[@]}" send --dst "$TDM_IP_B" --port 5001 --count 1000 \
+out=$(nsx "$A" "${TDM_PYU[@]}" send --dst "$TDM_IP_B" --port 5001 --count 1000 \
 	--size 100 --rate 2000 --tdm-hdr 1 --tdm-end 3)
 sent=$(tdm_sent <<<"$out")
 touch "$TDM_TMP/sent"

@@ -47,7 +47,7 @@ phase() {
 		tdm_fail "$1: tdmrx attaches to tdmt1"
 		return 1
 	fi
-	out=$(nsx "$A" "${TDM_PYC[@]}" send --dst "$TDM_IP_B" --port 5001 \
+	out=$(nsx "$A" "${TDM_PYU[@]}" send --dst "$TDM_IP_B" --port 5001 \
 		--count $N --size 100 --rate 1000 --tdm-hdr 1)
 	SENT=$(tdm_sent <<<"$out")
 	tdmrx_wait "$1" P

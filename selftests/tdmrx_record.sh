@@ -20,7 +20,7 @@ tdm_veth "$A" "$B" || tdm_skip_all "cannot create a veth pair"
 tdm_veth_ipv6 "$A" "$B"
 declare -A P
 
-send() { nsx "$A" "${TDM_PYC[@]}" send "$@"; }
+send() { nsx "$A" "${TDM_PYU[@]}" send "$@"; }
 
 tdmrx_start rec "$B" tdmB 5001,5002 --duration 60 --until-end 3 --idle 3 ||
 	tdm_skip_all "cannot attach"

@@ -42,7 +42,7 @@ tdm_cap_start cap "$B" tdmB "udp dst port 5001" || tdm_skip_all "tcpdump failed"
 tdm_recv_start rx "$B" --bind "$TDM_IP_B" --ports 5001
 # Sends until stopped after the last step (the steps take longer than
 # planned on a slow guest).
-ip netns exec "$A" "${TDM_PYC[@]}" send --dst "$TDM_IP_B" --port 5001 --duration 60 \
+ip netns exec "$A" "${TDM_PYU[@]}" send --dst "$TDM_IP_B" --port 5001 --duration 60 \
 	--rate 500 --size 200 >"$TDM_TMP/sender.out" &
 sender=$!
 TDM_BG_PIDS+=("$sender")
@@ -83,7 +83,7 @@ probe() {
 	local desc=$1 t0 t1 q
 	shift
 	tdm_recv_start probe "$B" --bind "$TDM_IP_B" --ports 5002
-	ip netns exec "$A" "${TDM_PYC[@]}" send --dst "$TDM_IP_B" --port 5002 --count 5 \
+	ip netns exec "$A" "${TDM_PYU[@]}" send --dst "$TDM_IP_B" --port 5002 --count 5 \
 		--at-phase 1000000000:300000000 "$@" >/dev/null
 	t0=$(net_tx)
 	sleep 1.5

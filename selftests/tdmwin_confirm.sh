@@ -77,7 +77,7 @@ tdm_sysctl net.core.netdev_max_backlog 100000
 mark=$(tdm_hostload_mark)
 tdm_cap_start tap "$A" "$D" "udp dst port 5001" || tdm_skip_all "tcpdump failed"
 tdm_recv_start rx "$B" --bind "$TDM_IP_B" --ports 5001
-ip netns exec "$A" "${TDM_PYC[@]}" send --dst "$TDM_IP_B" --port 5001 --duration 600 \
+ip netns exec "$A" "${TDM_PYU[@]}" send --dst "$TDM_IP_B" --port 5001 --duration 600 \
 	--rate 500 --size 200 >"$TDM_TMP/rx.sender" &
 sender=$!
 TDM_BG_PIDS+=("$sender")
@@ -169,7 +169,7 @@ check "add unconfirmed v9: base-time now+${AHEAD}s" tc_a qdisc add dev "$D" root
 tdm_snap Q "$A" $D
 check_eq "dump: v9 in force, unconfirmed" \
 	"${Q[options.plan_version]:-}:$(tdm_bool "${Q[options.unconfirmed]:-}"):${Q[x.pending_unconfirmed]:-}" 9:1:1
-nsx "$A" "${TDM_PYC[@]}" send --dst "$TDM_IP_B" --port 5001 --count 20 --size 200 \
+nsx "$A" "${TDM_PYU[@]}" send --dst "$TDM_IP_B" --port 5001 --count 20 --size 200 \
 	--rate 200 >/dev/null
 tdm_snap Q "$A" $D
 check_eq "created unconfirmed: nothing leaves" "${Q[x.window_packets]:-x}:${Q[qlen]:-x}" 0:20

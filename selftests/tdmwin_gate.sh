@@ -43,7 +43,7 @@ D=tdmA
 declare -A Q R
 
 tc_a() { tdm_tc -n "$A" "$@"; }
-send() { nsx "$A" "${TDM_PYC[@]}" send --dst "$TDM_IP_B" "$@"; }
+send() { nsx "$A" "${TDM_PYU[@]}" send --dst "$TDM_IP_B" "$@"; }
 
 CYCLE=20000000
 WINS="2000000:4000000,12000000:3000000"	# [2,6) ms and [12,15) ms

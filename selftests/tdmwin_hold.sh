@@ -16,7 +16,7 @@ D=tdmA
 declare -A Q R
 
 tc_a() { tdm_tc -n "$A" "$@"; }
-send() { nsx "$A" "${TDM_PYC[@]}" send --dst "$TDM_IP_B" --port 5001 "$@" >/dev/null; }
+send() { nsx "$A" "${TDM_PYU[@]}" send --dst "$TDM_IP_B" --port 5001 "$@" >/dev/null; }
 SIZE=100
 PKTLEN=$((SIZE + 8 + 20 + 14))	# UDP payload + UDP + IPv4 + Ethernet
 
@@ -44,7 +44,7 @@ check_eq "plan untouched by hold" \
 # Raising the limit while held: the queue keeps what it has and takes more.
 check "change limit 200 while held" tc_a qdisc change dev $D root tdmwin limit 200
 tdm_recv_start held2 "$B" --bind "$TDM_IP_B" --ports 5001
-ip netns exec "$A" "${TDM_PYC[@]}" send --dst "$TDM_IP_B" --port 5001 --count 150 \
+ip netns exec "$A" "${TDM_PYU[@]}" send --dst "$TDM_IP_B" --port 5001 --count 150 \
 	--size $SIZE --rate 3000 >/dev/null
 sleep 0.5
 tdm_recv_stop held2 R
@@ -82,7 +82,7 @@ check_eq "release: hold_drops kept" "${Q[x.hold_drops]:-}" 100
 tdm_sysctl net.core.netdev_max_backlog 100000
 check "limit 20000" tc_a qdisc change dev $D root tdmwin limit 20000
 tdm_recv_start flow "$B" --bind "$TDM_IP_B" --ports 5001
-ip netns exec "$A" "${TDM_PYC[@]}" send --dst "$TDM_IP_B" --port 5001 --duration 600 \
+ip netns exec "$A" "${TDM_PYU[@]}" send --dst "$TDM_IP_B" --port 5001 --duration 600 \
 	--size $SIZE --rate 500 >"$TDM_TMP/flow.sender" &
 sender=$!
 TDM_BG_PIDS+=("$sender")

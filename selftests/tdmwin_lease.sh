@@ -56,7 +56,7 @@ check_eq "refused values left no lease" "${Q[options.lease]:-none}" none
 
 # ---- without a lease nothing holds ------------------------------------------
 tdm_recv_start free "$B" --bind "$TDM_IP_B" --ports 5001
-nsx "$A" "${TDM_PYC[@]}" send --dst "$TDM_IP_B" --port 5001 --count 300 \
+nsx "$A" "${TDM_PYU[@]}" send --dst "$TDM_IP_B" --port 5001 --count 300 \
 	--size $SIZE --rate 300 >/dev/null
 tdm_recv_wait free 300
 tdm_recv_stop free R
@@ -81,7 +81,7 @@ check_match "text dump shows the lease" "$(tc_a qdisc show dev $D)" "lease $((LE
 tdm_sysctl net.core.netdev_max_backlog 100000
 tdm_cap_start tap "$A" "$D" "udp dst port 5001" || tdm_skip_all "tcpdump failed"
 tdm_recv_start rx "$B" --bind "$TDM_IP_B" --ports 5001
-ip netns exec "$A" "${TDM_PYC[@]}" send --dst "$TDM_IP_B" --port 5001 --duration 600 \
+ip netns exec "$A" "${TDM_PYU[@]}" send --dst "$TDM_IP_B" --port 5001 --duration 600 \
 	--size $SIZE --rate 500 >"$TDM_TMP/rx.sender" &
 sender=$!
 TDM_BG_PIDS+=("$sender")
@@ -138,7 +138,7 @@ tdm_snap Q "$A" $D
 check_eq "lease off: gone from the dump" "${Q[options.lease]:-none}" none
 sleep 0.5
 tdm_recv_start off "$B" --bind "$TDM_IP_B" --ports 5001
-nsx "$A" "${TDM_PYC[@]}" send --dst "$TDM_IP_B" --port 5001 --count 100 \
+nsx "$A" "${TDM_PYU[@]}" send --dst "$TDM_IP_B" --port 5001 --count 100 \
 	--size $SIZE --rate 200 >/dev/null
 tdm_recv_wait off 100
 tdm_recv_stop off R

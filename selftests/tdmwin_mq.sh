@@ -25,7 +25,7 @@ traffic() {
 	local name=$1
 	tdm_cap_start "$name" "$B" tdmB "udp dst port 5001" || return 1
 	tdm_recv_start "rx$name" "$B" --bind "$TDM_IP_B" --ports 5001
-	nsx "$A" "${TDM_PYC[@]}" send --dst "$TDM_IP_B" --port 5001 --flows 16 \
+	nsx "$A" "${TDM_PYU[@]}" send --dst "$TDM_IP_B" --port 5001 --flows 16 \
 		--sport 40000 --duration 1.5 --rate 800 --size 200 >"$TDM_TMP/$name.sent"
 	sleep 0.5
 	tdm_cap_stop "$name"

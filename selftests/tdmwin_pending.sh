@@ -28,7 +28,7 @@ BASE1=${Q[options.base_time]:-0}
 
 tdm_cap_start cap "$B" tdmB "udp dst port 5001" || tdm_skip_all "tcpdump failed"
 tdm_recv_start rx "$B" --bind "$TDM_IP_B" --ports 5001
-ip netns exec "$A" "${TDM_PYC[@]}" send --dst "$TDM_IP_B" --port 5001 --duration 8 \
+ip netns exec "$A" "${TDM_PYU[@]}" send --dst "$TDM_IP_B" --port 5001 --duration 8 \
 	--rate 500 --size 200 >/dev/null &
 sender=$!
 TDM_BG_PIDS+=("$sender")

@@ -24,7 +24,7 @@ add() {
 }
 count() { tc_a -j qdisc show dev $D | py flat --kind tdmwin | sed -n 's/^count=//p'; }
 bg_send() { # SECONDS
-	ip netns exec "$A" "${TDM_PYC[@]}" send --dst "$TDM_IP_B" --port 5001 \
+	ip netns exec "$A" "${TDM_PYU[@]}" send --dst "$TDM_IP_B" --port 5001 \
 		--duration "$1" --rate 500 --size 200 >"$TDM_TMP/sender.out" &
 	SENDER=$!
 	TDM_BG_PIDS+=("$SENDER")

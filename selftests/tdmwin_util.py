@@ -610,29 +610,8 @@ def _setns(fd):
         raise OSError(ctypes.get_errno(), "setns")
 
 
-def _watch_client(conn):
-    """In the forked child, beside the command: the signals the client
-    forwards (one byte each, the signal's number) raised here, and the
-    client's end (a closed socket) taken as SIGTERM.  Signals stay blocked
-    in this thread, so that they reach the command's thread as they would
-    a python of its own (interrupting its sleep or select)."""
-    import signal
-    signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())
-    while True:
-        try:
-            b = conn.recv(16)
-        except OSError:
-            b = b""
-        if not b:
-            os.kill(os.getpid(), signal.SIGTERM)
-            return
-        for sig in b:
-            os.kill(os.getpid(), sig)
-
-
 def _serve_one(conn):
     """In the forked child: take the client's fds, run its command."""
-    import _thread  # built in (threading's import costs 0.3 s under TCG)
     import socket
     code = 1
     try:
@@ -654,7 +633,6 @@ def _serve_one(conn):
         parts = [x.decode() for x in req.split(b"\0")[:-1]]
         os.chdir(parts[0])
         sys.argv = [sys.argv[0]] + parts[1:]
-        _thread.start_new_thread(_watch_client, (conn,))
         try:
             main()
             code = 0
@@ -675,10 +653,6 @@ def _serve_one(conn):
                 f.flush()
             except OSError:
                 pass
-        # The command's sockets closed before its status goes out, as
-        # they are when a python of its own has exited.
-        os.closerange(3, conn.fileno())
-        os.closerange(conn.fileno() + 1, os.sysconf("SC_OPEN_MAX"))
         conn.sendall(struct.pack("=i", code))
     finally:
         os._exit(code)
