@@ -461,60 +461,29 @@ tdm_recv_stop() {
 # tdm_cap_start NAME NS DEV FILTER [TCPDUMP_ARG...]: tcpdump with ns
 # timestamps to $TDM_TMP/NAME.pcap, returns when it listens.
 tdm_cap_start() {
-	tdm_cap_launch "$@" && tdm_cap_listening "$1"
-}
-
-# tdm_cap_launch NAME NS DEV FILTER [TCPDUMP_ARG...]: tdm_cap_start without
-# the wait, for taps started side by side: tdm_cap_listening NAME...
-# then waits for them all at once (a tcpdump takes a second or more to
-# start under TCG).
-tdm_cap_launch() {
-	local name=$1 ns=$2 dev=$3 filter=$4
+	local name=$1 ns=$2 dev=$3 filter=$4 i
 	shift 4
-	rm -f "$TDM_TMP/$name.pcap" "$TDM_TMP/$name.tcpdump"
+	rm -f "$TDM_TMP/$name.pcap"
 	ip netns exec "$ns" tcpdump -i "$dev" -n -U -Z root --time-stamp-precision=nano \
 		"$@" -w "$TDM_TMP/$name.pcap" "$filter" 2>"$TDM_TMP/$name.tcpdump" &
 	eval "TDM_CAP_$name=$!"
 	TDM_BG_PIDS+=($!)
-}
-
-# tdm_cap_listening NAME...: wait until every tap listens (at most 20 s:
-# a tcpdump started in 1-3 s on a loaded host), or say which did not
-# (at once when its tcpdump has exited).
-tdm_cap_listening() {
-	local name _todo=("$@") _next out pidvar end=$((SECONDS + 20))
-	while :; do
-		_next=()
-		for name in "${_todo[@]}"; do
-			out=
-			[ -r "$TDM_TMP/$name.tcpdump" ] &&
-				IFS= read -r -d '' out <"$TDM_TMP/$name.tcpdump"
-			[[ $out == *"listening on"* ]] && continue
-			_next+=("$name")
-			pidvar="TDM_CAP_$name"
-			kill -0 "${!pidvar}" 2>/dev/null || end=0
-		done
-		[ ${#_next[@]} = 0 ] && return 0
-		_todo=("${_next[@]}")
-		[ "$SECONDS" -lt "$end" ] || break
+	for i in $(seq 100); do
+		grep -q "listening on" "$TDM_TMP/$name.tcpdump" 2>/dev/null && return 0
 		sleep 0.1
 	done
-	for name in "${_todo[@]}"; do
-		echo "tcpdump $name did not start:" >&2
-		cat "$TDM_TMP/$name.tcpdump" >&2
-	done
+	echo "tcpdump $name did not start:" >&2
+	cat "$TDM_TMP/$name.tcpdump" >&2
 	return 1
 }
 
-# tdm_cap_stop NAME...: once the traffic is over, let each tcpdump write
-# what it has (until no file has grown for 0.5 s, at most 30 s: a slow
-# machine gets the time it needs), then stop them.  Several taps are
-# waited for together: the same 0.5 s of quiet for each, once.
+# tdm_cap_stop NAME: once the traffic is over, let tcpdump write what it has
+# (until the file has not grown for 0.5 s, at most 30 s: a slow machine
+# gets the time it needs), then stop it.
 tdm_cap_stop() {
-	local name files=() size last=- still=0 i pidvar
-	for name in "$@"; do files+=("$TDM_TMP/$name.pcap"); done
+	local pidvar="TDM_CAP_$1" f=$TDM_TMP/$1.pcap size last=-1 still=0 i
 	for i in $(seq 300); do
-		size=$(stat -c %s "${files[@]}" 2>/dev/null)
+		size=$(stat -c %s "$f" 2>/dev/null || echo 0)
 		if [ "$size" = "$last" ]; then
 			still=$((still + 1))
 			[ $still -ge 5 ] && break
@@ -523,23 +492,9 @@ tdm_cap_stop() {
 		fi
 		sleep 0.1
 	done
-	for name in "$@"; do
-		pidvar="TDM_CAP_$name"
-		kill -INT "${!pidvar}" 2>/dev/null
-	done
-	for name in "$@"; do
-		pidvar="TDM_CAP_$name"
-		wait "${!pidvar}" 2>/dev/null
-	done
-	tdm_cap_counts "$@"
-}
-
-# tdm_cap_counts NAME...: what each stopped tcpdump says it captured and
-# dropped.
-tdm_cap_counts() {
-	local name files=()
-	for name in "$@"; do files+=("$TDM_TMP/$name.tcpdump"); done
-	grep -hE 'captured|dropped' "${files[@]}" | sed 's/^/#   tcpdump: /'
+	kill -INT "${!pidvar}" 2>/dev/null
+	wait "${!pidvar}" 2>/dev/null
+	grep -E 'captured|dropped' "$TDM_TMP/$1.tcpdump" | sed 's/^/#   tcpdump: /'
 }
 
 # tdm_tc_call_ms NS: milliseconds one tc call takes in NS (the mean of

@@ -184,14 +184,14 @@ tdm_wire_run() {
 		wins+="${wins:+,}${w%%:*}:$(( ${w#*:} - guard ))"
 	done
 	mark=$(tdm_hostload_mark)
-	tdm_cap_launch "$name" "$M" tdmW "udp dst port 5001"
-	tdm_cap_launch "${name}_tx" "$A" tdmA "udp dst port 5001"
-	tdm_cap_listening "$name" "${name}_tx" || return 1
+	tdm_cap_start "$name" "$M" tdmW "udp dst port 5001" || return 1
+	tdm_cap_start "${name}_tx" "$A" tdmA "udp dst port 5001" || return 1
 	nsx "$A" taskset -c 0 "${TDM_PYU[@]}" send --dst "$TDM_IP_B" --port 5001 \
 		--duration 3 --rate "$WIRE_RATE" --size "$WIRE_SIZE" --flows "$flows" \
 		--sport 40000 | sed 's/^/# sender: /'
 	sleep 0.5	# the FIFO drains
-	tdm_cap_stop "${name}_tx" "$name"
+	tdm_cap_stop "${name}_tx"
+	tdm_cap_stop "$name"
 	tdm_judge "${name}_tx" tb pcap "@$TDM_TMP/${name}_tx.pcap" --port 5001 \
 		--cycle "$WIRE_CYCLE" --base "$base" --windows "$wins" --tol-early "$early" \
 		--tol-late "$WIRE_SLACK" --wire-mbit "$WIRE_MBIT" --serialize \
@@ -448,20 +448,18 @@ tdm_switch_count() {
 # put off to its time limit.  On tdmd_topology's wire the ports are swm<i>
 # and c0.  tdm_switch_taps_stop NAME stops them once the FIFOs drained.
 tdm_switch_taps_start() {
-	local i f="udp dst port ${2:-8081}" names=()
+	local i f="udp dst port ${2:-8081}"
 	for i in "${!S[@]}"; do
-		tdm_cap_launch "${1}_in$i" "$SW" "$TDM_SW_IN$i" "$f" -Q in -s 96
-		names+=("${1}_in$i")
+		tdm_cap_start "${1}_in$i" "$SW" "$TDM_SW_IN$i" "$f" -Q in -s 96 ||
+			{ tdm_switch_taps_stop "$1" >/dev/null; return 1; }
 	done
-	tdm_cap_launch "${1}_out" "$TDM_SW_RXNS" "$TDM_SW_RXDEV" "$f" -s 96
-	tdm_cap_listening "${names[@]}" "${1}_out" ||
+	tdm_cap_start "${1}_out" "$TDM_SW_RXNS" "$TDM_SW_RXDEV" "$f" -s 96 ||
 		{ tdm_switch_taps_stop "$1" >/dev/null; return 1; }
 }
 tdm_switch_taps_stop() {
-	local i names=()
-	for i in "${!S[@]}"; do names+=("${1}_in$i"); done
-	tdm_cap_stop "${names[@]}" "${1}_out" >/dev/null
-	tdm_cap_counts "${1}_out"
+	local i
+	for i in "${!S[@]}"; do tdm_cap_stop "${1}_in$i" >/dev/null; done
+	tdm_cap_stop "${1}_out"
 }
 
 # tdm_switch_peer_taps_start NAME [PORT]: taps on the far end of every
@@ -626,18 +624,15 @@ tdm_corner_count() {
 # each frame of UDP to PORT (8081): the ideal ports are computed from
 # them on the host (tdm_corner_judge).  tdm_corner_taps_stop NAME.
 tdm_corner_taps_start() {
-	local i names=()
+	local i
 	for i in "${!S[@]}"; do
-		tdm_cap_launch "${1}_tx$i" "${S[$i]}" tx0 "udp dst port ${2:-8081}" -Q out -s 96
-		names+=("${1}_tx$i")
+		tdm_cap_start "${1}_tx$i" "${S[$i]}" tx0 "udp dst port ${2:-8081}" \
+			-Q out -s 96 || { tdm_corner_taps_stop "$1" >/dev/null; return 1; }
 	done
-	tdm_cap_listening "${names[@]}" ||
-		{ tdm_corner_taps_stop "$1" >/dev/null; return 1; }
 }
 tdm_corner_taps_stop() {
-	local i names=()
-	for i in "${!S[@]}"; do names+=("${1}_tx$i"); done
-	tdm_cap_stop "${names[@]}"
+	local i
+	for i in "${!S[@]}"; do tdm_cap_stop "${1}_tx$i"; done
 }
 
 # tdm_corner_run NAME SECS TDMGEN_ARGS...: one corner-turn run, as the
