@@ -232,10 +232,10 @@ def tdmstat_section(runs):
 
 
 def outlier_permille():
-    """The selftests' departure allowance, as selftests/lib.sh sets it
-    (OUTLIER_PERMILLE), written once there."""
+    """The selftests' departure allowance, as selftests/tolerance.sh sets
+    it (OUTLIER_PERMILLE), written once there."""
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
-                        "selftests", "lib.sh")
+                        "selftests", "tolerance.sh")
     with open(path) as f:
         m = re.search(r"^OUTLIER_PERMILLE=\$\{TDM_OUTLIER_PERMILLE:-(\d+)\}$",
                       f.read(), re.M)

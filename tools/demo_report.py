@@ -51,7 +51,7 @@ Two views of "outside its window":
     much as the senders' timing.
 
 Both are judged with the selftests' timing tolerances (tools/demo passes
-selftests/lib.sh's TOL_EARLY, TOL_LATE and OUTLIER_PERMILLE): a packet is
+selftests/tolerance.sh's TOL_EARLY, TOL_LATE and OUTLIER_PERMILLE): a packet is
 outside when it lies more than --early-us before its window or --late-us
 after it.  Under TCG the qdisc dequeues a burst inside the window and the
 emulated driver may stamp its last frames hundreds of microseconds later,
